@@ -1,0 +1,52 @@
+//! Criterion benches: A* on a Moving AI map and a movement range on a weighted grid.
+//!
+//! `cargo bench -p tilewalk_path` (reads `../shared/benchmarks/movingai`; the A* bench is
+//! skipped when that folder is absent).
+
+use std::hint::black_box;
+use std::path::Path as FsPath;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use tilewalk_path::formats::{parse_movingai_map, parse_scenarios};
+use tilewalk_path::{Diagonal, Grid, Pos, SearchContext, SearchOptions};
+
+fn astar(c: &mut Criterion) {
+    let dir = FsPath::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/benchmarks/movingai");
+    let (Ok(map), Ok(scen)) = (
+        std::fs::read_to_string(dir.join("den312d.map")),
+        std::fs::read_to_string(dir.join("den312d.map.scen")),
+    ) else {
+        eprintln!("skipping the A* bench: no Moving AI data in {}", dir.display());
+        return;
+    };
+    let grid = parse_movingai_map(&map).expect("den312d.map parses").grid();
+    let problems = parse_scenarios(&scen).expect("den312d.map.scen parses");
+    let mut context = SearchContext::new();
+    let mut path = tilewalk_path::Path::default();
+    let options = SearchOptions::default();
+    c.bench_function("astar den312d all problems", |b| {
+        b.iter(|| {
+            for p in &problems {
+                let _ = black_box(context.search_into(&grid, p.start, p.goal, &options, &mut path));
+            }
+        });
+    });
+}
+
+fn range(c: &mut Criterion) {
+    // A 128×128 grid of mixed costs 1–4 with scattered walls, like a generated map.
+    let grid = Grid::from_fn(128, 128, |p| {
+        let hash = (p.x.wrapping_mul(73_856_093) ^ p.y.wrapping_mul(19_349_663)) % 16;
+        (hash != 0).then_some(f64::from(1 + hash % 4))
+    })
+    .expect("valid grid");
+    let mut context = SearchContext::new();
+    for budget in [8.0, 30.0] {
+        c.bench_function(&format!("range 128x128 budget {budget}"), |b| {
+            b.iter(|| black_box(context.range(&grid, Pos::new(64, 64), budget, Diagonal::NoObstacles)));
+        });
+    }
+}
+
+criterion_group!(benches, astar, range);
+criterion_main!(benches);

@@ -1,0 +1,249 @@
+//! The weighted grid: flat cost storage with a blocked border, editable one cell at a time.
+
+use crate::connectivity::Components;
+use crate::moves::Diagonal;
+
+/// A cell of the grid: `x` is the column, `y` the row, `(0, 0)` the top-left corner.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pos {
+    pub x: u32,
+    pub y: u32,
+}
+
+impl Pos {
+    pub const fn new(x: u32, y: u32) -> Self {
+        Self { x, y }
+    }
+}
+
+impl From<(u32, u32)> for Pos {
+    fn from((x, y): (u32, u32)) -> Self {
+        Self { x, y }
+    }
+}
+
+impl std::fmt::Display for Pos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({},{})", self.x, self.y)
+    }
+}
+
+/// Why a grid could not be built or edited.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum GridError {
+    #[error("a movement cost must be positive and finite, got {cost} at {pos}")]
+    BadCost { pos: Pos, cost: f64 },
+    #[error("{pos} is outside the {width}x{height} grid")]
+    OutOfBounds { pos: Pos, width: u32, height: u32 },
+    #[error("a {width}x{height} grid is too large (at most 2^31 cells)")]
+    TooLarge { width: u32, height: u32 },
+}
+
+/// Marks an impassable cell in the cost array.
+pub(crate) const BLOCKED: f64 = f64::INFINITY;
+
+/// A `width` × `height` grid of movement costs.
+///
+/// Each cell holds the cost of stepping *into* it (positive and finite) or is impassable.
+/// Storage is one flat array with a one-cell blocked border, so the searches look up any
+/// neighbour without bounds checks. The grid also keeps connected-component labels
+/// up to date as cells switch between passable and impassable, so a query between two
+/// regions is answered without searching.
+#[derive(Clone, Debug)]
+pub struct Grid {
+    width: u32,
+    height: u32,
+    /// Row length of the padded storage: `width + 2`.
+    stride: usize,
+    costs: Vec<f64>,
+    min_cost: f64,
+    components: Components,
+}
+
+impl Grid {
+    /// A grid where every cell costs 1.
+    pub fn new(width: u32, height: u32) -> Result<Self, GridError> {
+        Self::from_fn(width, height, |_| Some(1.0))
+    }
+
+    /// A grid whose cell costs come from `cost` (`None` = impassable).
+    pub fn from_fn(
+        width: u32,
+        height: u32,
+        mut cost: impl FnMut(Pos) -> Option<f64>,
+    ) -> Result<Self, GridError> {
+        let cells = (u64::from(width) + 2) * (u64::from(height) + 2);
+        if cells > 1 << 31 {
+            return Err(GridError::TooLarge { width, height });
+        }
+        let stride = width as usize + 2;
+        let mut costs = vec![BLOCKED; cells as usize];
+        for y in 0..height {
+            for x in 0..width {
+                let pos = Pos::new(x, y);
+                costs[(y as usize + 1) * stride + x as usize + 1] = checked_cost(pos, cost(pos))?;
+            }
+        }
+        let mut grid = Self {
+            width,
+            height,
+            stride,
+            costs,
+            min_cost: BLOCKED,
+            components: Components::default(),
+        };
+        grid.min_cost = grid.scan_min_cost();
+        grid.components = Components::new(&grid);
+        Ok(grid)
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    pub fn contains(&self, pos: Pos) -> bool {
+        pos.x < self.width && pos.y < self.height
+    }
+
+    /// The cost of stepping into `pos`; `None` when it is impassable or outside the grid.
+    pub fn cost(&self, pos: Pos) -> Option<f64> {
+        if !self.contains(pos) {
+            return None;
+        }
+        let cost = self.costs[self.index(pos)];
+        (cost != BLOCKED).then_some(cost)
+    }
+
+    pub fn is_passable(&self, pos: Pos) -> bool {
+        self.cost(pos).is_some()
+    }
+
+    /// The smallest cost of any passable cell (`None` when nothing is passable). The default
+    /// heuristics are scaled by it so that they never overestimate.
+    pub fn min_cost(&self) -> Option<f64> {
+        (self.min_cost != BLOCKED).then_some(self.min_cost)
+    }
+
+    /// Changes one cell in place (`None` = impassable). Component labels are repaired
+    /// locally: making a cell passable may merge regions, blocking one may split its region;
+    /// either relabels at most the regions touching the cell. A cost change alone costs O(1)
+    /// (O(cells) when it raises the smallest cost of the grid, which is rescanned).
+    pub fn set_cost(&mut self, pos: Pos, cost: Option<f64>) -> Result<(), GridError> {
+        if !self.contains(pos) {
+            return Err(GridError::OutOfBounds {
+                pos,
+                width: self.width,
+                height: self.height,
+            });
+        }
+        let new = checked_cost(pos, cost)?;
+        let index = self.index(pos);
+        let old = std::mem::replace(&mut self.costs[index], new);
+        if new < self.min_cost {
+            self.min_cost = new;
+        } else if old == self.min_cost && new > old {
+            self.min_cost = self.scan_min_cost();
+        }
+        if (old == BLOCKED) != (new == BLOCKED) {
+            let mut components = std::mem::take(&mut self.components);
+            components.update(self, index);
+            self.components = components;
+        }
+        Ok(())
+    }
+
+    /// The connected region of `pos` under `diagonal`'s moves (`None` when impassable or
+    /// outside). Two cells are connected exactly when their regions are equal.
+    pub fn region(&self, pos: Pos, diagonal: Diagonal) -> Option<u32> {
+        if !self.is_passable(pos) {
+            return None;
+        }
+        Some(self.components.label_of(self.index(pos), diagonal))
+    }
+
+    /// Whether some path joins `a` and `b` under `diagonal`'s moves.
+    pub fn connected(&self, a: Pos, b: Pos, diagonal: Diagonal) -> bool {
+        matches!((self.region(a, diagonal), self.region(b, diagonal)), (Some(ra), Some(rb)) if ra == rb)
+    }
+
+    pub(crate) fn stride(&self) -> usize {
+        self.stride
+    }
+
+    pub(crate) fn costs(&self) -> &[f64] {
+        &self.costs
+    }
+
+    /// Index of an in-bounds `pos` in the padded storage.
+    pub(crate) fn index(&self, pos: Pos) -> usize {
+        (pos.y as usize + 1) * self.stride + pos.x as usize + 1
+    }
+
+    /// The cell at a padded-storage index that lies inside the grid.
+    pub(crate) fn pos(&self, index: usize) -> Pos {
+        Pos::new(
+            (index % self.stride - 1) as u32,
+            (index / self.stride - 1) as u32,
+        )
+    }
+
+    fn scan_min_cost(&self) -> f64 {
+        self.costs.iter().copied().fold(BLOCKED, f64::min)
+    }
+}
+
+fn checked_cost(pos: Pos, cost: Option<f64>) -> Result<f64, GridError> {
+    match cost {
+        None => Ok(BLOCKED),
+        Some(cost) if cost > 0.0 && cost.is_finite() => Ok(cost),
+        Some(cost) => Err(GridError::BadCost { pos, cost }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn costs_round_trip_and_borders_are_outside() {
+        let mut grid = Grid::new(3, 2).unwrap();
+        grid.set_cost(Pos::new(2, 1), Some(2.5)).unwrap();
+        grid.set_cost(Pos::new(0, 0), None).unwrap();
+        assert_eq!(grid.cost(Pos::new(2, 1)), Some(2.5));
+        assert_eq!(grid.cost(Pos::new(0, 0)), None);
+        assert_eq!(grid.cost(Pos::new(3, 0)), None);
+        assert_eq!(grid.pos(grid.index(Pos::new(2, 1))), Pos::new(2, 1));
+    }
+
+    #[test]
+    fn rejects_bad_costs_and_outside_cells() {
+        let mut grid = Grid::new(2, 2).unwrap();
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                grid.set_cost(Pos::new(0, 0), Some(bad)),
+                Err(GridError::BadCost { .. })
+            ));
+        }
+        assert!(matches!(
+            grid.set_cost(Pos::new(2, 0), Some(1.0)),
+            Err(GridError::OutOfBounds { .. })
+        ));
+        assert_eq!(grid.cost(Pos::new(0, 0)), Some(1.0), "a refused edit changes nothing");
+    }
+
+    #[test]
+    fn min_cost_follows_edits() {
+        let mut grid = Grid::from_fn(2, 1, |p| Some(if p.x == 0 { 0.5 } else { 2.0 })).unwrap();
+        assert_eq!(grid.min_cost(), Some(0.5));
+        grid.set_cost(Pos::new(0, 0), Some(3.0)).unwrap();
+        assert_eq!(grid.min_cost(), Some(2.0));
+        grid.set_cost(Pos::new(1, 0), None).unwrap();
+        assert_eq!(grid.min_cost(), Some(3.0));
+        grid.set_cost(Pos::new(0, 0), None).unwrap();
+        assert_eq!(grid.min_cost(), None);
+    }
+}

@@ -1,0 +1,148 @@
+//! Neighbourhoods, diagonal rules and heuristics: which steps exist and what they are estimated to cost.
+
+use std::f64::consts::SQRT_2;
+
+/// When a diagonal step is allowed. `Never` is the 4-way neighbourhood; the others are
+/// 8-way and differ in how they treat the two orthogonal cells beside the diagonal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Diagonal {
+    /// 4-way: only orthogonal steps.
+    Never,
+    /// A diagonal step needs both orthogonal neighbours passable: no corner cutting. The
+    /// rule of the Moving AI benchmarks, and the default.
+    #[default]
+    NoObstacles,
+    /// A diagonal step needs at least one orthogonal neighbour passable (PathFinding.js,
+    /// Godot's `DIAGONAL_MODE_AT_LEAST_ONE_WALKABLE`).
+    AtMostOneObstacle,
+    /// Any diagonal step between passable cells, squeezing between two walls too.
+    Always,
+}
+
+impl Diagonal {
+    pub const ALL: [Self; 4] = [
+        Self::Never,
+        Self::NoObstacles,
+        Self::AtMostOneObstacle,
+        Self::Always,
+    ];
+
+    /// Whether a diagonal step is allowed given whether its two orthogonal neighbours are passable.
+    #[inline]
+    pub(crate) fn allows(self, side_a: bool, side_b: bool) -> bool {
+        match self {
+            Self::Never => false,
+            Self::NoObstacles => side_a && side_b,
+            Self::AtMostOneObstacle => side_a || side_b,
+            Self::Always => true,
+        }
+    }
+
+    /// How many of [`STEPS`] this rule may take (the orthogonal ones come first).
+    #[inline]
+    pub(crate) fn step_count(self) -> usize {
+        if self == Self::Never { 4 } else { 8 }
+    }
+}
+
+/// One step of the neighbourhood: its offset and its length.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Step {
+    pub dx: i32,
+    pub dy: i32,
+    pub length: f64,
+}
+
+/// The eight steps in a fixed order (orthogonal first: N, E, S, W, then NE, SE, SW, NW).
+/// The order is part of the deterministic tie-breaking.
+pub(crate) const STEPS: [Step; 8] = [
+    Step { dx: 0, dy: -1, length: 1.0 },
+    Step { dx: 1, dy: 0, length: 1.0 },
+    Step { dx: 0, dy: 1, length: 1.0 },
+    Step { dx: -1, dy: 0, length: 1.0 },
+    Step { dx: 1, dy: -1, length: SQRT_2 },
+    Step { dx: 1, dy: 1, length: SQRT_2 },
+    Step { dx: -1, dy: 1, length: SQRT_2 },
+    Step { dx: -1, dy: -1, length: SQRT_2 },
+];
+
+/// An estimate of the remaining distance, in steps (before scaling by the cheapest cost).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Heuristic {
+    /// `dx + dy`: exact on an empty 4-way grid; overestimates once diagonals exist.
+    Manhattan,
+    /// `max + (√2 − 1)·min`: exact on an empty 8-way grid.
+    Octile,
+    /// Straight-line distance: admissible for both neighbourhoods, but looser.
+    Euclidean,
+    /// `max(dx, dy)`: admissible for 8-way, looser than octile.
+    Chebyshev,
+    /// Always 0: A* becomes Dijkstra.
+    Zero,
+}
+
+impl Heuristic {
+    /// The tightest admissible heuristic for a neighbourhood.
+    pub fn tightest_for(diagonal: Diagonal) -> Self {
+        if diagonal == Diagonal::Never {
+            Self::Manhattan
+        } else {
+            Self::Octile
+        }
+    }
+
+    /// Whether this heuristic never overestimates the step length under `diagonal`.
+    pub fn is_admissible_for(self, diagonal: Diagonal) -> bool {
+        self != Self::Manhattan || diagonal == Diagonal::Never
+    }
+
+    /// The estimated step length between cells `dx` columns and `dy` rows apart.
+    #[inline]
+    pub fn distance(self, dx: u32, dy: u32) -> f64 {
+        let (dx, dy) = (f64::from(dx), f64::from(dy));
+        match self {
+            Self::Manhattan => dx + dy,
+            Self::Octile => dx.max(dy) + (SQRT_2 - 1.0) * dx.min(dy),
+            Self::Euclidean => dx.hypot(dy),
+            Self::Chebyshev => dx.max(dy),
+            Self::Zero => 0.0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances_on_a_3_by_4_offset() {
+        assert_eq!(Heuristic::Manhattan.distance(3, 4), 7.0);
+        assert!((Heuristic::Octile.distance(3, 4) - (1.0 + 3.0 * SQRT_2)).abs() < 1e-12);
+        assert_eq!(Heuristic::Euclidean.distance(3, 4), 5.0);
+        assert_eq!(Heuristic::Chebyshev.distance(3, 4), 4.0);
+        assert_eq!(Heuristic::Zero.distance(3, 4), 0.0);
+    }
+
+    #[test]
+    fn heuristics_never_exceed_the_free_8_way_distance_except_manhattan() {
+        for dx in 0..20 {
+            for dy in 0..20 {
+                let exact = Heuristic::Octile.distance(dx, dy);
+                for h in [Heuristic::Euclidean, Heuristic::Chebyshev, Heuristic::Zero] {
+                    assert!(h.distance(dx, dy) <= exact + 1e-12);
+                }
+            }
+        }
+        assert!(Heuristic::Manhattan.distance(1, 1) > Heuristic::Octile.distance(1, 1));
+    }
+
+    #[test]
+    fn diagonal_rules() {
+        assert!(!Diagonal::Never.allows(true, true));
+        assert!(Diagonal::NoObstacles.allows(true, true));
+        assert!(!Diagonal::NoObstacles.allows(true, false));
+        assert!(Diagonal::AtMostOneObstacle.allows(false, true));
+        assert!(!Diagonal::AtMostOneObstacle.allows(false, false));
+        assert!(Diagonal::Always.allows(false, false));
+    }
+}

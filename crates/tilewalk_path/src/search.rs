@@ -1,0 +1,560 @@
+//! One search loop for A*, Dijkstra, BFS, greedy best-first and DFS, over a reusable context.
+//!
+//! The algorithms differ only in their frontier (a priority queue, a FIFO queue or a stack)
+//! and in the priority they give a cell, so they share one loop, monomorphised per frontier.
+//! Per-cell state lives in a generation-stamped array inside [`SearchContext`]: starting a
+//! new search bumps the generation instead of clearing memory, so after the first query on
+//! a grid of a given size a search allocates nothing.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::grid::{BLOCKED, Grid, Pos};
+use crate::moves::{Diagonal, Heuristic, STEPS};
+
+/// Which search to run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// Cheapest path, guided by the heuristic. Optimal with the default heuristic and weight 1.
+    #[default]
+    AStar,
+    /// Cheapest path, no heuristic: expands every cell cheaper than the goal.
+    Dijkstra,
+    /// Fewest steps, ignoring costs (the reported cost is still that path's real cost).
+    Bfs,
+    /// Greedy best-first: always expands the cell that looks closest to the goal. Fast, not optimal.
+    BestFirst,
+    /// Naive depth-first walk: finds *a* path, usually a long one. A teaching baseline.
+    Dfs,
+}
+
+impl Algorithm {
+    pub const ALL: [Self; 5] = [
+        Self::AStar,
+        Self::Dijkstra,
+        Self::Bfs,
+        Self::BestFirst,
+        Self::Dfs,
+    ];
+}
+
+/// How to search. `SearchOptions::default()` is optimal 8-way A* without corner cutting.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchOptions {
+    pub algorithm: Algorithm,
+    pub diagonal: Diagonal,
+    /// `None` picks [`Heuristic::tightest_for`] the neighbourhood.
+    pub heuristic: Option<Heuristic>,
+    /// Weighted A*: `f = g + weight·h`. With an admissible heuristic the path costs at most
+    /// `weight` times the optimum (bounded-suboptimal) and usually expands far fewer cells.
+    /// Values below 1 (and NaN) count as 1.
+    pub weight: f64,
+    /// Keep the order in which cells were expanded, for a visual debugger
+    /// ([`SearchContext::expansions`]).
+    pub record_expansions: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        Self {
+            algorithm: Algorithm::AStar,
+            diagonal: Diagonal::default(),
+            heuristic: None,
+            weight: 1.0,
+            record_expansions: false,
+        }
+    }
+}
+
+impl SearchOptions {
+    /// Default options with another diagonal rule.
+    pub fn with_diagonal(diagonal: Diagonal) -> Self {
+        Self {
+            diagonal,
+            ..Self::default()
+        }
+    }
+}
+
+/// A path: its cells from start to goal, both included, and its cost (the sum of its steps).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Path {
+    pub cells: Vec<Pos>,
+    pub cost: f64,
+}
+
+/// What a search did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Cells taken off the frontier and expanded.
+    pub expanded: usize,
+    /// Cells put on the frontier (a cell is pushed again when a cheaper way to it is found).
+    pub pushed: usize,
+}
+
+/// A found path with the statistics of the search that found it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    pub path: Path,
+    pub stats: SearchStats,
+}
+
+/// Why there is no path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoPath {
+    #[error("start {pos} is outside the {width}x{height} map")]
+    StartOutside { pos: Pos, width: u32, height: u32 },
+    #[error("goal {pos} is outside the {width}x{height} map")]
+    GoalOutside { pos: Pos, width: u32, height: u32 },
+    #[error("start {0} is impassable")]
+    StartBlocked(Pos),
+    #[error("goal {0} is impassable")]
+    GoalBlocked(Pos),
+    #[error("start and goal are in different regions")]
+    DifferentRegions,
+    #[error("the search ran out of cells before reaching the goal")]
+    Exhausted,
+}
+
+/// Runs a single search with a fresh context. Use a [`SearchContext`] for repeated queries.
+pub fn find_path(
+    grid: &Grid,
+    start: Pos,
+    goal: Pos,
+    options: &SearchOptions,
+) -> Result<Found, NoPath> {
+    SearchContext::new().search(grid, start, goal, options)
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    g: f64,
+    parent: u32,
+    /// `generation` = on the frontier, `generation + 1` = expanded, anything else = unseen.
+    stamp: u32,
+}
+
+/// Reusable memory for searches: keep one per thread (or per system) and query it many times.
+#[derive(Debug, Default)]
+pub struct SearchContext {
+    nodes: Vec<Node>,
+    generation: u32,
+    heap: BinaryHeap<HeapEntry>,
+    queue: VecDeque<u32>,
+    stack: Vec<u32>,
+    expansions: Vec<Pos>,
+    stats: SearchStats,
+}
+
+/// The goal-directed part of a query, absent for a movement range.
+#[derive(Clone, Copy)]
+struct Target {
+    index: usize,
+    pos: Pos,
+    heuristic: Heuristic,
+    /// Multiplies the heuristic's step estimate: smallest cost × weight.
+    scale: f64,
+    /// `(weight of g, weight of h)` in the priority.
+    mix: (f64, f64),
+}
+
+impl SearchContext {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Finds a path from `start` to `goal`, allocating only the returned path.
+    pub fn search(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        options: &SearchOptions,
+    ) -> Result<Found, NoPath> {
+        let mut path = Path::default();
+        let stats = self.search_into(grid, start, goal, options, &mut path)?;
+        Ok(Found { path, stats })
+    }
+
+    /// Like [`Self::search`], writing the path into `path` (its buffer is reused): once the
+    /// context and the buffer have grown to the grid's size, this allocates nothing.
+    pub fn search_into(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        options: &SearchOptions,
+        path: &mut Path,
+    ) -> Result<SearchStats, NoPath> {
+        path.cells.clear();
+        path.cost = 0.0;
+        self.stats = SearchStats::default();
+        self.expansions.clear();
+        check_endpoints(grid, start, goal)?;
+        if !grid.connected(start, goal, options.diagonal) {
+            return Err(NoPath::DifferentRegions);
+        }
+        let weight = if options.weight >= 1.0 {
+            options.weight
+        } else {
+            1.0
+        };
+        let heuristic = match options.algorithm {
+            Algorithm::Dijkstra => Heuristic::Zero,
+            _ => options
+                .heuristic
+                .unwrap_or_else(|| Heuristic::tightest_for(options.diagonal)),
+        };
+        let target = Target {
+            index: grid.index(goal),
+            pos: goal,
+            heuristic,
+            scale: grid.min_cost().unwrap_or(1.0) * weight,
+            mix: match options.algorithm {
+                Algorithm::BestFirst => (0.0, 1.0),
+                _ => (1.0, 1.0),
+            },
+        };
+        let start_index = grid.index(start);
+        let search = Search {
+            grid,
+            diagonal: options.diagonal,
+            target: Some(target),
+            budget: f64::INFINITY,
+            record: options.record_expansions,
+        };
+        let reached = match options.algorithm {
+            Algorithm::AStar | Algorithm::Dijkstra | Algorithm::BestFirst => {
+                let mut heap = std::mem::take(&mut self.heap);
+                let reached = self.run(&search, start_index, &mut Heap(&mut heap));
+                self.heap = heap;
+                reached
+            }
+            Algorithm::Bfs => {
+                let mut queue = std::mem::take(&mut self.queue);
+                let reached = self.run(&search, start_index, &mut Fifo(&mut queue));
+                self.queue = queue;
+                reached
+            }
+            Algorithm::Dfs => {
+                let mut stack = std::mem::take(&mut self.stack);
+                let reached = self.run(&search, start_index, &mut Lifo(&mut stack));
+                self.stack = stack;
+                reached
+            }
+        };
+        if !reached {
+            return Err(NoPath::Exhausted);
+        }
+        let mut index = target.index;
+        path.cost = self.nodes[index].g;
+        path.cells.push(goal);
+        while index != start_index {
+            index = self.nodes[index].parent as usize;
+            path.cells.push(grid.pos(index));
+        }
+        path.cells.reverse();
+        Ok(self.stats)
+    }
+
+    /// Every cell reachable from `start` within `budget` movement points, with its cost and
+    /// the cheapest way there (a bounded Dijkstra under the same cost model as the searches).
+    pub fn range(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        budget: f64,
+        diagonal: Diagonal,
+    ) -> Result<Range, NoPath> {
+        self.stats = SearchStats::default();
+        self.expansions.clear();
+        check_endpoints(grid, start, start)?;
+        let search = Search {
+            grid,
+            diagonal,
+            target: None,
+            // Sums of √2 steps are inexact: allow for rounding at the edge of the budget.
+            budget: budget + 1e-9,
+            record: true,
+        };
+        let mut heap = std::mem::take(&mut self.heap);
+        self.run(&search, grid.index(start), &mut Heap(&mut heap));
+        self.heap = heap;
+        let cells: Vec<Reached> = self
+            .expansions
+            .iter()
+            .map(|&pos| {
+                let node = self.nodes[grid.index(pos)];
+                Reached {
+                    pos,
+                    cost: node.g,
+                    parent: (pos != start).then(|| grid.pos(node.parent as usize)),
+                }
+            })
+            .collect();
+        let lookup = cells.iter().enumerate().map(|(i, r)| (r.pos, i)).collect();
+        Ok(Range { cells, lookup })
+    }
+
+    /// The cells the last search expanded, in order (recorded when
+    /// [`SearchOptions::record_expansions`] was set; always recorded by [`Self::range`]).
+    pub fn expansions(&self) -> &[Pos] {
+        &self.expansions
+    }
+
+    /// Statistics of the last search, failed ones included.
+    pub fn stats(&self) -> SearchStats {
+        self.stats
+    }
+
+    /// Starts a generation: stamps from older searches no longer mean anything.
+    fn begin(&mut self, cells: usize) -> u32 {
+        if self.nodes.len() != cells || self.generation >= u32::MAX - 2 {
+            self.nodes.clear();
+            self.nodes.resize(cells, Node::default());
+            self.generation = 0;
+        }
+        self.generation += 2;
+        self.generation
+    }
+
+    /// The shared loop. Returns whether the target was reached (always false for a range).
+    fn run<F: Frontier>(&mut self, search: &Search, start: usize, frontier: &mut F) -> bool {
+        let open = self.begin(search.grid.costs().len());
+        let closed = open + 1;
+        let costs = search.grid.costs();
+        let stride = search.grid.stride() as isize;
+        let offsets = STEPS.map(|s| s.dy as isize * stride + s.dx as isize);
+        let steps = search.diagonal.step_count();
+        frontier.clear();
+        self.nodes[start] = Node {
+            g: 0.0,
+            parent: start as u32,
+            stamp: open,
+        };
+        frontier.push(start as u32, 0.0, 0.0);
+        self.stats.pushed += 1;
+        while let Some(index) = frontier.pop() {
+            let index = index as usize;
+            let node = self.nodes[index];
+            if node.stamp == closed {
+                continue; // a stale entry: the cell was expanded through a cheaper push
+            }
+            self.nodes[index].stamp = closed;
+            self.stats.expanded += 1;
+            let pos = search.grid.pos(index);
+            if search.record {
+                self.expansions.push(pos);
+            }
+            if search.target.is_some_and(|t| t.index == index) {
+                return true;
+            }
+            let orthogonal_open = [0, 1, 2, 3].map(|i| {
+                costs[index.wrapping_add_signed(offsets[i])] != BLOCKED
+            });
+            for d in 0..steps {
+                if d >= 4 && !search.diagonal.allows(orthogonal_open[d - 4], orthogonal_open[(d - 3) % 4]) {
+                    continue;
+                }
+                let next = index.wrapping_add_signed(offsets[d]);
+                let cost = costs[next];
+                if cost == BLOCKED {
+                    continue;
+                }
+                let seen = self.nodes[next];
+                if seen.stamp == closed || (seen.stamp == open && !F::RELAXES) {
+                    continue;
+                }
+                let g = node.g + cost * STEPS[d].length;
+                if (seen.stamp == open && g >= seen.g) || g > search.budget {
+                    continue;
+                }
+                self.nodes[next] = Node {
+                    g,
+                    parent: index as u32,
+                    stamp: open,
+                };
+                let priority = match search.target {
+                    Some(t) => {
+                        let x = pos.x.wrapping_add_signed(STEPS[d].dx);
+                        let y = pos.y.wrapping_add_signed(STEPS[d].dy);
+                        let h = t.scale * t.heuristic.distance(x.abs_diff(t.pos.x), y.abs_diff(t.pos.y));
+                        t.mix.0 * g + t.mix.1 * h
+                    }
+                    None => g,
+                };
+                frontier.push(next as u32, priority, g);
+                self.stats.pushed += 1;
+            }
+        }
+        false
+    }
+}
+
+fn check_endpoints(grid: &Grid, start: Pos, goal: Pos) -> Result<(), NoPath> {
+    let (width, height) = (grid.width(), grid.height());
+    if !grid.contains(start) {
+        return Err(NoPath::StartOutside { pos: start, width, height });
+    }
+    if !grid.contains(goal) {
+        return Err(NoPath::GoalOutside { pos: goal, width, height });
+    }
+    if !grid.is_passable(start) {
+        return Err(NoPath::StartBlocked(start));
+    }
+    if !grid.is_passable(goal) {
+        return Err(NoPath::GoalBlocked(goal));
+    }
+    Ok(())
+}
+
+/// What one run of the loop needs to know.
+struct Search<'a> {
+    grid: &'a Grid,
+    diagonal: Diagonal,
+    target: Option<Target>,
+    budget: f64,
+    record: bool,
+}
+
+/// Where discovered cells wait to be expanded.
+trait Frontier {
+    /// Whether a cheaper way to a cell already on the frontier replaces the old one
+    /// (priority queues), or the first discovery is final (BFS, DFS).
+    const RELAXES: bool;
+    fn clear(&mut self);
+    fn push(&mut self, index: u32, priority: f64, g: f64);
+    fn pop(&mut self) -> Option<u32>;
+}
+
+/// A frontier entry ordered for `BinaryHeap` (a max-heap): lowest priority first, then the
+/// higher `g` (the deeper cell: far fewer expansions on open ground), then the lower index,
+/// so the order is total and the result deterministic.
+#[derive(Clone, Copy, Debug)]
+struct HeapEntry {
+    priority: f64,
+    g: f64,
+    index: u32,
+}
+
+impl Ord for HeapEntry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .priority
+            .total_cmp(&self.priority)
+            .then(self.g.total_cmp(&other.g))
+            .then(other.index.cmp(&self.index))
+    }
+}
+
+impl PartialOrd for HeapEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for HeapEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for HeapEntry {}
+
+struct Heap<'a>(&'a mut BinaryHeap<HeapEntry>);
+
+impl Frontier for Heap<'_> {
+    const RELAXES: bool = true;
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+    #[inline]
+    fn push(&mut self, index: u32, priority: f64, g: f64) {
+        self.0.push(HeapEntry { priority, g, index });
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<u32> {
+        self.0.pop().map(|e| e.index)
+    }
+}
+
+struct Fifo<'a>(&'a mut VecDeque<u32>);
+
+impl Frontier for Fifo<'_> {
+    const RELAXES: bool = false;
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+    fn push(&mut self, index: u32, _: f64, _: f64) {
+        self.0.push_back(index);
+    }
+    fn pop(&mut self) -> Option<u32> {
+        self.0.pop_front()
+    }
+}
+
+struct Lifo<'a>(&'a mut Vec<u32>);
+
+impl Frontier for Lifo<'_> {
+    const RELAXES: bool = false;
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+    fn push(&mut self, index: u32, _: f64, _: f64) {
+        self.0.push(index);
+    }
+    fn pop(&mut self) -> Option<u32> {
+        self.0.pop()
+    }
+}
+
+/// A cell inside a movement range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reached {
+    pub pos: Pos,
+    /// The cheapest cost from the range's origin.
+    pub cost: f64,
+    /// The previous cell on a cheapest way here; `None` for the origin.
+    pub parent: Option<Pos>,
+}
+
+/// Every cell reachable within a budget, from [`SearchContext::range`]. The path to any
+/// cell in it is read off the stored parents, without another search.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Range {
+    cells: Vec<Reached>,
+    lookup: std::collections::HashMap<Pos, usize>,
+}
+
+impl Range {
+    /// The reached cells in order of increasing cost; the first is the origin.
+    pub fn cells(&self) -> &[Reached] {
+        &self.cells
+    }
+
+    pub fn get(&self, pos: Pos) -> Option<&Reached> {
+        self.lookup.get(&pos).map(|&i| &self.cells[i])
+    }
+
+    pub fn contains(&self, pos: Pos) -> bool {
+        self.lookup.contains_key(&pos)
+    }
+
+    /// The cheapest cost from the origin to `pos`, if it is in range.
+    pub fn cost(&self, pos: Pos) -> Option<f64> {
+        self.get(pos).map(|r| r.cost)
+    }
+
+    /// The cheapest path from the origin to `pos`, if it is in range.
+    pub fn path_to(&self, pos: Pos) -> Option<Path> {
+        let mut reached = self.get(pos)?;
+        let cost = reached.cost;
+        let mut cells = vec![reached.pos];
+        while let Some(parent) = reached.parent {
+            reached = self.get(parent)?;
+            cells.push(parent);
+        }
+        cells.reverse();
+        Some(Path { cells, cost })
+    }
+}
