@@ -1,0 +1,155 @@
+//! The command line: play the game (the default), or run a headless command.
+
+mod path;
+mod simulate;
+
+use std::path::{Path as FsPath, PathBuf};
+use std::process::ExitCode;
+
+use bevy::asset::io::file::FileAssetReader;
+use bevy::prelude::*;
+use clap::{Parser, Subcommand};
+
+use crate::AssetFileError;
+use crate::level::{MapFile, register_map_source};
+use crate::map::MapAsset;
+use crate::terrain::TerrainTable;
+
+#[derive(Parser, Debug)]
+#[command(name = "tilewalk", version, about = "Tile-based unit movement for RPG and tactics games")]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Play a map in a window (the default, on assets/maps/meadow.map).
+    Play(PlayArgs),
+    /// Find a path on a map and print it (headless).
+    Path(path::PathArgs),
+    /// Run orders on a map headlessly and print where each unit ends up.
+    Simulate(simulate::SimulateArgs),
+    /// Generate a map from a seed (same seed, same file).
+    Gen(GenArgs),
+}
+
+#[derive(clap::Args, Debug, Default)]
+struct PlayArgs {
+    /// The map to play: a tilewalk `.map` or a Moving AI `.map`.
+    #[arg(long)]
+    map: Option<PathBuf>,
+    /// Append every arrival and refused order to this file as JSON lines (`-` for stdout),
+    /// with where the map is on screen and each screenshot taken.
+    #[arg(long)]
+    events: Option<PathBuf>,
+    /// Where F12 saves a screenshot (default: screenshots/tilewalk-N.png).
+    #[arg(long)]
+    screenshot: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+struct GenArgs {
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value_t = 128)]
+    width: u32,
+    #[arg(long, default_value_t = 128)]
+    height: u32,
+    /// Where to write the map (stdout when absent).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Exit status for bad input (unreadable or malformed files, bad arguments).
+pub const EXIT_BAD_INPUT: u8 = 2;
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command.unwrap_or(Command::Play(PlayArgs::default())) {
+        Command::Play(args) => play(args),
+        Command::Path(args) => path::run(&args),
+        Command::Simulate(args) => simulate::run(&args),
+        Command::Gen(args) => generate(&args),
+    };
+    result.unwrap_or_else(|message| {
+        eprintln!("error: {message}");
+        ExitCode::from(EXIT_BAD_INPUT)
+    })
+}
+
+/// Where `assets/` is: beside the package when run through cargo (or `BEVY_ASSET_ROOT`),
+/// else beside the executable, else in the current folder.
+pub fn asset_root() -> PathBuf {
+    let beside = FileAssetReader::get_base_path().join("assets");
+    if beside.is_dir() {
+        beside
+    } else {
+        std::path::absolute("assets").unwrap_or_else(|_| PathBuf::from("assets"))
+    }
+}
+
+fn read(file: &FsPath) -> Result<String, String> {
+    std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))
+}
+
+/// Reads and parses the terrain table (`assets/terrain.ron` unless another file is given).
+pub(crate) fn read_terrain(file: Option<&FsPath>) -> Result<TerrainTable, String> {
+    let file = file.map_or_else(|| asset_root().join("terrain.ron"), FsPath::to_path_buf);
+    TerrainTable::parse(&read(&file)?).map_err(|e| AssetFileError::in_file(&file, e).to_string())
+}
+
+/// Reads and parses a tilewalk or Moving AI map.
+pub(crate) fn read_map(file: &FsPath) -> Result<MapAsset, String> {
+    MapAsset::parse(&read(file)?).map_err(|e| AssetFileError::in_file(file, e).to_string())
+}
+
+fn play(args: PlayArgs) -> Result<ExitCode, String> {
+    let map = args.map.unwrap_or_else(|| asset_root().join("maps/meadow.map"));
+    let map = map.canonicalize().map_err(|e| format!("{}: {e}", map.display()))?;
+    // Check the files before opening a window: a broken map at start is an error here;
+    // a broken edit while playing is reported in the game and the last good map stays.
+    let level = crate::level::Level::build(&read_map(&map)?, &read_terrain(None)?);
+    level.map_err(|e| AssetFileError::in_file(&map, e).to_string())?;
+    let mut app = App::new();
+    register_map_source(&mut app, &map);
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: format!("tilewalk: {}", map.file_name().unwrap_or_default().to_string_lossy()),
+                    ..default()
+                }),
+                ..default()
+            })
+            .set(ImagePlugin::default_nearest())
+            .set(AssetPlugin { file_path: asset_root().display().to_string(), ..default() }),
+    )
+    .insert_resource(MapFile(map))
+    .insert_resource(crate::view::ScreenshotPath(args.screenshot))
+    .add_plugins(crate::game_plugin);
+    if let Some(events) = args.events {
+        let sink: Box<dyn std::io::Write + Send + Sync> = if events.as_os_str() == "-" {
+            Box::new(std::io::stdout())
+        } else {
+            Box::new(std::fs::File::create(&events).map_err(|e| format!("{}: {e}", events.display()))?)
+        };
+        app.insert_resource(crate::journal::EventLog(sink));
+    }
+    Ok(match app.run() {
+        AppExit::Success => ExitCode::SUCCESS,
+        AppExit::Error(code) => ExitCode::from(code.get()),
+    })
+}
+
+fn generate(args: &GenArgs) -> Result<ExitCode, String> {
+    if !(16..=1024).contains(&args.width) || !(16..=1024).contains(&args.height) {
+        return Err(format!("--width and --height must be within 16..=1024, got {}x{}", args.width, args.height));
+    }
+    let text = crate::map::generate::generate(args.seed, args.width, args.height);
+    match &args.out {
+        Some(out) => std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?,
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,169 @@
+//! `tilewalk path`: one search on a map file, printed as a drawing or as JSON.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::ValueEnum;
+use tilewalk_path::formats::{is_movingai_map, parse_movingai_map, parse_plain_grid};
+use tilewalk_path::{Algorithm, Diagonal, Grid, Pos, SearchContext, SearchOptions};
+
+use crate::AssetFileError;
+use crate::level::Level;
+use crate::map::{MapAsset, parse_pos};
+use crate::terrain::MovementClass;
+
+#[derive(clap::Args, Debug)]
+pub struct PathArgs {
+    /// A Moving AI `.map`, a plain grid (`O` open, `X` wall, `S` start, `E` end) or a tilewalk map.
+    #[arg(long)]
+    map: PathBuf,
+    /// Start tile as X,Y (X = column, Y = row, 0,0 top-left); defaults to the map's `S`.
+    #[arg(long, value_parser = pos_arg)]
+    from: Option<Pos>,
+    /// Goal tile as X,Y; defaults to the map's `E`.
+    #[arg(long, value_parser = pos_arg)]
+    to: Option<Pos>,
+    /// When a diagonal step is allowed.
+    #[arg(long, value_enum, default_value_t = DiagonalArg::NoObstacles)]
+    diagonal: DiagonalArg,
+    /// Only orthogonal steps (the same as `--diagonal never`).
+    #[arg(long, conflicts_with = "diagonal")]
+    four_way: bool,
+    #[arg(long, value_enum, default_value_t = AlgorithmArg::Astar)]
+    algorithm: AlgorithmArg,
+    /// Print one JSON object instead of a drawing.
+    #[arg(long)]
+    json: bool,
+    /// The movement class whose costs apply on a tilewalk map.
+    #[arg(long, value_parser = class_arg, default_value = "foot")]
+    class: MovementClass,
+    /// The terrain table for a tilewalk map (default: assets/terrain.ron).
+    #[arg(long)]
+    terrain: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum DiagonalArg {
+    Never,
+    NoObstacles,
+    OneObstacle,
+    Always,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum AlgorithmArg {
+    Astar,
+    Dijkstra,
+    Bfs,
+    BestFirst,
+    Dfs,
+}
+
+fn pos_arg(text: &str) -> Result<Pos, String> {
+    parse_pos(text).ok_or_else(|| format!("expected X,Y (two whole numbers), got `{text}`"))
+}
+
+fn class_arg(text: &str) -> Result<MovementClass, String> {
+    MovementClass::parse(text).ok_or_else(|| format!("expected foot, horse or flyer, got `{text}`"))
+}
+
+/// A map in any of the three formats, reduced to what a search and a drawing need.
+struct Loaded {
+    grid: Grid,
+    glyphs: Vec<char>,
+    start: Option<Pos>,
+    goal: Option<Pos>,
+}
+
+fn load(args: &PathArgs) -> Result<Loaded, String> {
+    let text = std::fs::read_to_string(&args.map).map_err(|e| format!("{}: {e}", args.map.display()))?;
+    let in_file = |e| AssetFileError::in_file(&args.map, e).to_string();
+    if text.lines().any(|l| l.trim() == "[terrain]") {
+        let map = MapAsset::parse(&text).map_err(in_file)?;
+        let table = super::read_terrain(args.terrain.as_deref())?;
+        let level = Level::build(&map, &table).map_err(in_file)?;
+        let glyphs = level.cells().map(|p| map.glyph(p)).collect();
+        Ok(Loaded { grid: level.grid(args.class).clone(), glyphs, start: None, goal: None })
+    } else if is_movingai_map(&text) {
+        let map = parse_movingai_map(&text).map_err(in_file)?;
+        let grid = map.grid();
+        let glyphs = (0..map.height).flat_map(|y| (0..map.width).map(move |x| Pos::new(x, y))).map(|p| map.glyph(p)).collect();
+        Ok(Loaded { grid, glyphs, start: None, goal: None })
+    } else {
+        let plain = parse_plain_grid(&text).map_err(in_file)?;
+        let glyphs = text.lines().filter(|l| !l.trim().is_empty()).flat_map(|l| l.trim_end_matches('\r').chars()).collect();
+        Ok(Loaded { grid: plain.grid, glyphs, start: plain.start, goal: plain.goal })
+    }
+}
+
+pub fn run(args: &PathArgs) -> Result<ExitCode, String> {
+    let map = load(args)?;
+    let (width, height) = (map.grid.width(), map.grid.height());
+    let endpoint = |given: Option<Pos>, marked: Option<Pos>, flag: &str, glyph: char| {
+        let pos = given.or(marked).ok_or_else(|| format!("give --{flag} X,Y (the map marks no `{glyph}`)"))?;
+        if map.grid.contains(pos) {
+            Ok(pos)
+        } else {
+            Err(format!("--{flag} {},{} is outside the {width}x{height} map", pos.x, pos.y))
+        }
+    };
+    let start = endpoint(args.from, map.start, "from", 'S')?;
+    let goal = endpoint(args.to, map.goal, "to", 'E')?;
+    let options = SearchOptions {
+        algorithm: match args.algorithm {
+            AlgorithmArg::Astar => Algorithm::AStar,
+            AlgorithmArg::Dijkstra => Algorithm::Dijkstra,
+            AlgorithmArg::Bfs => Algorithm::Bfs,
+            AlgorithmArg::BestFirst => Algorithm::BestFirst,
+            AlgorithmArg::Dfs => Algorithm::Dfs,
+        },
+        diagonal: match (args.four_way, args.diagonal) {
+            (true, _) | (false, DiagonalArg::Never) => Diagonal::Never,
+            (false, DiagonalArg::NoObstacles) => Diagonal::NoObstacles,
+            (false, DiagonalArg::OneObstacle) => Diagonal::AtMostOneObstacle,
+            (false, DiagonalArg::Always) => Diagonal::Always,
+        },
+        ..SearchOptions::default()
+    };
+    let mut context = SearchContext::new();
+    let started = Instant::now();
+    let found = context.search(&map.grid, start, goal, &options);
+    let micros = started.elapsed().as_secs_f64() * 1e6;
+    let expanded = context.stats().expanded;
+    match found {
+        Ok(found) => {
+            if args.json {
+                let steps: Vec<[u32; 2]> = found.path.cells.iter().map(|p| [p.x, p.y]).collect();
+                let json = serde_json::json!({"found": true, "cost": found.path.cost, "steps": steps, "expanded": expanded, "micros": micros});
+                println!("{json}");
+            } else {
+                let mut glyphs = map.glyphs;
+                for (i, p) in found.path.cells.iter().enumerate() {
+                    glyphs[(p.y * width + p.x) as usize] = match i {
+                        0 => 'S',
+                        _ if i + 1 == found.path.cells.len() => 'E',
+                        _ => '*',
+                    };
+                }
+                for row in glyphs.chunks(width as usize) {
+                    println!("{}", row.iter().collect::<String>());
+                }
+                println!(
+                    "cost {:.3}  steps {}  expanded {expanded}  time {micros:.0} µs",
+                    found.path.cost,
+                    found.path.cells.len() - 1
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(reason) => {
+            if args.json {
+                println!("{}", serde_json::json!({"found": false, "reason": reason.to_string(), "expanded": expanded, "micros": micros}));
+            } else {
+                println!("no path: {reason}");
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! `tilewalk simulate`: orders applied at t = 0 to a headless app with a fixed time step;
+//! prints where each unit ends up, whether it arrived and when.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bevy::prelude::*;
+use tilewalk_path::Pos;
+
+use crate::journal::{Entry, Journal, round_seconds};
+use crate::map::parse_pos;
+use crate::movement::Motion;
+use crate::pathing::{MoveOrder, Path};
+use crate::units::{Tile, Unit};
+use crate::{FIXED_STEP_SECS, headless_app};
+
+#[derive(clap::Args, Debug)]
+pub struct SimulateArgs {
+    /// A tilewalk or Moving AI map.
+    #[arg(long)]
+    map: PathBuf,
+    /// NAME:X,Y: send unit NAME to tile X,Y. Repeat for more units; a unit named twice
+    /// goes through the first tile to the second.
+    #[arg(long = "order", value_parser = order_arg)]
+    orders: Vec<(String, Pos)>,
+    /// Simulated seconds to run at most (the run stops early once every unit is idle).
+    #[arg(long, default_value_t = 120.0)]
+    seconds: f64,
+    /// One JSON object per unit per line.
+    #[arg(long)]
+    json: bool,
+    /// The terrain table (default: assets/terrain.ron).
+    #[arg(long)]
+    terrain: Option<PathBuf>,
+}
+
+fn order_arg(text: &str) -> Result<(String, Pos), String> {
+    let (name, pos) = text.split_once(':').ok_or_else(|| format!("expected NAME:X,Y, got `{text}`"))?;
+    let pos = parse_pos(pos).ok_or_else(|| format!("expected NAME:X,Y, got `{text}`"))?;
+    Ok((name.to_owned(), pos))
+}
+
+pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
+    if !(args.seconds.is_finite() && args.seconds >= 0.0) {
+        return Err(format!("--seconds must be a non-negative number, got {}", args.seconds));
+    }
+    let map = super::read_map(&args.map)?;
+    let table = super::read_terrain(args.terrain.as_deref())?;
+    let mut app = headless_app(&map, &table).map_err(|e| crate::AssetFileError::in_file(&args.map, e).to_string())?;
+    let world = app.world_mut();
+    let units: Vec<(Entity, String)> = world.query::<(Entity, &Unit)>().iter(world).map(|(e, u)| (e, u.name.clone())).collect();
+    for (i, (name, goal)) in args.orders.iter().enumerate() {
+        let Some(&(unit, _)) = units.iter().find(|(_, n)| n == name) else {
+            let known: Vec<&str> = units.iter().map(|(_, n)| n.as_str()).collect();
+            return Err(format!("no unit named `{name}` on {} (units: {})", args.map.display(), known.join(", ")));
+        };
+        if goal.x >= map.width || goal.y >= map.height {
+            return Err(format!("order {name}:{},{}: the tile is outside the {}x{} map", goal.x, goal.y, map.width, map.height));
+        }
+        let append = args.orders[..i].iter().any(|(earlier, _)| earlier == name);
+        world.write_message(MoveOrder { units: vec![unit], goal: *goal, append });
+    }
+    let frames = (args.seconds / FIXED_STEP_SECS).round() as u64;
+    for frame in 0..=frames {
+        app.update();
+        let world = app.world_mut();
+        let busy = world.query_filtered::<(), With<Path>>().iter(world).count()
+            + world.query::<&Motion>().iter(world).filter(|m| m.stride.is_some()).count();
+        if frame > 0 && busy == 0 {
+            break;
+        }
+    }
+    let world = app.world_mut();
+    let journal = world.resource::<Journal>().0.clone();
+    let mut finals: Vec<(Entity, String, Pos)> = world.query::<(Entity, &Unit, &Tile)>().iter(world).map(|(e, u, t)| (e, u.name.clone(), t.0)).collect();
+    finals.sort_by_key(|(e, ..)| units.iter().position(|(u, _)| u == e));
+    for (_, name, tile) in finals {
+        let last = journal.iter().rev().find(|e| e.unit() == name);
+        let (arrived, seconds, reason) = match last {
+            Some(Entry::Arrived { seconds, .. }) => (true, Some(round_seconds(*seconds)), None),
+            Some(Entry::Refused { reason, .. }) => (false, None, Some(reason.clone())),
+            None => (false, None, None),
+        };
+        if args.json {
+            let mut json = serde_json::json!({"unit": name, "tile": [tile.x, tile.y], "arrived": arrived, "seconds": seconds});
+            if let Some(reason) = reason {
+                json["reason"] = reason.into();
+            }
+            println!("{json}");
+        } else {
+            let outcome = match (seconds, reason) {
+                (Some(s), _) => format!("arrived after {s} s"),
+                (None, Some(reason)) => format!("refused: {reason}"),
+                (None, None) => "no order".to_owned(),
+            };
+            println!("{name:<12} ({},{})  {outcome}", tile.x, tile.y);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,90 @@
+//! A record of what happened to orders (arrivals and refusals), for the HUD, the headless
+//! `simulate` command and the `--events` log the end-to-end test reads.
+
+use std::io::Write;
+
+use bevy::prelude::*;
+use tilewalk_path::Pos;
+
+use crate::AppSystems;
+use crate::movement::Arrived;
+use crate::pathing::OrderRefused;
+use crate::units::Unit;
+
+/// One thing that happened to a unit's order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Entry {
+    Arrived { unit: String, tile: Pos, seconds: f64 },
+    Refused { unit: String, goal: Pos, reason: String },
+}
+
+impl Entry {
+    pub fn unit(&self) -> &str {
+        match self {
+            Self::Arrived { unit, .. } | Self::Refused { unit, .. } => unit,
+        }
+    }
+
+    /// One JSON object, e.g. `{"event":"arrived","unit":"knight","tile":[5,3],"seconds":4.25}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Self::Arrived { unit, tile, seconds } => serde_json::json!({
+                "event": "arrived", "unit": unit, "tile": [tile.x, tile.y], "seconds": round_seconds(*seconds),
+            }),
+            Self::Refused { unit, goal, reason } => serde_json::json!({
+                "event": "refused", "unit": unit, "goal": [goal.x, goal.y], "reason": reason,
+            }),
+        }
+    }
+}
+
+/// Seconds to 4 decimals: exact enough, and stable to print.
+pub fn round_seconds(seconds: f64) -> f64 {
+    (seconds * 1e4).round() / 1e4
+}
+
+/// Everything that happened so far, in order.
+#[derive(Resource, Default, Debug)]
+pub struct Journal(pub Vec<Entry>);
+
+/// Where to append each entry as a JSON line, when asked for (`play --events FILE`). The
+/// view adds its own lines (where the map is on screen, screenshots taken).
+#[derive(Resource)]
+pub struct EventLog(pub Box<dyn Write + Send + Sync>);
+
+impl EventLog {
+    /// Appends one JSON object as a line and flushes, so a reader sees it at once.
+    pub fn write(&mut self, event: &serde_json::Value) -> std::io::Result<()> {
+        writeln!(self.0, "{event}")?;
+        self.0.flush()
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<Journal>()
+        .add_systems(Update, record_entries.in_set(AppSystems::Present));
+}
+
+fn record_entries(
+    mut arrived: MessageReader<Arrived>,
+    mut refused: MessageReader<OrderRefused>,
+    units: Query<&Unit>,
+    mut journal: ResMut<Journal>,
+    log: Option<ResMut<EventLog>>,
+) -> Result {
+    let name = |e: Entity| units.get(e).map_or_else(|_| format!("{e}"), |u| u.name.clone());
+    let start = journal.0.len();
+    for a in arrived.read() {
+        journal.0.push(Entry::Arrived { unit: name(a.unit), tile: a.tile, seconds: a.seconds });
+    }
+    for r in refused.read() {
+        info!("order refused: {}", r.reason);
+        journal.0.push(Entry::Refused { unit: name(r.unit), goal: r.goal, reason: r.reason.clone() });
+    }
+    if let Some(mut log) = log {
+        for entry in &journal.0[start..] {
+            log.write(&entry.to_json())?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,153 @@
+//! `tilewalk gen`: a map generated from a seed. Value noise lays out hills (rock), lakes
+//! with muddy shores and woods; a river crosses the map with a few fords; roads between
+//! villages are routed by the core's own A*, so they bend around hills and bridge the river
+//! where it is cheapest. The same seed always gives the same file.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tilewalk_path::{Grid, Pos, SearchContext, SearchOptions};
+
+/// Smooth noise in [0, 1]: random values on a lattice `spacing` cells apart, blended.
+struct ValueNoise {
+    lattice: Vec<f64>,
+    columns: usize,
+    spacing: f64,
+}
+
+impl ValueNoise {
+    fn new(rng: &mut StdRng, width: u32, height: u32, spacing: u32) -> Self {
+        let columns = (width / spacing + 2) as usize;
+        let rows = (height / spacing + 2) as usize;
+        Self {
+            lattice: (0..columns * rows).map(|_| rng.random::<f64>()).collect(),
+            columns,
+            spacing: f64::from(spacing),
+        }
+    }
+
+    fn at(&self, pos: Pos) -> f64 {
+        let (fx, fy) = (f64::from(pos.x) / self.spacing, f64::from(pos.y) / self.spacing);
+        let (x0, y0) = (fx.floor() as usize, fy.floor() as usize);
+        let smooth = |t: f64| t * t * (3.0 - 2.0 * t);
+        let (tx, ty) = (smooth(fx.fract()), smooth(fy.fract()));
+        let v = |x: usize, y: usize| self.lattice[y * self.columns + x];
+        let top = v(x0, y0) * (1.0 - tx) + v(x0 + 1, y0) * tx;
+        let bottom = v(x0, y0 + 1) * (1.0 - tx) + v(x0 + 1, y0 + 1) * tx;
+        top * (1.0 - ty) + bottom * ty
+    }
+}
+
+/// The text of a generated map, in the tilewalk map format.
+pub fn generate(seed: u64, width: u32, height: u32) -> String {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let octaves = |rng: &mut StdRng, spacing: u32| {
+        let (coarse, fine) = (ValueNoise::new(rng, width, height, spacing), ValueNoise::new(rng, width, height, spacing / 2));
+        move |p: Pos| 0.65 * coarse.at(p) + 0.35 * fine.at(p)
+    };
+    let elevation = octaves(&mut rng, 24);
+    let moisture = octaves(&mut rng, 20);
+    let cells: Vec<Pos> = (0..height).flat_map(|y| (0..width).map(move |x| Pos::new(x, y))).collect();
+    let mut glyphs: Vec<char> = cells
+        .iter()
+        .map(|&p| {
+            let (e, m) = (elevation(p), moisture(p));
+            match () {
+                _ if e > 0.72 => '#',
+                _ if e < 0.28 => '~',
+                _ if e < 0.33 => ',',
+                _ if m > 0.76 => 'T',
+                _ if m > 0.63 => 'f',
+                _ => '.',
+            }
+        })
+        .collect();
+    let index = |p: Pos| (p.y * width + p.x) as usize;
+
+    // A river meandering from the top edge to the bottom, two tiles wide, with fords.
+    let mut x = rng.random_range(width / 3..2 * width / 3) as i64;
+    for y in 0..height {
+        x = (x + rng.random_range(-1..=1)).clamp(2, i64::from(width) - 3);
+        let ford = y % 37 == 18;
+        for dx in 0..2 {
+            glyphs[index(Pos::new((x + dx) as u32, y))] = if ford { ',' } else { '~' };
+        }
+    }
+
+    // Villages joined by roads that A* routes over the terrain as a road builder would price it.
+    let villages: Vec<Pos> = (0..5)
+        .map(|i| {
+            let band = width / 5;
+            Pos::new(rng.random_range(i * band + 2..(i + 1) * band - 2), rng.random_range(4..height - 4))
+        })
+        .collect();
+    let build_cost = |g: char| match g {
+        '.' | '=' => Some(1.0),
+        'f' => Some(3.0),
+        ',' => Some(4.0),
+        'T' => Some(8.0),
+        '~' => Some(12.0),
+        _ => None,
+    };
+    let mut context = SearchContext::new();
+    for pair in villages.windows(2) {
+        let grid = Grid::from_fn(width, height, |p| build_cost(glyphs[index(p)])).expect("a generated map has a valid size");
+        let (from, to) = (pair[0], pair[1]);
+        if let Ok(found) = context.search(&grid, from, to, &SearchOptions::default()) {
+            for p in found.path.cells {
+                glyphs[index(p)] = '=';
+            }
+        }
+    }
+    for &village in &villages {
+        glyphs[index(village)] = '=';
+    }
+
+    // Three units a side, on open ground near the west and east edges.
+    let open_near = |glyphs: &[char], around: Pos, taken: &[Pos]| {
+        let mut candidates: Vec<Pos> = cells.iter().copied().filter(|&p| glyphs[index(p)] == '.' && !taken.contains(&p)).collect();
+        candidates.sort_by_key(|p| (p.x.abs_diff(around.x).pow(2) + p.y.abs_diff(around.y).pow(2), p.y, p.x));
+        candidates.first().copied()
+    };
+    let mut units = String::new();
+    let mut taken = Vec::new();
+    let sides = [
+        ("blue", Pos::new(4, height / 2), ["knight", "lancer", "griffin"]),
+        ("red", Pos::new(width - 5, height / 2), ["brute", "raider", "wyvern"]),
+    ];
+    for (team, around, names) in sides {
+        for (name, class) in names.iter().zip(["foot", "horse", "flyer"]) {
+            if let Some(p) = open_near(&glyphs, around, &taken) {
+                taken.push(p);
+                units.push_str(&format!("{name:<8} {team:<5} {class:<6} {},{}\n", p.x, p.y));
+            }
+        }
+    }
+
+    let mut text = format!("// Generated by `tilewalk gen --seed {seed} --width {width} --height {height}`.\n[terrain]\n");
+    for row in glyphs.chunks(width as usize) {
+        text.extend(row);
+        text.push('\n');
+    }
+    text.push_str("[units]\n");
+    text.push_str(&units);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::MapAsset;
+
+    #[test]
+    fn same_seed_same_map_and_it_parses() {
+        let a = generate(7, 64, 48);
+        assert_eq!(a, generate(7, 64, 48));
+        assert_ne!(a, generate(8, 64, 48));
+        let map = MapAsset::parse(&a).unwrap();
+        assert_eq!((map.width, map.height), (64, 48));
+        assert_eq!(map.units.len(), 6);
+        for glyph in ['.', '=', '~', '#'] {
+            assert!(a.contains(glyph), "a 64x48 map has some `{glyph}`");
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Walking units along their `Path`, tile centre to tile centre, at the speed the cost model
+//! gives: a step takes step length × the entered tile's cost ÷ the unit's speed.
+
+use std::collections::{HashMap, HashSet};
+use std::f64::consts::SQRT_2;
+
+use bevy::prelude::*;
+use tilewalk_path::Pos;
+
+use crate::AppSystems;
+use crate::convert::cell_center;
+use crate::level::Level;
+use crate::pathing::{OrderRefused, Path, Replan};
+use crate::terrain::MovementClass;
+use crate::units::{Tile, UNIT_Z, Unit};
+
+/// How many cost-1 tiles a unit crosses per second (straight steps).
+pub const UNIT_SPEED_TILES_PER_SEC: f64 = 3.0;
+/// How long a unit waits for a tile held by an idle unit before it looks for a way around.
+pub const WAIT_FOR_IDLE_SECS: f32 = 0.5;
+/// How long it waits for a unit that is itself moving (it usually moves on) before re-planning.
+pub const WAIT_FOR_MOVING_SECS: f32 = 2.0;
+/// Re-plans around blocking units before a unit gives up its order.
+pub const MAX_REPLANS: u32 = 3;
+
+/// A step under way from one tile into the next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stride {
+    pub from: Pos,
+    pub to: Pos,
+    pub elapsed: f64,
+    pub duration: f64,
+}
+
+/// How a unit is moving right now.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+pub struct Motion {
+    pub stride: Option<Stride>,
+}
+
+/// A unit reached the end of its path.
+#[derive(Message, Clone, Copy, Debug)]
+pub struct Arrived {
+    pub unit: Entity,
+    pub tile: Pos,
+    /// Simulated seconds since the app started, exact to the step (not to the frame).
+    pub seconds: f64,
+}
+
+/// How long entering `to` from `from` takes for a tile of cost `cost`.
+pub fn step_seconds(from: Pos, to: Pos, cost: f64) -> f64 {
+    let length = if from.x != to.x && from.y != to.y { SQRT_2 } else { 1.0 };
+    length * cost / UNIT_SPEED_TILES_PER_SEC
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_message::<Arrived>().add_systems(
+        Update,
+        follow_paths.in_set(AppSystems::Move).run_if(resource_exists::<Level>),
+    );
+}
+
+type Walker<'a> = (
+    Entity,
+    &'a Unit,
+    &'a MovementClass,
+    &'a mut Tile,
+    &'a mut Motion,
+    Option<&'a mut Path>,
+    &'a mut Transform,
+);
+
+#[expect(clippy::too_many_arguments, reason = "a system: each parameter is one piece of world state")]
+fn follow_paths(
+    mut commands: Commands,
+    time: Res<Time>,
+    level: Res<Level>,
+    mut units: Query<Walker>,
+    mut arrived: MessageWriter<Arrived>,
+    mut replan: MessageWriter<Replan>,
+    mut refused: MessageWriter<OrderRefused>,
+    names: Query<&Unit>,
+) {
+    let mut holders: HashMap<Pos, Entity> = units.iter().map(|u| (u.3.0, u.0)).collect();
+    let moving: HashSet<Entity> = units.iter().filter(|u| u.5.is_some()).map(|u| u.0).collect();
+    let now = time.elapsed_secs_f64();
+    for (entity, unit, &class, mut tile, mut motion, mut path, mut transform) in &mut units {
+        let mut left = time.delta_secs_f64();
+        loop {
+            if let Some(stride) = &mut motion.stride {
+                stride.elapsed += left;
+                left = 0.0;
+                if stride.elapsed < stride.duration {
+                    break;
+                }
+                left = stride.elapsed - stride.duration;
+                motion.stride = None;
+            }
+            let Some(path) = path.as_deref_mut() else { break };
+            let Some(&to) = path.cells.get(path.next) else {
+                commands.entity(entity).remove::<Path>();
+                arrived.write(Arrived { unit: entity, tile: tile.0, seconds: now - left });
+                break;
+            };
+            if let Some(&holder) = holders.get(&to)
+                && holder != entity
+            {
+                path.waited += left as f32;
+                let patience = if moving.contains(&holder) { WAIT_FOR_MOVING_SECS } else { WAIT_FOR_IDLE_SECS };
+                if path.waited >= patience {
+                    path.waited = 0.0;
+                    if path.replans >= MAX_REPLANS {
+                        commands.entity(entity).remove::<Path>();
+                        let blocker = names.get(holder).map_or("another unit", |u| u.name.as_str());
+                        refused.write(OrderRefused { unit: entity, goal: path.goal(), reason: format!("{}: gave up, {blocker} blocks the way at {to}", unit.name) });
+                    } else {
+                        path.replans += 1;
+                        replan.write(Replan { unit: entity, avoid_units: true });
+                    }
+                }
+                break;
+            }
+            // A tile that became impassable: the re-plan for that change is on its way.
+            let Some(cost) = level.grid(class).cost(to) else { break };
+            path.waited = 0.0;
+            holders.remove(&tile.0);
+            holders.insert(to, entity);
+            motion.stride = Some(Stride { from: tile.0, to, elapsed: 0.0, duration: step_seconds(tile.0, to, cost) });
+            tile.0 = to;
+            path.next += 1;
+        }
+        let position = match motion.stride {
+            Some(s) => cell_center(s.from, level.height).lerp(cell_center(s.to, level.height), (s.elapsed / s.duration) as f32),
+            None => cell_center(tile.0, level.height),
+        };
+        transform.translation = position.extend(UNIT_Z);
+    }
+}

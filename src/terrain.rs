@@ -1,0 +1,188 @@
+//! The terrain table asset (`assets/terrain.ron`): glyphs, tiles and movement costs per class.
+
+use bevy::asset::{AssetLoader, LoadContext, io::Reader};
+use bevy::prelude::*;
+use serde::Deserialize;
+use tilewalk_path::formats::ParseError;
+
+/// How a unit moves; each class has its own cost for every terrain.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MovementClass {
+    #[default]
+    Foot,
+    Horse,
+    Flyer,
+}
+
+impl MovementClass {
+    pub const ALL: [Self; 3] = [Self::Foot, Self::Horse, Self::Flyer];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Foot => "foot",
+            Self::Horse => "horse",
+            Self::Flyer => "flyer",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// One kind of ground.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Terrain {
+    pub name: String,
+    /// The characters that stand for this terrain in map files.
+    pub glyphs: String,
+    /// Index of its tile in the terrain atlas.
+    pub tile: u32,
+    #[serde(default)]
+    pub foot: Option<f64>,
+    #[serde(default)]
+    pub horse: Option<f64>,
+    #[serde(default)]
+    pub flyer: Option<f64>,
+}
+
+impl Terrain {
+    /// The cost of entering this terrain for `class`; `None` = impassable.
+    pub fn cost(&self, class: MovementClass) -> Option<f64> {
+        match class {
+            MovementClass::Foot => self.foot,
+            MovementClass::Horse => self.horse,
+            MovementClass::Flyer => self.flyer,
+        }
+    }
+}
+
+/// The terrain table: a validated list of terrains.
+#[derive(Asset, TypePath, Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerrainTable {
+    pub terrains: Vec<Terrain>,
+}
+
+/// Tiles in `assets/textures/terrain.png`.
+pub const ATLAS_TILES: u32 = 7;
+
+impl TerrainTable {
+    /// Parses and validates a table: unique names and glyphs, known tiles, costs positive and finite.
+    pub fn parse(text: &str) -> Result<Self, ParseError> {
+        let table: Self = ron::from_str(text).map_err(|e| {
+            ParseError::new(e.span.start.line, e.span.start.col, e.code.to_string())
+        })?;
+        let at = |terrain: &Terrain, message: String| {
+            // Point at the terrain's entry: the line that names it.
+            let needle = format!("\"{}\"", terrain.name);
+            let (line, column) = text
+                .lines()
+                .enumerate()
+                .find_map(|(i, l)| l.find(&needle).map(|c| (i + 1, c + 1)))
+                .unwrap_or((1, 1));
+            ParseError::new(line, column, message)
+        };
+        if table.terrains.is_empty() {
+            return Err(ParseError::new(1, 1, "the table has no terrains"));
+        }
+        for (i, terrain) in table.terrains.iter().enumerate() {
+            let earlier = &table.terrains[..i];
+            if earlier.iter().any(|t| t.name == terrain.name) {
+                return Err(at(terrain, format!("terrain `{}` is defined twice", terrain.name)));
+            }
+            if terrain.glyphs.is_empty() {
+                return Err(at(terrain, format!("terrain `{}` has no glyphs", terrain.name)));
+            }
+            for glyph in terrain.glyphs.chars() {
+                if glyph.is_whitespace() || glyph == '/' || glyph == '[' {
+                    return Err(at(terrain, format!("terrain `{}`: `{glyph}` cannot be a glyph (whitespace, `/` and `[` mark comments and sections in maps)", terrain.name)));
+                }
+                if let Some(other) = earlier.iter().find(|t| t.glyphs.contains(glyph)) {
+                    return Err(at(terrain, format!("glyph `{glyph}` stands for both `{}` and `{}`", other.name, terrain.name)));
+                }
+            }
+            if terrain.tile >= ATLAS_TILES {
+                return Err(at(terrain, format!("terrain `{}`: tile {} is not in the atlas (0..{ATLAS_TILES})", terrain.name, terrain.tile)));
+            }
+            for class in MovementClass::ALL {
+                if let Some(cost) = terrain.cost(class)
+                    && !(cost > 0.0 && cost.is_finite())
+                {
+                    return Err(at(terrain, format!("terrain `{}`: the {} cost must be positive, got {cost}", terrain.name, class.name())));
+                }
+            }
+        }
+        Ok(table)
+    }
+
+    /// The terrain a glyph stands for, by index.
+    pub fn by_glyph(&self, glyph: char) -> Option<usize> {
+        self.terrains.iter().position(|t| t.glyphs.contains(glyph))
+    }
+
+    /// Every glyph the table knows, for error messages.
+    pub fn glyphs(&self) -> String {
+        self.terrains.iter().map(|t| t.glyphs.as_str()).collect()
+    }
+}
+
+/// Loads `*.terrain.ron` and `terrain.ron` files through [`TerrainTable::parse`].
+#[derive(Default, TypePath)]
+pub struct TerrainLoader;
+
+impl AssetLoader for TerrainLoader {
+    type Asset = TerrainTable;
+    type Settings = ();
+    type Error = crate::AssetFileError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        context: &mut LoadContext<'_>,
+    ) -> Result<TerrainTable, Self::Error> {
+        let text = crate::read_text(reader, context).await?;
+        TerrainTable::parse(&text).map_err(|e| crate::AssetFileError::parse(context, e))
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["ron"]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_table_parses_and_says_what_the_defaults_promise() {
+        let text = std::fs::read_to_string("assets/terrain.ron").unwrap();
+        let table = TerrainTable::parse(&text).unwrap();
+        let cost = |name: &str, class| {
+            table.terrains.iter().find(|t| t.name == name).unwrap().cost(class)
+        };
+        assert_eq!(cost("mud", MovementClass::Foot), Some(3.0));
+        assert_eq!(cost("water", MovementClass::Horse), None, "horses cannot swim");
+        assert_eq!(cost("rock", MovementClass::Flyer), None);
+        assert_eq!(cost("forest", MovementClass::Flyer), Some(1.0));
+        for glyph in ".GSWT@O".chars() {
+            assert!(table.by_glyph(glyph).is_some(), "Moving AI glyph {glyph}");
+        }
+    }
+
+    #[test]
+    fn errors_point_at_the_fault() {
+        let err = |text: &str| TerrainTable::parse(text).unwrap_err().to_string();
+        assert_eq!(err("(terrains: [(name: \"a\", glyphs: \".\", tile: 0, foot: 1.0)"), "1:52: Expected option");
+        let twice = "(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0),\n (name: \"b\", glyphs: \"x.\", tile: 1),\n])";
+        assert_eq!(err(twice), "3:9: glyph `.` stands for both `a` and `b`");
+        let negative = "#![enable(implicit_some)]\n(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0, horse: -1.0),\n])";
+        assert_eq!(err(negative), "3:9: terrain `a`: the horse cost must be positive, got -1");
+        let tile = "(terrains: [(name: \"a\", glyphs: \".\", tile: 9)])";
+        assert_eq!(err(tile), "1:20: terrain `a`: tile 9 is not in the atlas (0..7)");
+        assert!(err("(terrains: [(name: \"a\", glyph: \".\", tile: 0)])").starts_with("1:"));
+    }
+}

@@ -1,0 +1,172 @@
+//! Pointer and keyboard input turned into selection and orders: left click selects (through
+//! bevy_picking), shift adds, a dragged box selects several, clicking empty ground
+//! deselects; right click orders, shift+right click adds a waypoint; `S` stops.
+
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use tilewalk_path::Pos;
+
+use super::hud::Notice;
+use crate::AppSystems;
+use crate::convert::{TILE_SIZE, world_to_cell};
+use crate::level::Level;
+use crate::pathing::{MoveOrder, StopOrder};
+use crate::units::{Selected, Unit};
+
+/// Where the pointer is, in the world and on the map.
+#[derive(Resource, Default, Debug)]
+pub struct Cursor {
+    pub world: Option<Vec2>,
+    pub tile: Option<Pos>,
+}
+
+/// A left-button drag under way, from where it started (world coordinates).
+#[derive(Resource, Default, Debug)]
+pub struct DragBox {
+    pub start: Option<Vec2>,
+    pub dragging: bool,
+}
+
+/// Whether the last search's expanded cells are drawn.
+#[derive(Resource, Default, Debug)]
+pub struct ShowSearch(pub bool);
+
+/// A drag shorter than this (in screen pixels) is a click.
+const DRAG_THRESHOLD_PX: f32 = 6.0;
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<Cursor>()
+        .init_resource::<DragBox>()
+        .init_resource::<ShowSearch>()
+        .add_systems(
+            Update,
+            (track_cursor, select_with_box, order_selected, keyboard_commands)
+                .chain()
+                .in_set(AppSystems::RecordInput)
+                .run_if(resource_exists::<Level>),
+        );
+}
+
+fn shift(keys: &ButtonInput<KeyCode>) -> bool {
+    keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight])
+}
+
+fn track_cursor(
+    mut cursor: ResMut<Cursor>,
+    level: Res<Level>,
+    window: Single<&Window, With<PrimaryWindow>>,
+    camera: Single<(&Camera, &GlobalTransform)>,
+) {
+    let (camera, transform) = *camera;
+    cursor.world = window.cursor_position().and_then(|p| camera.viewport_to_world_2d(transform, p).ok());
+    cursor.tile = cursor.world.and_then(|w| world_to_cell(w, level.width, level.height));
+}
+
+/// Left click on a unit (bevy_picking): select it; with shift, add it to (or take it out of)
+/// the selection.
+pub(super) fn on_unit_click(
+    mut click: On<Pointer<Click>>,
+    mut commands: Commands,
+    keys: Res<ButtonInput<KeyCode>>,
+    selected: Query<Entity, With<Selected>>,
+) {
+    if click.button != PointerButton::Primary {
+        return;
+    }
+    click.propagate(false);
+    let unit = click.entity;
+    let was_selected = selected.contains(unit);
+    if shift(&keys) {
+        if was_selected {
+            commands.entity(unit).remove::<Selected>();
+        } else {
+            commands.entity(unit).insert(Selected);
+        }
+        return;
+    }
+    for other in &selected {
+        commands.entity(other).remove::<Selected>();
+    }
+    commands.entity(unit).insert(Selected);
+}
+
+/// Box selection, and deselection by clicking empty ground.
+fn select_with_box(
+    mut commands: Commands,
+    buttons: Res<ButtonInput<MouseButton>>,
+    keys: Res<ButtonInput<KeyCode>>,
+    cursor: Res<Cursor>,
+    mut drag: ResMut<DragBox>,
+    projection: Single<&Projection, With<Camera2d>>,
+    units: Query<(Entity, &Transform, Has<Selected>), With<Unit>>,
+) {
+    let Some(world) = cursor.world else { return };
+    if buttons.just_pressed(MouseButton::Left) {
+        *drag = DragBox { start: Some(world), dragging: false };
+    }
+    let Some(start) = drag.start else { return };
+    let scale = match *projection {
+        Projection::Orthographic(ortho) => ortho.scale,
+        _ => 1.0,
+    };
+    if world.distance(start) / scale > DRAG_THRESHOLD_PX {
+        drag.dragging = true;
+    }
+    if !buttons.just_released(MouseButton::Left) {
+        return;
+    }
+    let over_unit = |p: Vec2| units.iter().any(|(_, t, _)| t.translation.truncate().distance(p) < TILE_SIZE * 0.45);
+    if drag.dragging {
+        let area = Rect::from_corners(start, world);
+        for (entity, transform, selected) in &units {
+            let inside = area.contains(transform.translation.truncate());
+            if inside {
+                commands.entity(entity).insert(Selected);
+            } else if selected && !shift(&keys) {
+                commands.entity(entity).remove::<Selected>();
+            }
+        }
+    } else if !over_unit(world) && !shift(&keys) {
+        for (entity, ..) in units.iter().filter(|u| u.2) {
+            commands.entity(entity).remove::<Selected>();
+        }
+    }
+    *drag = DragBox::default();
+}
+
+fn order_selected(
+    buttons: Res<ButtonInput<MouseButton>>,
+    keys: Res<ButtonInput<KeyCode>>,
+    cursor: Res<Cursor>,
+    selected: Query<Entity, With<Selected>>,
+    mut orders: MessageWriter<MoveOrder>,
+    mut notice: ResMut<Notice>,
+) {
+    if !buttons.just_pressed(MouseButton::Right) {
+        return;
+    }
+    let units: Vec<Entity> = selected.iter().collect();
+    if units.is_empty() {
+        notice.say("select a unit first (left click, or drag a box)");
+        return;
+    }
+    let Some(goal) = cursor.tile else {
+        notice.say("that is outside the map");
+        return;
+    };
+    orders.write(MoveOrder { units, goal, append: shift(&keys) });
+}
+
+fn keyboard_commands(
+    keys: Res<ButtonInput<KeyCode>>,
+    selected: Query<Entity, With<Selected>>,
+    mut stops: MessageWriter<StopOrder>,
+    mut show_search: ResMut<ShowSearch>,
+) {
+    if keys.just_pressed(KeyCode::KeyS) && !selected.is_empty() {
+        stops.write(StopOrder { units: selected.iter().collect() });
+    }
+    if keys.just_pressed(KeyCode::KeyE) {
+        show_search.0 = !show_search.0;
+    }
+}

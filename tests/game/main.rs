@@ -1,0 +1,76 @@
+//! The one integration-test binary: headless simulation, hot reload from real files, and
+//! the command line. (One binary, so Bevy is linked once.)
+
+mod cli;
+mod hot_reload;
+mod simulation;
+
+use bevy::prelude::*;
+use tilewalk::headless_app;
+use tilewalk::journal::{Entry, Journal};
+use tilewalk::map::MapAsset;
+use tilewalk::movement::Motion;
+use tilewalk::pathing::{MoveOrder, Path};
+use tilewalk::terrain::TerrainTable;
+use tilewalk::units::{Tile, Unit};
+use tilewalk_path::Pos;
+
+pub fn table() -> TerrainTable {
+    TerrainTable::parse(include_str!("../../assets/terrain.ron")).expect("the shipped terrain table parses")
+}
+
+/// A headless app on a map given as text.
+pub fn app(map: &str) -> App {
+    headless_app(&MapAsset::parse(map).expect("test map parses"), &table()).expect("test map builds")
+}
+
+pub fn unit(app: &mut App, name: &str) -> Entity {
+    let world = app.world_mut();
+    world
+        .query::<(Entity, &Unit)>()
+        .iter(world)
+        .find(|(_, u)| u.name == name)
+        .map(|(e, _)| e)
+        .unwrap_or_else(|| panic!("no unit {name}"))
+}
+
+pub fn order(app: &mut App, names: &[&str], goal: Pos, append: bool) {
+    let units = names.iter().map(|n| unit(app, n)).collect();
+    app.world_mut().write_message(MoveOrder { units, goal, append });
+}
+
+pub fn tile(app: &mut App, name: &str) -> Pos {
+    let entity = unit(app, name);
+    app.world().get::<Tile>(entity).expect("units have a tile").0
+}
+
+pub fn path(app: &mut App, name: &str) -> Option<Path> {
+    let entity = unit(app, name);
+    app.world().get::<Path>(entity).cloned()
+}
+
+pub fn journal(app: &App) -> Vec<Entry> {
+    app.world().resource::<Journal>().0.clone()
+}
+
+/// Updates until no unit has a path or a step under way (at most `seconds` of simulated time).
+pub fn run_until_idle(app: &mut App, seconds: f64) {
+    for frame in 0..(seconds * 60.0) as usize {
+        app.update();
+        let world = app.world_mut();
+        let busy = world.query_filtered::<(), With<Path>>().iter(world).count()
+            + world.query::<&Motion>().iter(world).filter(|m| m.stride.is_some()).count();
+        if frame > 0 && busy == 0 {
+            return;
+        }
+    }
+    panic!("units still moving after {seconds} simulated seconds");
+}
+
+/// When `name` arrived, from the journal.
+pub fn arrival(app: &App, name: &str) -> Option<(Pos, f64)> {
+    journal(app).into_iter().find_map(|e| match e {
+        Entry::Arrived { unit, tile, seconds } if unit == name => Some((tile, seconds)),
+        _ => None,
+    })
+}

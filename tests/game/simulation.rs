@@ -1,0 +1,191 @@
+//! Orders, paths and movement in a headless app with a fixed time step.
+
+use tilewalk::journal::Entry;
+use tilewalk::level::Level;
+use tilewalk::movement::UNIT_SPEED_TILES_PER_SEC;
+use tilewalk::terrain::MovementClass;
+use tilewalk_path::{Pos, SearchOptions, find_path};
+
+use super::*;
+
+const FIELD: &str = "\
+[terrain]
+..........
+..,,,,,...
+..,,,,,...
+....=====.
+..........
+[units]
+knight  blue foot  0,1
+lancer  blue horse 0,3
+griffin blue flyer 0,4
+";
+
+#[test]
+fn an_order_stores_the_cores_path_for_the_units_class() {
+    let mut app = app(FIELD);
+    order(&mut app, &["knight"], Pos::new(8, 1), false);
+    order(&mut app, &["lancer"], Pos::new(8, 2), false);
+    app.update();
+    let level = app.world().resource::<Level>().clone();
+    for (name, class, from, to) in [("knight", MovementClass::Foot, Pos::new(0, 1), Pos::new(8, 1)), ("lancer", MovementClass::Horse, Pos::new(0, 3), Pos::new(8, 2))] {
+        let stored = path(&mut app, name).expect("an order gives a path");
+        let core = find_path(level.grid(class), from, to, &SearchOptions::default()).unwrap();
+        assert_eq!(stored.cells, core.path.cells, "{name}");
+        assert!((stored.cost - core.path.cost).abs() < 1e-9, "{name}");
+    }
+    // The knight avoids the mud (3 per tile): over it the straight line would cost 2 + 5·3 + 1 = 18.
+    let knight = path(&mut app, "knight").unwrap();
+    assert!(knight.cells.iter().all(|p| !(2..=6).contains(&p.x) || p.y == 0 || p.y >= 3), "{:?}", knight.cells);
+    assert!((knight.cost - (6.0 + 2.0 * std::f64::consts::SQRT_2)).abs() < 1e-9, "{}", knight.cost);
+}
+
+#[test]
+fn a_unit_arrives_on_its_goal_when_the_cost_model_says() {
+    let mut app = app(FIELD);
+    order(&mut app, &["griffin"], Pos::new(9, 4), false);
+    run_until_idle(&mut app, 30.0);
+    assert_eq!(tile(&mut app, "griffin"), Pos::new(9, 4));
+    let (at, seconds) = arrival(&app, "griffin").expect("it arrived");
+    assert_eq!(at, Pos::new(9, 4));
+    // Nine grass tiles at cost 1 for a flyer.
+    assert!((seconds - 9.0 / UNIT_SPEED_TILES_PER_SEC).abs() < 1e-6, "{seconds}");
+    assert!(path(&mut app, "griffin").is_none(), "the path is done");
+}
+
+#[test]
+fn crossing_mud_takes_three_times_as_long_as_grass() {
+    let mut app = app("\
+[terrain]
+.....
+#####
+.,,,,
+[units]
+dry  blue foot 0,0
+wet  blue foot 0,2
+");
+    order(&mut app, &["dry"], Pos::new(4, 0), false);
+    order(&mut app, &["wet"], Pos::new(4, 2), false);
+    run_until_idle(&mut app, 30.0);
+    let (_, dry) = arrival(&app, "dry").unwrap();
+    let (_, wet) = arrival(&app, "wet").unwrap();
+    assert!((dry - 4.0 / UNIT_SPEED_TILES_PER_SEC).abs() < 1e-6, "{dry}");
+    assert!((wet / dry - 3.0).abs() < 1e-6, "mud costs 3, grass 1: {wet} vs {dry}");
+}
+
+#[test]
+fn impassable_and_unreachable_goals_give_no_path_and_say_why() {
+    let mut app = app("\
+[terrain]
+...#...
+...#.#.
+...#.#~
+[units]
+knight blue foot  0,0
+lancer blue horse 0,1
+");
+    order(&mut app, &["knight"], Pos::new(3, 1), false);
+    order(&mut app, &["knight"], Pos::new(4, 1), false);
+    order(&mut app, &["lancer"], Pos::new(6, 2), false);
+    app.update();
+    assert!(path(&mut app, "knight").is_none());
+    assert!(path(&mut app, "lancer").is_none());
+    let reasons: Vec<String> = journal(&app)
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Refused { reason, .. } => Some(reason),
+            Entry::Arrived { .. } => None,
+        })
+        .collect();
+    assert_eq!(reasons, [
+        "knight: rock at (3,1) is impassable for foot",
+        "knight: (4,1) cannot be reached: start and goal are in different regions",
+        "lancer: water at (6,2) is impassable for horse",
+    ]);
+    app.update();
+    assert_eq!(tile(&mut app, "knight"), Pos::new(0, 0), "a refused unit stays");
+}
+
+#[test]
+fn a_group_order_ends_on_distinct_tiles_near_the_goal() {
+    let mut app = app("\
+[terrain]
+........
+........
+........
+........
+[units]
+a blue foot  0,0
+b blue horse 0,1
+c blue flyer 0,2
+d blue foot  0,3
+");
+    order(&mut app, &["a", "b", "c", "d"], Pos::new(6, 1), false);
+    run_until_idle(&mut app, 30.0);
+    let tiles: Vec<Pos> = ["a", "b", "c", "d"].iter().map(|n| tile(&mut app, n)).collect();
+    let distinct: std::collections::HashSet<Pos> = tiles.iter().copied().collect();
+    assert_eq!(distinct.len(), 4, "{tiles:?}");
+    assert_eq!(tiles[0], Pos::new(6, 1), "the first unit by name gets the clicked tile");
+    for t in &tiles {
+        assert!(t.x.abs_diff(6) <= 1 && t.y.abs_diff(1) <= 1, "{t} is next to the goal");
+    }
+    assert_eq!(journal(&app).len(), 4, "four arrivals, no refusals");
+}
+
+#[test]
+fn shift_orders_append_waypoints() {
+    let mut app = app(FIELD);
+    order(&mut app, &["griffin"], Pos::new(4, 4), false);
+    order(&mut app, &["griffin"], Pos::new(4, 0), true);
+    app.update();
+    let planned = path(&mut app, "griffin").unwrap();
+    assert_eq!(planned.cells[planned.waypoints[0]], Pos::new(4, 4));
+    assert_eq!(planned.goal(), Pos::new(4, 0));
+    assert_eq!(planned.cost, 8.0);
+    run_until_idle(&mut app, 30.0);
+    assert_eq!(tile(&mut app, "griffin"), Pos::new(4, 0));
+}
+
+#[test]
+fn a_blocked_unit_waits_replans_around_and_never_deadlocks() {
+    // `idle` blocks the short way along the middle row; `walker` goes around it.
+    let mut app = app("\
+[terrain]
+.......
+.......
+.......
+[units]
+walker blue foot 0,1
+idle   red  foot 3,1
+");
+    order(&mut app, &["walker"], Pos::new(6, 1), false);
+    run_until_idle(&mut app, 30.0);
+    assert_eq!(tile(&mut app, "walker"), Pos::new(6, 1));
+    assert_eq!(tile(&mut app, "idle"), Pos::new(3, 1));
+
+    // In a one-tile corridor there is no way around: a bounded number of retries, then it stops.
+    let mut app = super::app("\
+[terrain]
+.......
+[units]
+walker blue foot 0,0
+idle   red  foot 3,0
+");
+    order(&mut app, &["walker"], Pos::new(6, 0), false);
+    run_until_idle(&mut app, 30.0);
+    assert_eq!(tile(&mut app, "walker"), Pos::new(2, 0));
+    assert!(journal(&app).iter().any(|e| matches!(e, Entry::Refused { reason, .. } if reason.contains("no way on") || reason.contains("gave up"))), "{:?}", journal(&app));
+}
+
+#[test]
+fn the_same_orders_replay_identically() {
+    let run = || {
+        let mut app = app(include_str!("../../assets/maps/meadow.map"));
+        order(&mut app, &["knight", "archer", "lancer", "griffin"], Pos::new(28, 7), false);
+        run_until_idle(&mut app, 120.0);
+        journal(&app)
+    };
+    let first = run();
+    assert_eq!(first.len(), 4);
+    assert_eq!(first, run());
+}
