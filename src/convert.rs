@@ -21,7 +21,11 @@ pub fn cell_center(pos: Pos, map_height: u32) -> Vec2 {
 pub fn world_to_cell(world: Vec2, map_width: u32, map_height: u32) -> Option<Pos> {
     let x = (world.x / TILE_SIZE).floor();
     let row_from_bottom = (world.y / TILE_SIZE).floor();
-    if x < 0.0 || row_from_bottom < 0.0 || x >= map_width as f32 || row_from_bottom >= map_height as f32 {
+    if x < 0.0
+        || row_from_bottom < 0.0
+        || x >= map_width as f32
+        || row_from_bottom >= map_height as f32
+    {
         return None;
     }
     Some(Pos::new(x as u32, map_height - 1 - row_from_bottom as u32))
@@ -41,7 +45,10 @@ mod tests {
         let pos = Pos::new(3, 1);
         let centre = cell_center(pos, 5);
         assert_eq!(centre, Vec2::new(3.5 * TILE_SIZE, 3.5 * TILE_SIZE));
-        assert_eq!(world_to_cell(centre + Vec2::splat(TILE_SIZE * 0.49), 6, 5), Some(pos));
+        assert_eq!(
+            world_to_cell(centre + Vec2::splat(TILE_SIZE * 0.49), 6, 5),
+            Some(pos)
+        );
         assert_eq!(world_to_cell(Vec2::new(-1.0, 10.0), 6, 5), None);
         assert_eq!(world_to_cell(Vec2::new(10.0, 5.0 * TILE_SIZE), 6, 5), None);
     }

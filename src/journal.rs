@@ -14,8 +14,16 @@ use crate::units::Unit;
 /// One thing that happened to a unit's order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Entry {
-    Arrived { unit: String, tile: Pos, seconds: f64 },
-    Refused { unit: String, goal: Pos, reason: String },
+    Arrived {
+        unit: String,
+        tile: Pos,
+        seconds: f64,
+    },
+    Refused {
+        unit: String,
+        goal: Pos,
+        reason: String,
+    },
 }
 
 impl Entry {
@@ -28,7 +36,11 @@ impl Entry {
     /// One JSON object, e.g. `{"event":"arrived","unit":"knight","tile":[5,3],"seconds":4.25}`.
     pub fn to_json(&self) -> serde_json::Value {
         match self {
-            Self::Arrived { unit, tile, seconds } => serde_json::json!({
+            Self::Arrived {
+                unit,
+                tile,
+                seconds,
+            } => serde_json::json!({
                 "event": "arrived", "unit": unit, "tile": [tile.x, tile.y], "seconds": round_seconds(*seconds),
             }),
             Self::Refused { unit, goal, reason } => serde_json::json!({
@@ -72,14 +84,26 @@ fn record_entries(
     mut journal: ResMut<Journal>,
     log: Option<ResMut<EventLog>>,
 ) -> Result {
-    let name = |e: Entity| units.get(e).map_or_else(|_| format!("{e}"), |u| u.name.clone());
+    let name = |e: Entity| {
+        units
+            .get(e)
+            .map_or_else(|_| format!("{e}"), |u| u.name.clone())
+    };
     let start = journal.0.len();
     for a in arrived.read() {
-        journal.0.push(Entry::Arrived { unit: name(a.unit), tile: a.tile, seconds: a.seconds });
+        journal.0.push(Entry::Arrived {
+            unit: name(a.unit),
+            tile: a.tile,
+            seconds: a.seconds,
+        });
     }
     for r in refused.read() {
         info!("order refused: {}", r.reason);
-        journal.0.push(Entry::Refused { unit: name(r.unit), goal: r.goal, reason: r.reason.clone() });
+        journal.0.push(Entry::Refused {
+            unit: name(r.unit),
+            goal: r.goal,
+            reason: r.reason.clone(),
+        });
     }
     if let Some(mut log) = log {
         for entry in &journal.0[start..] {

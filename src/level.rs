@@ -10,9 +10,9 @@ use bevy::prelude::*;
 use tilewalk_path::formats::ParseError;
 use tilewalk_path::{Grid, Pos};
 
-use crate::{AppSystems, AssetFileError};
 use crate::map::{MapAsset, MapLoader};
 use crate::terrain::{MovementClass, Terrain, TerrainLoader, TerrainTable};
+use crate::{AppSystems, AssetFileError};
 
 /// The terrain of every cell and what it costs each movement class.
 #[derive(Resource, Clone, Debug)]
@@ -38,7 +38,11 @@ impl Level {
             width: map.width,
             height: map.height,
             table: table.clone(),
-            grids: [grid(MovementClass::Foot)?, grid(MovementClass::Horse)?, grid(MovementClass::Flyer)?],
+            grids: [
+                grid(MovementClass::Foot)?,
+                grid(MovementClass::Horse)?,
+                grid(MovementClass::Flyer)?,
+            ],
             terrain,
         })
     }
@@ -70,7 +74,9 @@ impl Level {
         self.cells()
             .filter(|&p| {
                 self.terrain(p).map(|t| t.tile) != new.terrain(p).map(|t| t.tile)
-                    || MovementClass::ALL.iter().any(|&c| self.grid(c).cost(p) != new.grid(c).cost(p))
+                    || MovementClass::ALL
+                        .iter()
+                        .any(|&c| self.grid(c).cost(p) != new.grid(c).cost(p))
             })
             .collect()
     }
@@ -123,14 +129,22 @@ pub fn assets_plugin(app: &mut App) {
         .add_systems(Startup, load_level_files)
         .add_systems(
             Update,
-            (report_failed_loads::<MapAsset>, report_failed_loads::<TerrainTable>, rebuild_level)
+            (
+                report_failed_loads::<MapAsset>,
+                report_failed_loads::<TerrainTable>,
+                rebuild_level,
+            )
                 .chain()
                 .in_set(AppSystems::Load),
         );
 }
 
 fn load_level_files(mut commands: Commands, server: Res<AssetServer>, map: Res<MapFile>) {
-    let name = map.0.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = map
+        .0
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     commands.insert_resource(LevelHandles {
         map: server.load(AssetPath::from(name).with_source(MAP_SOURCE)),
         terrain: server.load("terrain.ron"),
@@ -149,14 +163,19 @@ fn report_failed_loads<A: Asset>(
             _ => PathBuf::from("assets").join(failure.path.path()),
         };
         let message = match &failure.error {
-            AssetLoadError::AssetLoaderError(e) => match e.error().downcast_ref::<AssetFileError>() {
-                Some(AssetFileError::Parse { error, .. }) => AssetFileError::in_file(&file, error.clone()).to_string(),
+            AssetLoadError::AssetLoaderError(e) => match e.error().downcast_ref::<AssetFileError>()
+            {
+                Some(AssetFileError::Parse { error, .. }) => {
+                    AssetFileError::in_file(&file, error.clone()).to_string()
+                }
                 _ => format!("{}: {}", file.display(), e.error()),
             },
             other => format!("{}: {other}", file.display()),
         };
         warn!("{message} (keeping the last good version)");
-        errors.0.insert(file.display().to_string(), message.trim_end().to_owned());
+        errors
+            .0
+            .insert(file.display().to_string(), message.trim_end().to_owned());
     }
 }
 
@@ -167,7 +186,10 @@ fn touches<A: Asset>(event: &AssetEvent<A>, id: AssetId<A>) -> bool {
 
 /// Rebuilds the level when the map or the terrain table (re)loads; spawns the map's units
 /// the first time. A map that does not fit the table is reported and the old level stays.
-#[expect(clippy::too_many_arguments, reason = "a system: each parameter is one piece of world state")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system: each parameter is one piece of world state"
+)]
 fn rebuild_level(
     mut commands: Commands,
     mut map_events: MessageReader<AssetEvent<MapAsset>>,
@@ -181,8 +203,12 @@ fn rebuild_level(
     map_file: Res<MapFile>,
 ) {
     let Some(handles) = handles else { return };
-    let map_touched = map_events.read().fold(false, |any, e| any | touches(e, handles.map.id()));
-    let terrain_touched = terrain_events.read().fold(false, |any, e| any | touches(e, handles.terrain.id()));
+    let map_touched = map_events
+        .read()
+        .fold(false, |any, e| any | touches(e, handles.map.id()));
+    let terrain_touched = terrain_events
+        .read()
+        .fold(false, |any, e| any | touches(e, handles.terrain.id()));
     if !map_touched && !terrain_touched {
         return;
     }
@@ -191,7 +217,9 @@ fn rebuild_level(
     };
     // A file that loaded is no longer in error.
     let map_name = map_file.0.display().to_string();
-    errors.0.retain(|file, _| !(map_touched && *file == map_name || terrain_touched && file.ends_with("terrain.ron")));
+    errors.0.retain(|file, _| {
+        !(map_touched && *file == map_name || terrain_touched && file.ends_with("terrain.ron"))
+    });
     let built = match Level::build(map, table) {
         Ok(built) => built,
         Err(error) => {

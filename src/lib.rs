@@ -47,7 +47,12 @@ pub fn simulation_plugin(app: &mut App) {
         )
             .chain(),
     );
-    app.add_plugins((level::plugin, pathing::plugin, movement::plugin, journal::plugin));
+    app.add_plugins((
+        level::plugin,
+        pathing::plugin,
+        movement::plugin,
+        journal::plugin,
+    ));
 }
 
 /// A headless app (no window, no renderer) playing `map` under `table`, with a fixed
@@ -110,7 +115,10 @@ pub(crate) async fn read_text(
     reader
         .read_to_end(&mut bytes)
         .await
-        .map_err(|e| AssetFileError::Io { file: file(), message: e.to_string() })?;
+        .map_err(|e| AssetFileError::Io {
+            file: file(),
+            message: e.to_string(),
+        })?;
     String::from_utf8(bytes).map_err(|e| AssetFileError::Io {
         file: file(),
         message: format!("not UTF-8 text ({e})"),

@@ -49,14 +49,20 @@ pub struct Arrived {
 
 /// How long entering `to` from `from` takes for a tile of cost `cost`.
 pub fn step_seconds(from: Pos, to: Pos, cost: f64) -> f64 {
-    let length = if from.x != to.x && from.y != to.y { SQRT_2 } else { 1.0 };
+    let length = if from.x != to.x && from.y != to.y {
+        SQRT_2
+    } else {
+        1.0
+    };
     length * cost / UNIT_SPEED_TILES_PER_SEC
 }
 
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<Arrived>().add_systems(
         Update,
-        follow_paths.in_set(AppSystems::Move).run_if(resource_exists::<Level>),
+        follow_paths
+            .in_set(AppSystems::Move)
+            .run_if(resource_exists::<Level>),
     );
 }
 
@@ -70,7 +76,10 @@ type Walker<'a> = (
     &'a mut Transform,
 );
 
-#[expect(clippy::too_many_arguments, reason = "a system: each parameter is one piece of world state")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system: each parameter is one piece of world state"
+)]
 fn follow_paths(
     mut commands: Commands,
     time: Res<Time>,
@@ -82,7 +91,11 @@ fn follow_paths(
     names: Query<&Unit>,
 ) {
     let mut holders: HashMap<Pos, Entity> = units.iter().map(|u| (u.3.0, u.0)).collect();
-    let moving: HashSet<Entity> = units.iter().filter(|u| u.5.is_some()).map(|u| u.0).collect();
+    let moving: HashSet<Entity> = units
+        .iter()
+        .filter(|u| u.5.is_some())
+        .map(|u| u.0)
+        .collect();
     let now = time.elapsed_secs_f64();
     for (entity, unit, &class, mut tile, mut motion, mut path, mut transform) in &mut units {
         let mut left = time.delta_secs_f64();
@@ -96,41 +109,73 @@ fn follow_paths(
                 left = stride.elapsed - stride.duration;
                 motion.stride = None;
             }
-            let Some(path) = path.as_deref_mut() else { break };
+            let Some(path) = path.as_deref_mut() else {
+                break;
+            };
             let Some(&to) = path.cells.get(path.next) else {
                 commands.entity(entity).remove::<Path>();
-                arrived.write(Arrived { unit: entity, tile: tile.0, seconds: now - left });
+                arrived.write(Arrived {
+                    unit: entity,
+                    tile: tile.0,
+                    seconds: now - left,
+                });
                 break;
             };
             if let Some(&holder) = holders.get(&to)
                 && holder != entity
             {
                 path.waited += left as f32;
-                let patience = if moving.contains(&holder) { WAIT_FOR_MOVING_SECS } else { WAIT_FOR_IDLE_SECS };
+                let patience = if moving.contains(&holder) {
+                    WAIT_FOR_MOVING_SECS
+                } else {
+                    WAIT_FOR_IDLE_SECS
+                };
                 if path.waited >= patience {
                     path.waited = 0.0;
                     if path.replans >= MAX_REPLANS {
                         commands.entity(entity).remove::<Path>();
-                        let blocker = names.get(holder).map_or("another unit", |u| u.name.as_str());
-                        refused.write(OrderRefused { unit: entity, goal: path.goal(), reason: format!("{}: gave up, {blocker} blocks the way at {to}", unit.name) });
+                        let blocker = names
+                            .get(holder)
+                            .map_or("another unit", |u| u.name.as_str());
+                        refused.write(OrderRefused {
+                            unit: entity,
+                            goal: path.goal(),
+                            reason: format!(
+                                "{}: gave up, {blocker} blocks the way at {to}",
+                                unit.name
+                            ),
+                        });
                     } else {
                         path.replans += 1;
-                        replan.write(Replan { unit: entity, avoid_units: true });
+                        replan.write(Replan {
+                            unit: entity,
+                            avoid_units: true,
+                        });
                     }
                 }
                 break;
             }
             // A tile that became impassable: the re-plan for that change is on its way.
-            let Some(cost) = level.grid(class).cost(to) else { break };
+            let Some(cost) = level.grid(class).cost(to) else {
+                break;
+            };
             path.waited = 0.0;
             holders.remove(&tile.0);
             holders.insert(to, entity);
-            motion.stride = Some(Stride { from: tile.0, to, elapsed: 0.0, duration: step_seconds(tile.0, to, cost) });
+            motion.stride = Some(Stride {
+                from: tile.0,
+                to,
+                elapsed: 0.0,
+                duration: step_seconds(tile.0, to, cost),
+            });
             tile.0 = to;
             path.next += 1;
         }
         let position = match motion.stride {
-            Some(s) => cell_center(s.from, level.height).lerp(cell_center(s.to, level.height), (s.elapsed / s.duration) as f32),
+            Some(s) => cell_center(s.from, level.height).lerp(
+                cell_center(s.to, level.height),
+                (s.elapsed / s.duration) as f32,
+            ),
             None => cell_center(tile.0, level.height),
         };
         transform.translation = position.extend(UNIT_Z);

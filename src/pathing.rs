@@ -69,7 +69,11 @@ impl Path {
     }
 
     fn remaining_waypoints(&self) -> Vec<Pos> {
-        self.waypoints.iter().filter(|&&i| i >= self.next).map(|&i| self.cells[i]).collect()
+        self.waypoints
+            .iter()
+            .filter(|&&i| i >= self.next)
+            .map(|&i| self.cells[i])
+            .collect()
     }
 }
 
@@ -115,7 +119,13 @@ fn stop_units(mut commands: Commands, mut stops: MessageReader<StopOrder>) {
     }
 }
 
-type UnitState<'a> = (Entity, &'a Unit, &'a MovementClass, &'a Tile, Option<&'a Path>);
+type UnitState<'a> = (
+    Entity,
+    &'a Unit,
+    &'a MovementClass,
+    &'a Tile,
+    Option<&'a Path>,
+);
 
 fn plan_orders(
     mut commands: Commands,
@@ -130,13 +140,19 @@ fn plan_orders(
     // second order in the same frame (a shift+click waypoint) must build on them.
     let mut planned: HashMap<Entity, Path> = HashMap::new();
     for order in orders.read() {
-        let mut ordered: Vec<UnitState> = order.units.iter().filter_map(|&e| units.get(e).ok()).collect();
+        let mut ordered: Vec<UnitState> = order
+            .units
+            .iter()
+            .filter_map(|&e| units.get(e).ok())
+            .collect();
         ordered.sort_by(|a, b| a.1.name.cmp(&b.1.name));
         // Tiles others will hold: where idle units stand and where moving ones are going.
         let mut claimed: HashSet<Pos> = units
             .iter()
             .filter(|u| !order.units.contains(&u.0))
-            .map(|(entity, _, _, tile, path)| planned.get(&entity).or(path).map_or(tile.0, Path::goal))
+            .map(|(entity, _, _, tile, path)| {
+                planned.get(&entity).or(path).map_or(tile.0, Path::goal)
+            })
             .collect();
         for (entity, unit, &class, tile, path) in ordered {
             let path = planned.get(&entity).or(path).cloned();
@@ -145,7 +161,11 @@ fn plan_orders(
                 _ => tile.0,
             };
             let grid = level.grid(class);
-            let refuse = |reason: String| OrderRefused { unit: entity, goal: order.goal, reason: format!("{}: {reason}", unit.name) };
+            let refuse = |reason: String| OrderRefused {
+                unit: entity,
+                goal: order.goal,
+                reason: format!("{}: {reason}", unit.name),
+            };
             if let Err(reason) = check_goal(&level, grid, class, from, order.goal) {
                 refused.write(refuse(reason));
                 continue;
@@ -175,18 +195,34 @@ fn plan_orders(
 }
 
 /// Why a goal cannot be ordered, in the player's words.
-fn check_goal(level: &Level, grid: &Grid, class: MovementClass, from: Pos, goal: Pos) -> Result<(), String> {
+fn check_goal(
+    level: &Level,
+    grid: &Grid,
+    class: MovementClass,
+    from: Pos,
+    goal: Pos,
+) -> Result<(), String> {
     let Some(terrain) = level.terrain(goal) else {
         return Err(format!("{goal} is outside the map"));
     };
     if !grid.is_passable(goal) {
-        return Err(format!("{} at {goal} is impassable for {}", terrain.name, class.name()));
+        return Err(format!(
+            "{} at {goal} is impassable for {}",
+            terrain.name,
+            class.name()
+        ));
     }
     if !grid.is_passable(from) {
-        return Err(format!("it stands on terrain impassable for {}", class.name()));
+        return Err(format!(
+            "it stands on terrain impassable for {}",
+            class.name()
+        ));
     }
     if !grid.connected(from, goal, SearchOptions::default().diagonal) {
-        return Err(format!("{goal} cannot be reached: {}", NoPath::DifferentRegions));
+        return Err(format!(
+            "{goal} cannot be reached: {}",
+            NoPath::DifferentRegions
+        ));
     }
     Ok(())
 }
@@ -218,7 +254,8 @@ impl Path {
         let offset = self.cells.len() - 1;
         self.cells.extend_from_slice(&leg.cells[1..]);
         self.cost += leg.cost;
-        self.waypoints.extend(leg.waypoints.iter().map(|i| i + offset));
+        self.waypoints
+            .extend(leg.waypoints.iter().map(|i| i + offset));
         self
     }
 }
@@ -232,8 +269,18 @@ fn search_legs(
     from: Pos,
     waypoints: &[Pos],
 ) -> Result<Path, NoPath> {
-    let options = SearchOptions { record_expansions: true, ..SearchOptions::default() };
-    let mut path = Path { cells: vec![from], cost: 0.0, next: 1, waypoints: Vec::new(), waited: 0.0, replans: 0 };
+    let options = SearchOptions {
+        record_expansions: true,
+        ..SearchOptions::default()
+    };
+    let mut path = Path {
+        cells: vec![from],
+        cost: 0.0,
+        next: 1,
+        waypoints: Vec::new(),
+        waited: 0.0,
+        replans: 0,
+    };
     for &waypoint in waypoints {
         let started = Instant::now();
         let found = context.search(grid, path.goal(), waypoint, &options);
@@ -256,7 +303,10 @@ fn search_legs(
 }
 
 /// Re-plans paths that a terrain change crosses, and paths of units that movement found blocked.
-#[expect(clippy::too_many_arguments, reason = "a system: each parameter is one piece of world state")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system: each parameter is one piece of world state"
+)]
 fn replan_paths(
     mut commands: Commands,
     mut changes: MessageReader<LevelChanged>,
@@ -267,20 +317,34 @@ fn replan_paths(
     level: Res<Level>,
     units: Query<UnitState>,
 ) {
-    let changed: HashSet<Pos> = changes.read().flat_map(|c| c.cells.iter().copied()).collect();
+    let changed: HashSet<Pos> = changes
+        .read()
+        .flat_map(|c| c.cells.iter().copied())
+        .collect();
     let mut requests: Vec<Replan> = replans.read().copied().collect();
     requests.extend(
         units
             .iter()
-            .filter(|(_, _, _, _, path)| path.is_some_and(|p| p.remaining().iter().any(|c| changed.contains(c))))
-            .map(|(unit, ..)| Replan { unit, avoid_units: false }),
+            .filter(|(_, _, _, _, path)| {
+                path.is_some_and(|p| p.remaining().iter().any(|c| changed.contains(c)))
+            })
+            .map(|(unit, ..)| Replan {
+                unit,
+                avoid_units: false,
+            }),
     );
     for request in requests {
-        let Ok((entity, unit, &class, tile, Some(path))) = units.get(request.unit) else { continue };
+        let Ok((entity, unit, &class, tile, Some(path))) = units.get(request.unit) else {
+            continue;
+        };
         let mut grid = level.grid(class).clone();
         let mut waypoints = path.remaining_waypoints();
         if request.avoid_units {
-            let others: HashSet<Pos> = units.iter().filter(|u| u.0 != entity).map(|u| u.3.0).collect();
+            let others: HashSet<Pos> = units
+                .iter()
+                .filter(|u| u.0 != entity)
+                .map(|u| u.3.0)
+                .collect();
             for &other in &others {
                 // Editing a valid cell of our own clone cannot fail.
                 grid.set_cost(other, None).ok();
@@ -293,13 +357,27 @@ fn replan_paths(
                 *goal = free;
             }
         }
-        match search_legs(&mut finder.0, &mut last, &unit.name, &grid, tile.0, &waypoints) {
+        match search_legs(
+            &mut finder.0,
+            &mut last,
+            &unit.name,
+            &grid,
+            tile.0,
+            &waypoints,
+        ) {
             Ok(new) => {
-                commands.entity(entity).insert(Path { replans: path.replans, ..new });
+                commands.entity(entity).insert(Path {
+                    replans: path.replans,
+                    ..new
+                });
             }
             Err(reason) => {
                 commands.entity(entity).remove::<Path>();
-                refused.write(OrderRefused { unit: entity, goal: path.goal(), reason: format!("{}: no way on to {}: {reason}", unit.name, path.goal()) });
+                refused.write(OrderRefused {
+                    unit: entity,
+                    goal: path.goal(),
+                    reason: format!("{}: no way on to {}: {reason}", unit.name, path.goal()),
+                });
             }
         }
     }
@@ -313,15 +391,39 @@ mod tests {
     fn free_goal_spirals_out_from_a_claimed_tile() {
         let grid = Grid::new(5, 5).unwrap();
         let claimed: HashSet<Pos> = [Pos::new(2, 2), Pos::new(2, 1)].into();
-        assert_eq!(free_goal(&grid, Pos::new(0, 0), Pos::new(4, 4), &claimed), Some(Pos::new(4, 4)));
-        assert_eq!(free_goal(&grid, Pos::new(0, 0), Pos::new(2, 2), &claimed), Some(Pos::new(1, 2)));
-        assert_eq!(free_goal(&grid, Pos::new(2, 2), Pos::new(2, 2), &claimed), Some(Pos::new(2, 2)), "a unit's own tile is free for it");
+        assert_eq!(
+            free_goal(&grid, Pos::new(0, 0), Pos::new(4, 4), &claimed),
+            Some(Pos::new(4, 4))
+        );
+        assert_eq!(
+            free_goal(&grid, Pos::new(0, 0), Pos::new(2, 2), &claimed),
+            Some(Pos::new(1, 2))
+        );
+        assert_eq!(
+            free_goal(&grid, Pos::new(2, 2), Pos::new(2, 2), &claimed),
+            Some(Pos::new(2, 2)),
+            "a unit's own tile is free for it"
+        );
     }
 
     #[test]
     fn appending_a_leg_keeps_waypoints_and_costs() {
-        let a = Path { cells: vec![Pos::new(0, 0), Pos::new(1, 0)], cost: 1.0, next: 1, waypoints: vec![1], waited: 0.0, replans: 0 };
-        let b = Path { cells: vec![Pos::new(1, 0), Pos::new(1, 1), Pos::new(1, 2)], cost: 2.5, next: 1, waypoints: vec![2], waited: 0.0, replans: 0 };
+        let a = Path {
+            cells: vec![Pos::new(0, 0), Pos::new(1, 0)],
+            cost: 1.0,
+            next: 1,
+            waypoints: vec![1],
+            waited: 0.0,
+            replans: 0,
+        };
+        let b = Path {
+            cells: vec![Pos::new(1, 0), Pos::new(1, 1), Pos::new(1, 2)],
+            cost: 2.5,
+            next: 1,
+            waypoints: vec![2],
+            waited: 0.0,
+            replans: 0,
+        };
         let joined = a.extended(b);
         assert_eq!(joined.cells.len(), 4);
         assert_eq!(joined.waypoints, vec![1, 3]);

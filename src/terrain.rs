@@ -6,7 +6,9 @@ use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
 
 /// How a unit moves; each class has its own cost for every terrain.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[derive(
+    Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum MovementClass {
     #[default]
@@ -91,27 +93,58 @@ impl TerrainTable {
         for (i, terrain) in table.terrains.iter().enumerate() {
             let earlier = &table.terrains[..i];
             if earlier.iter().any(|t| t.name == terrain.name) {
-                return Err(at(terrain, format!("terrain `{}` is defined twice", terrain.name)));
+                return Err(at(
+                    terrain,
+                    format!("terrain `{}` is defined twice", terrain.name),
+                ));
             }
             if terrain.glyphs.is_empty() {
-                return Err(at(terrain, format!("terrain `{}` has no glyphs", terrain.name)));
+                return Err(at(
+                    terrain,
+                    format!("terrain `{}` has no glyphs", terrain.name),
+                ));
             }
             for glyph in terrain.glyphs.chars() {
                 if glyph.is_whitespace() || glyph == '/' || glyph == '[' {
-                    return Err(at(terrain, format!("terrain `{}`: `{glyph}` cannot be a glyph (whitespace, `/` and `[` mark comments and sections in maps)", terrain.name)));
+                    return Err(at(
+                        terrain,
+                        format!(
+                            "terrain `{}`: `{glyph}` cannot be a glyph (whitespace, `/` and `[` mark comments and sections in maps)",
+                            terrain.name
+                        ),
+                    ));
                 }
                 if let Some(other) = earlier.iter().find(|t| t.glyphs.contains(glyph)) {
-                    return Err(at(terrain, format!("glyph `{glyph}` stands for both `{}` and `{}`", other.name, terrain.name)));
+                    return Err(at(
+                        terrain,
+                        format!(
+                            "glyph `{glyph}` stands for both `{}` and `{}`",
+                            other.name, terrain.name
+                        ),
+                    ));
                 }
             }
             if terrain.tile >= ATLAS_TILES {
-                return Err(at(terrain, format!("terrain `{}`: tile {} is not in the atlas (0..{ATLAS_TILES})", terrain.name, terrain.tile)));
+                return Err(at(
+                    terrain,
+                    format!(
+                        "terrain `{}`: tile {} is not in the atlas (0..{ATLAS_TILES})",
+                        terrain.name, terrain.tile
+                    ),
+                ));
             }
             for class in MovementClass::ALL {
                 if let Some(cost) = terrain.cost(class)
                     && !(cost > 0.0 && cost.is_finite())
                 {
-                    return Err(at(terrain, format!("terrain `{}`: the {} cost must be positive, got {cost}", terrain.name, class.name())));
+                    return Err(at(
+                        terrain,
+                        format!(
+                            "terrain `{}`: the {} cost must be positive, got {cost}",
+                            terrain.name,
+                            class.name()
+                        ),
+                    ));
                 }
             }
         }
@@ -162,10 +195,19 @@ mod tests {
         let text = std::fs::read_to_string("assets/terrain.ron").unwrap();
         let table = TerrainTable::parse(&text).unwrap();
         let cost = |name: &str, class| {
-            table.terrains.iter().find(|t| t.name == name).unwrap().cost(class)
+            table
+                .terrains
+                .iter()
+                .find(|t| t.name == name)
+                .unwrap()
+                .cost(class)
         };
         assert_eq!(cost("mud", MovementClass::Foot), Some(3.0));
-        assert_eq!(cost("water", MovementClass::Horse), None, "horses cannot swim");
+        assert_eq!(
+            cost("water", MovementClass::Horse),
+            None,
+            "horses cannot swim"
+        );
         assert_eq!(cost("rock", MovementClass::Flyer), None);
         assert_eq!(cost("forest", MovementClass::Flyer), Some(1.0));
         for glyph in ".GSWT@O".chars() {
@@ -176,13 +218,22 @@ mod tests {
     #[test]
     fn errors_point_at_the_fault() {
         let err = |text: &str| TerrainTable::parse(text).unwrap_err().to_string();
-        assert_eq!(err("(terrains: [(name: \"a\", glyphs: \".\", tile: 0, foot: 1.0)"), "1:52: Expected option");
+        assert_eq!(
+            err("(terrains: [(name: \"a\", glyphs: \".\", tile: 0, foot: 1.0)"),
+            "1:52: Expected option"
+        );
         let twice = "(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0),\n (name: \"b\", glyphs: \"x.\", tile: 1),\n])";
         assert_eq!(err(twice), "3:9: glyph `.` stands for both `a` and `b`");
         let negative = "#![enable(implicit_some)]\n(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0, horse: -1.0),\n])";
-        assert_eq!(err(negative), "3:9: terrain `a`: the horse cost must be positive, got -1");
+        assert_eq!(
+            err(negative),
+            "3:9: terrain `a`: the horse cost must be positive, got -1"
+        );
         let tile = "(terrains: [(name: \"a\", glyphs: \".\", tile: 9)])";
-        assert_eq!(err(tile), "1:20: terrain `a`: tile 9 is not in the atlas (0..7)");
+        assert_eq!(
+            err(tile),
+            "1:20: terrain `a`: tile 9 is not in the atlas (0..7)"
+        );
         assert!(err("(terrains: [(name: \"a\", glyph: \".\", tile: 0)])").starts_with("1:"));
     }
 }

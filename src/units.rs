@@ -46,7 +46,9 @@ pub fn spawn_units(commands: &mut Commands, map: &MapAsset, level: &Level) {
     for spawn in &map.units {
         commands.spawn((
             Name::new(spawn.name.clone()),
-            Unit { name: spawn.name.clone() },
+            Unit {
+                name: spawn.name.clone(),
+            },
             spawn.team,
             spawn.class,
             Tile(spawn.pos),
@@ -57,4 +59,3 @@ pub fn spawn_units(commands: &mut Commands, map: &MapAsset, level: &Level) {
 
 /// Units draw above the tilemap and the overlays.
 pub const UNIT_Z: f32 = 10.0;
-

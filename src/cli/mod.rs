@@ -16,7 +16,11 @@ use crate::map::MapAsset;
 use crate::terrain::TerrainTable;
 
 #[derive(Parser, Debug)]
-#[command(name = "tilewalk", version, about = "Tile-based unit movement for RPG and tactics games")]
+#[command(
+    name = "tilewalk",
+    version,
+    about = "Tile-based unit movement for RPG and tactics games"
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -105,8 +109,12 @@ pub(crate) fn read_map(file: &FsPath) -> Result<MapAsset, String> {
 }
 
 fn play(args: PlayArgs) -> Result<ExitCode, String> {
-    let map = args.map.unwrap_or_else(|| asset_root().join("maps/meadow.map"));
-    let map = map.canonicalize().map_err(|e| format!("{}: {e}", map.display()))?;
+    let map = args
+        .map
+        .unwrap_or_else(|| asset_root().join("maps/meadow.map"));
+    let map = map
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", map.display()))?;
     // Check the files before opening a window: a broken map at start is an error here;
     // a broken edit while playing is reported in the game and the last good map stays.
     let level = crate::level::Level::build(&read_map(&map)?, &read_terrain(None)?);
@@ -117,13 +125,19 @@ fn play(args: PlayArgs) -> Result<ExitCode, String> {
         DefaultPlugins
             .set(WindowPlugin {
                 primary_window: Some(Window {
-                    title: format!("tilewalk: {}", map.file_name().unwrap_or_default().to_string_lossy()),
+                    title: format!(
+                        "tilewalk: {}",
+                        map.file_name().unwrap_or_default().to_string_lossy()
+                    ),
                     ..default()
                 }),
                 ..default()
             })
             .set(ImagePlugin::default_nearest())
-            .set(AssetPlugin { file_path: asset_root().display().to_string(), ..default() }),
+            .set(AssetPlugin {
+                file_path: asset_root().display().to_string(),
+                ..default()
+            }),
     )
     .insert_resource(MapFile(map))
     .insert_resource(crate::view::ScreenshotPath(args.screenshot))
@@ -132,7 +146,9 @@ fn play(args: PlayArgs) -> Result<ExitCode, String> {
         let sink: Box<dyn std::io::Write + Send + Sync> = if events.as_os_str() == "-" {
             Box::new(std::io::stdout())
         } else {
-            Box::new(std::fs::File::create(&events).map_err(|e| format!("{}: {e}", events.display()))?)
+            Box::new(
+                std::fs::File::create(&events).map_err(|e| format!("{}: {e}", events.display()))?,
+            )
         };
         app.insert_resource(crate::journal::EventLog(sink));
     }
@@ -144,7 +160,10 @@ fn play(args: PlayArgs) -> Result<ExitCode, String> {
 
 fn generate(args: &GenArgs) -> Result<ExitCode, String> {
     if !(16..=1024).contains(&args.width) || !(16..=1024).contains(&args.height) {
-        return Err(format!("--width and --height must be within 16..=1024, got {}x{}", args.width, args.height));
+        return Err(format!(
+            "--width and --height must be within 16..=1024, got {}x{}",
+            args.width, args.height
+        ));
     }
     let text = crate::map::generate::generate(args.seed, args.width, args.height);
     match &args.out {

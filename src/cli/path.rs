@@ -77,23 +77,46 @@ struct Loaded {
 }
 
 fn load(args: &PathArgs) -> Result<Loaded, String> {
-    let text = std::fs::read_to_string(&args.map).map_err(|e| format!("{}: {e}", args.map.display()))?;
+    let text =
+        std::fs::read_to_string(&args.map).map_err(|e| format!("{}: {e}", args.map.display()))?;
     let in_file = |e| AssetFileError::in_file(&args.map, e).to_string();
     if text.lines().any(|l| l.trim() == "[terrain]") {
         let map = MapAsset::parse(&text).map_err(in_file)?;
         let table = super::read_terrain(args.terrain.as_deref())?;
         let level = Level::build(&map, &table).map_err(in_file)?;
         let glyphs = level.cells().map(|p| map.glyph(p)).collect();
-        Ok(Loaded { grid: level.grid(args.class).clone(), glyphs, start: None, goal: None })
+        Ok(Loaded {
+            grid: level.grid(args.class).clone(),
+            glyphs,
+            start: None,
+            goal: None,
+        })
     } else if is_movingai_map(&text) {
         let map = parse_movingai_map(&text).map_err(in_file)?;
         let grid = map.grid();
-        let glyphs = (0..map.height).flat_map(|y| (0..map.width).map(move |x| Pos::new(x, y))).map(|p| map.glyph(p)).collect();
-        Ok(Loaded { grid, glyphs, start: None, goal: None })
+        let glyphs = (0..map.height)
+            .flat_map(|y| (0..map.width).map(move |x| Pos::new(x, y)))
+            .map(|p| map.glyph(p))
+            .collect();
+        Ok(Loaded {
+            grid,
+            glyphs,
+            start: None,
+            goal: None,
+        })
     } else {
         let plain = parse_plain_grid(&text).map_err(in_file)?;
-        let glyphs = text.lines().filter(|l| !l.trim().is_empty()).flat_map(|l| l.trim_end_matches('\r').chars()).collect();
-        Ok(Loaded { grid: plain.grid, glyphs, start: plain.start, goal: plain.goal })
+        let glyphs = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .flat_map(|l| l.trim_end_matches('\r').chars())
+            .collect();
+        Ok(Loaded {
+            grid: plain.grid,
+            glyphs,
+            start: plain.start,
+            goal: plain.goal,
+        })
     }
 }
 
@@ -101,11 +124,16 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, String> {
     let map = load(args)?;
     let (width, height) = (map.grid.width(), map.grid.height());
     let endpoint = |given: Option<Pos>, marked: Option<Pos>, flag: &str, glyph: char| {
-        let pos = given.or(marked).ok_or_else(|| format!("give --{flag} X,Y (the map marks no `{glyph}`)"))?;
+        let pos = given
+            .or(marked)
+            .ok_or_else(|| format!("give --{flag} X,Y (the map marks no `{glyph}`)"))?;
         if map.grid.contains(pos) {
             Ok(pos)
         } else {
-            Err(format!("--{flag} {},{} is outside the {width}x{height} map", pos.x, pos.y))
+            Err(format!(
+                "--{flag} {},{} is outside the {width}x{height} map",
+                pos.x, pos.y
+            ))
         }
     };
     let start = endpoint(args.from, map.start, "from", 'S')?;
@@ -159,7 +187,10 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, String> {
         }
         Err(reason) => {
             if args.json {
-                println!("{}", serde_json::json!({"found": false, "reason": reason.to_string(), "expanded": expanded, "micros": micros}));
+                println!(
+                    "{}",
+                    serde_json::json!({"found": false, "reason": reason.to_string(), "expanded": expanded, "micros": micros})
+                );
             } else {
                 println!("no path: {reason}");
             }

@@ -35,44 +35,73 @@ pub struct SimulateArgs {
 }
 
 fn order_arg(text: &str) -> Result<(String, Pos), String> {
-    let (name, pos) = text.split_once(':').ok_or_else(|| format!("expected NAME:X,Y, got `{text}`"))?;
+    let (name, pos) = text
+        .split_once(':')
+        .ok_or_else(|| format!("expected NAME:X,Y, got `{text}`"))?;
     let pos = parse_pos(pos).ok_or_else(|| format!("expected NAME:X,Y, got `{text}`"))?;
     Ok((name.to_owned(), pos))
 }
 
 pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
     if !(args.seconds.is_finite() && args.seconds >= 0.0) {
-        return Err(format!("--seconds must be a non-negative number, got {}", args.seconds));
+        return Err(format!(
+            "--seconds must be a non-negative number, got {}",
+            args.seconds
+        ));
     }
     let map = super::read_map(&args.map)?;
     let table = super::read_terrain(args.terrain.as_deref())?;
-    let mut app = headless_app(&map, &table).map_err(|e| crate::AssetFileError::in_file(&args.map, e).to_string())?;
+    let mut app = headless_app(&map, &table)
+        .map_err(|e| crate::AssetFileError::in_file(&args.map, e).to_string())?;
     let world = app.world_mut();
-    let units: Vec<(Entity, String)> = world.query::<(Entity, &Unit)>().iter(world).map(|(e, u)| (e, u.name.clone())).collect();
+    let units: Vec<(Entity, String)> = world
+        .query::<(Entity, &Unit)>()
+        .iter(world)
+        .map(|(e, u)| (e, u.name.clone()))
+        .collect();
     for (i, (name, goal)) in args.orders.iter().enumerate() {
         let Some(&(unit, _)) = units.iter().find(|(_, n)| n == name) else {
             let known: Vec<&str> = units.iter().map(|(_, n)| n.as_str()).collect();
-            return Err(format!("no unit named `{name}` on {} (units: {})", args.map.display(), known.join(", ")));
+            return Err(format!(
+                "no unit named `{name}` on {} (units: {})",
+                args.map.display(),
+                known.join(", ")
+            ));
         };
         if goal.x >= map.width || goal.y >= map.height {
-            return Err(format!("order {name}:{},{}: the tile is outside the {}x{} map", goal.x, goal.y, map.width, map.height));
+            return Err(format!(
+                "order {name}:{},{}: the tile is outside the {}x{} map",
+                goal.x, goal.y, map.width, map.height
+            ));
         }
         let append = args.orders[..i].iter().any(|(earlier, _)| earlier == name);
-        world.write_message(MoveOrder { units: vec![unit], goal: *goal, append });
+        world.write_message(MoveOrder {
+            units: vec![unit],
+            goal: *goal,
+            append,
+        });
     }
     let frames = (args.seconds / FIXED_STEP_SECS).round() as u64;
     for frame in 0..=frames {
         app.update();
         let world = app.world_mut();
         let busy = world.query_filtered::<(), With<Path>>().iter(world).count()
-            + world.query::<&Motion>().iter(world).filter(|m| m.stride.is_some()).count();
+            + world
+                .query::<&Motion>()
+                .iter(world)
+                .filter(|m| m.stride.is_some())
+                .count();
         if frame > 0 && busy == 0 {
             break;
         }
     }
     let world = app.world_mut();
     let journal = world.resource::<Journal>().0.clone();
-    let mut finals: Vec<(Entity, String, Pos)> = world.query::<(Entity, &Unit, &Tile)>().iter(world).map(|(e, u, t)| (e, u.name.clone(), t.0)).collect();
+    let mut finals: Vec<(Entity, String, Pos)> = world
+        .query::<(Entity, &Unit, &Tile)>()
+        .iter(world)
+        .map(|(e, u, t)| (e, u.name.clone(), t.0))
+        .collect();
     finals.sort_by_key(|(e, ..)| units.iter().position(|(u, _)| u == e));
     for (_, name, tile) in finals {
         let last = journal.iter().rev().find(|e| e.unit() == name);

@@ -75,7 +75,10 @@ impl MapAsset {
                     ParseError::new(
                         line,
                         column + i % self.width as usize,
-                        format!("unknown terrain glyph `{glyph}` (the terrain table has `{}`)", table.glyphs()),
+                        format!(
+                            "unknown terrain glyph `{glyph}` (the terrain table has `{}`)",
+                            table.glyphs()
+                        ),
                     )
                 })
             })
@@ -110,23 +113,42 @@ impl MapAsset {
             match trimmed {
                 "[terrain]" => {
                     if !map.rows.is_empty() {
-                        return Err(ParseError::new(number, indent + 1, "a second [terrain] section"));
+                        return Err(ParseError::new(
+                            number,
+                            indent + 1,
+                            "a second [terrain] section",
+                        ));
                     }
                     section = Section::Terrain;
                 }
                 "[units]" => section = Section::Units,
                 _ if trimmed.starts_with('[') => {
-                    return Err(ParseError::new(number, indent + 1, format!("unknown section `{trimmed}` (expected [terrain] or [units])")));
+                    return Err(ParseError::new(
+                        number,
+                        indent + 1,
+                        format!("unknown section `{trimmed}` (expected [terrain] or [units])"),
+                    ));
                 }
                 _ => match section {
                     Section::None => {
-                        return Err(ParseError::new(number, indent + 1, "expected a [terrain] section first"));
+                        return Err(ParseError::new(
+                            number,
+                            indent + 1,
+                            "expected a [terrain] section first",
+                        ));
                     }
                     Section::Terrain => map.push_row(number, indent + 1, trimmed)?,
                     Section::Units => {
                         let unit = parse_unit(number, line)?;
                         if let Some(twin) = map.units.iter().find(|u| u.name == unit.name) {
-                            return Err(ParseError::new(number, indent + 1, format!("a second unit named `{}` (the first is on line {})", unit.name, twin.line)));
+                            return Err(ParseError::new(
+                                number,
+                                indent + 1,
+                                format!(
+                                    "a second unit named `{}` (the first is on line {})",
+                                    unit.name, twin.line
+                                ),
+                            ));
                         }
                         map.units.push(unit);
                     }
@@ -134,15 +156,37 @@ impl MapAsset {
             }
         }
         if map.rows.is_empty() {
-            return Err(ParseError::new(last_line.max(1), 1, "the map has no [terrain] rows"));
+            return Err(ParseError::new(
+                last_line.max(1),
+                1,
+                "the map has no [terrain] rows",
+            ));
         }
         map.height = map.rows.len() as u32;
         for unit in &map.units {
             if unit.pos.x >= map.width || unit.pos.y >= map.height {
-                return Err(ParseError::new(unit.line, 1, format!("unit `{}` at {} is outside the {}x{} map", unit.name, unit.pos, map.width, map.height)));
+                return Err(ParseError::new(
+                    unit.line,
+                    1,
+                    format!(
+                        "unit `{}` at {} is outside the {}x{} map",
+                        unit.name, unit.pos, map.width, map.height
+                    ),
+                ));
             }
-            if let Some(other) = map.units.iter().find(|u| u.pos == unit.pos && u.line < unit.line) {
-                return Err(ParseError::new(unit.line, 1, format!("unit `{}` stands on the same tile as `{}`", unit.name, other.name)));
+            if let Some(other) = map
+                .units
+                .iter()
+                .find(|u| u.pos == unit.pos && u.line < unit.line)
+            {
+                return Err(ParseError::new(
+                    unit.line,
+                    1,
+                    format!(
+                        "unit `{}` stands on the same tile as `{}`",
+                        unit.name, other.name
+                    ),
+                ));
             }
         }
         Ok(map)
@@ -153,10 +197,18 @@ impl MapAsset {
         if self.rows.is_empty() {
             self.width = width;
         } else if width != self.width {
-            return Err(ParseError::new(number, column + width.min(self.width) as usize, format!("row has {width} tiles, the first row has {}", self.width)));
+            return Err(ParseError::new(
+                number,
+                column + width.min(self.width) as usize,
+                format!("row has {width} tiles, the first row has {}", self.width),
+            ));
         }
         if u64::from(self.width) * (self.rows.len() as u64 + 1) > 1 << 24 {
-            return Err(ParseError::new(number, column, "the map is too large (at most 16M tiles)"));
+            return Err(ParseError::new(
+                number,
+                column,
+                "the map is too large (at most 16M tiles)",
+            ));
         }
         self.glyphs.extend(row.chars());
         self.rows.push((number, column));
@@ -168,23 +220,41 @@ impl MapAsset {
         let source = parse_movingai_map(text)?;
         let header_lines = text.lines().take_while(|l| l.trim() != "map").count() + 1;
         let (width, height) = (source.width, source.height);
-        let cells: Vec<Pos> = (0..height).flat_map(|y| (0..width).map(move |x| Pos::new(x, y))).collect();
+        let cells: Vec<Pos> = (0..height)
+            .flat_map(|y| (0..width).map(move |x| Pos::new(x, y)))
+            .collect();
         let open = |p: &&Pos| matches!(source.glyph(**p), '.' | 'G');
         let mut units = Vec::new();
         let teams = [
-            (Team::Blue, ["knight", "lancer", "griffin"], cells.iter().filter(open).take(3).collect::<Vec<_>>()),
-            (Team::Red, ["brute", "raider", "wyvern"], cells.iter().rev().filter(open).take(3).collect()),
+            (
+                Team::Blue,
+                ["knight", "lancer", "griffin"],
+                cells.iter().filter(open).take(3).collect::<Vec<_>>(),
+            ),
+            (
+                Team::Red,
+                ["brute", "raider", "wyvern"],
+                cells.iter().rev().filter(open).take(3).collect(),
+            ),
         ];
         for (team, names, spots) in teams {
             for ((name, class), pos) in names.iter().zip(MovementClass::ALL).zip(spots) {
-                units.push(UnitSpawn { name: (*name).to_owned(), team, class, pos: *pos, line: 1 });
+                units.push(UnitSpawn {
+                    name: (*name).to_owned(),
+                    team,
+                    class,
+                    pos: *pos,
+                    line: 1,
+                });
             }
         }
         Ok(Self {
             width,
             height,
             glyphs: cells.iter().map(|&p| source.glyph(p)).collect(),
-            rows: (0..height as usize).map(|y| (header_lines + y + 1, 1)).collect(),
+            rows: (0..height as usize)
+                .map(|y| (header_lines + y + 1, 1))
+                .collect(),
             units,
         })
     }
@@ -196,13 +266,47 @@ fn parse_unit(number: usize, line: &str) -> Result<UnitSpawn, ParseError> {
         .split_whitespace()
         .map(|f| (f.as_ptr() as usize - line.as_ptr() as usize + 1, f))
         .collect();
-    let [(_, name), (team_col, team), (class_col, class), (pos_col, pos)] = fields[..] else {
-        return Err(ParseError::new(number, 1, format!("expected `name team class x,y`, got `{}`", line.trim())));
+    let [
+        (_, name),
+        (team_col, team),
+        (class_col, class),
+        (pos_col, pos),
+    ] = fields[..]
+    else {
+        return Err(ParseError::new(
+            number,
+            1,
+            format!("expected `name team class x,y`, got `{}`", line.trim()),
+        ));
     };
-    let team = Team::parse(team).ok_or_else(|| ParseError::new(number, team_col, format!("unknown team `{team}` (expected blue or red)")))?;
-    let class = MovementClass::parse(class).ok_or_else(|| ParseError::new(number, class_col, format!("unknown movement class `{class}` (expected foot, horse or flyer)")))?;
-    let pos = parse_pos(pos).ok_or_else(|| ParseError::new(number, pos_col, format!("expected a tile as x,y, got `{pos}`")))?;
-    Ok(UnitSpawn { name: name.to_owned(), team, class, pos, line: number })
+    let team = Team::parse(team).ok_or_else(|| {
+        ParseError::new(
+            number,
+            team_col,
+            format!("unknown team `{team}` (expected blue or red)"),
+        )
+    })?;
+    let class = MovementClass::parse(class).ok_or_else(|| {
+        ParseError::new(
+            number,
+            class_col,
+            format!("unknown movement class `{class}` (expected foot, horse or flyer)"),
+        )
+    })?;
+    let pos = parse_pos(pos).ok_or_else(|| {
+        ParseError::new(
+            number,
+            pos_col,
+            format!("expected a tile as x,y, got `{pos}`"),
+        )
+    })?;
+    Ok(UnitSpawn {
+        name: name.to_owned(),
+        team,
+        class,
+        pos,
+        line: number,
+    })
 }
 
 /// Parses `x,y` (two whole numbers).
@@ -221,10 +325,22 @@ mod tests {
 
     #[test]
     fn reads_terrain_and_units() {
-        let map = MapAsset::parse("// demo\n[terrain]\n..=\n~,#\n\n[units]\nknight blue foot 1,0\nbat red flyer 2,1\n").unwrap();
+        let map = MapAsset::parse(
+            "// demo\n[terrain]\n..=\n~,#\n\n[units]\nknight blue foot 1,0\nbat red flyer 2,1\n",
+        )
+        .unwrap();
         assert_eq!((map.width, map.height), (3, 2));
         assert_eq!(map.glyph(Pos::new(2, 0)), '=');
-        assert_eq!(map.units[1], UnitSpawn { name: "bat".into(), team: Team::Red, class: MovementClass::Flyer, pos: Pos::new(2, 1), line: 8 });
+        assert_eq!(
+            map.units[1],
+            UnitSpawn {
+                name: "bat".into(),
+                team: Team::Red,
+                class: MovementClass::Flyer,
+                pos: Pos::new(2, 1),
+                line: 8
+            }
+        );
         let terrain = map.terrain(&table()).unwrap();
         assert_eq!(table().terrains[terrain[3]].name, "water");
     }
@@ -234,26 +350,70 @@ mod tests {
         let err = |text: &str| MapAsset::parse(text).unwrap_err().to_string();
         assert_eq!(err(""), "1:1: the map has no [terrain] rows");
         assert_eq!(err("...\n"), "1:1: expected a [terrain] section first");
-        assert_eq!(err("[terrain]\n...\n..\n"), "3:3: row has 2 tiles, the first row has 3");
-        assert_eq!(err("[terrain]\n...\n[units]\nk blue foot 3,0\n"), "4:1: unit `k` at (3,0) is outside the 3x1 map");
-        assert_eq!(err("[terrain]\n...\n[units]\nk green foot 0,0\n"), "4:3: unknown team `green` (expected blue or red)");
-        assert_eq!(err("[terrain]\n...\n[units]\nk blue boat 0,0\n"), "4:8: unknown movement class `boat` (expected foot, horse or flyer)");
-        assert_eq!(err("[terrain]\n...\n[units]\nk blue foot 0;0\n"), "4:13: expected a tile as x,y, got `0;0`");
-        assert_eq!(err("[terrain]\n...\n[units]\nk blue foot 0,0\nk red foot 1,0\n"), "5:1: a second unit named `k` (the first is on line 4)");
-        assert_eq!(err("[terrain]\n...\n[units]\na blue foot 0,0\nb red foot 0,0\n"), "5:1: unit `b` stands on the same tile as `a`");
-        assert_eq!(err("[terrain]\n...\n[monsters]\n"), "3:1: unknown section `[monsters]` (expected [terrain] or [units])");
-        let unknown = MapAsset::parse("[terrain]\n...\n.?.\n").unwrap().terrain(&table()).unwrap_err();
-        assert!(unknown.to_string().starts_with("3:2: unknown terrain glyph `?`"), "{unknown}");
+        assert_eq!(
+            err("[terrain]\n...\n..\n"),
+            "3:3: row has 2 tiles, the first row has 3"
+        );
+        assert_eq!(
+            err("[terrain]\n...\n[units]\nk blue foot 3,0\n"),
+            "4:1: unit `k` at (3,0) is outside the 3x1 map"
+        );
+        assert_eq!(
+            err("[terrain]\n...\n[units]\nk green foot 0,0\n"),
+            "4:3: unknown team `green` (expected blue or red)"
+        );
+        assert_eq!(
+            err("[terrain]\n...\n[units]\nk blue boat 0,0\n"),
+            "4:8: unknown movement class `boat` (expected foot, horse or flyer)"
+        );
+        assert_eq!(
+            err("[terrain]\n...\n[units]\nk blue foot 0;0\n"),
+            "4:13: expected a tile as x,y, got `0;0`"
+        );
+        assert_eq!(
+            err("[terrain]\n...\n[units]\nk blue foot 0,0\nk red foot 1,0\n"),
+            "5:1: a second unit named `k` (the first is on line 4)"
+        );
+        assert_eq!(
+            err("[terrain]\n...\n[units]\na blue foot 0,0\nb red foot 0,0\n"),
+            "5:1: unit `b` stands on the same tile as `a`"
+        );
+        assert_eq!(
+            err("[terrain]\n...\n[monsters]\n"),
+            "3:1: unknown section `[monsters]` (expected [terrain] or [units])"
+        );
+        let unknown = MapAsset::parse("[terrain]\n...\n.?.\n")
+            .unwrap()
+            .terrain(&table())
+            .unwrap_err();
+        assert!(
+            unknown
+                .to_string()
+                .starts_with("3:2: unknown terrain glyph `?`"),
+            "{unknown}"
+        );
     }
 
     #[test]
     fn movingai_maps_open_with_units_in_opposite_corners() {
-        let map = MapAsset::parse("type octile\nheight 3\nwidth 4\nmap\n@...\n.TW.\n...S\n").unwrap();
+        let map =
+            MapAsset::parse("type octile\nheight 3\nwidth 4\nmap\n@...\n.TW.\n...S\n").unwrap();
         assert_eq!(map.units.len(), 6);
         assert_eq!(map.units[0].pos, Pos::new(1, 0));
-        assert_eq!(map.units[3].pos, Pos::new(2, 2), "S (swamp) is not an open start; the scan goes backwards");
-        assert_eq!(table().terrains[map.terrain(&table()).unwrap()[6]].name, "water");
-        let bad = MapAsset::parse("type octile\nheight 3\nwidth 4\nmap\n@...\n.TW.\n..?S\n").unwrap_err();
-        assert_eq!(bad.to_string(), "7:3: unknown glyph `?` (expected one of `.GS@OTW`)");
+        assert_eq!(
+            map.units[3].pos,
+            Pos::new(2, 2),
+            "S (swamp) is not an open start; the scan goes backwards"
+        );
+        assert_eq!(
+            table().terrains[map.terrain(&table()).unwrap()[6]].name,
+            "water"
+        );
+        let bad =
+            MapAsset::parse("type octile\nheight 3\nwidth 4\nmap\n@...\n.TW.\n..?S\n").unwrap_err();
+        assert_eq!(
+            bad.to_string(),
+            "7:3: unknown glyph `?` (expected one of `.GS@OTW`)"
+        );
     }
 }

@@ -31,15 +31,30 @@ fn spawn_camera(mut commands: Commands) {
     commands.spawn((Name::new("Camera"), Camera2d));
 }
 
-/// Centres the map and zooms so all of it shows, with room for the HUD.
-fn fit_level(level: Res<Level>, window: Single<&Window, With<PrimaryWindow>>, camera: Single<(&mut Transform, &mut Projection), With<Camera2d>>) {
+/// Screen pixels kept free for the HUD above and below the map when it is fitted.
+const HUD_TOP_PX: f32 = 96.0;
+const HUD_BOTTOM_PX: f32 = 40.0;
+
+/// Zooms so all of the map shows between the HUD panels, and centres it there.
+fn fit_level(
+    level: Res<Level>,
+    window: Single<&Window, With<PrimaryWindow>>,
+    camera: Single<(&mut Transform, &mut Projection), With<Camera2d>>,
+) {
     let (mut transform, mut projection) = camera.into_inner();
+    let Projection::Orthographic(ortho) = &mut *projection else {
+        return;
+    };
     let size = Vec2::new(level.width as f32, level.height as f32) * TILE_SIZE;
-    transform.translation = (size / 2.0).extend(transform.translation.z);
-    if let Projection::Orthographic(ortho) = &mut *projection {
-        let room = Vec2::new(window.width(), window.height() - 120.0).max(Vec2::splat(100.0));
-        ortho.scale = (size / room).max_element() * 1.02;
-    }
+    let room = Vec2::new(
+        window.width() - 16.0,
+        window.height() - HUD_TOP_PX - HUD_BOTTOM_PX,
+    )
+    .max(Vec2::splat(100.0));
+    ortho.scale = (size / room).max_element();
+    // Shift the view up so the map sits midway between the panels, not under the top one.
+    let shift = (HUD_TOP_PX - HUD_BOTTOM_PX) / 2.0 * ortho.scale;
+    transform.translation = (size / 2.0 + Vec2::Y * shift).extend(transform.translation.z);
 }
 
 fn pan_with_keys(
@@ -50,7 +65,9 @@ fn pan_with_keys(
     camera: Single<(&mut Transform, &Projection), With<Camera2d>>,
 ) {
     let (mut transform, projection) = camera.into_inner();
-    let Projection::Orthographic(ortho) = projection else { return };
+    let Projection::Orthographic(ortho) = projection else {
+        return;
+    };
     // `S` stops selected units; with nothing selected it pans like the others.
     let s_pans = selected.is_empty();
     let mut direction = Vec2::ZERO;
@@ -71,7 +88,8 @@ fn pan_with_keys(
         direction -= Vec2::Y;
     }
     let speed = PAN_SCREENS_PER_SEC * window.width().max(window.height()) * ortho.scale;
-    transform.translation += (direction.normalize_or_zero() * speed * time.delta_secs()).extend(0.0);
+    transform.translation +=
+        (direction.normalize_or_zero() * speed * time.delta_secs()).extend(0.0);
 }
 
 fn pan_with_middle_drag(
@@ -87,7 +105,10 @@ fn pan_with_middle_drag(
     }
 }
 
-fn zoom_with_wheel(scroll: Res<AccumulatedMouseScroll>, mut projection: Single<&mut Projection, With<Camera2d>>) {
+fn zoom_with_wheel(
+    scroll: Res<AccumulatedMouseScroll>,
+    mut projection: Single<&mut Projection, With<Camera2d>>,
+) {
     let notches = match scroll.unit {
         MouseScrollUnit::Line => scroll.delta.y,
         MouseScrollUnit::Pixel => scroll.delta.y / 40.0,

@@ -27,12 +27,20 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
-fn take_screenshot(mut commands: Commands, keys: Res<ButtonInput<KeyCode>>, path: Res<ScreenshotPath>, mut taken: Local<u32>) {
+fn take_screenshot(
+    mut commands: Commands,
+    keys: Res<ButtonInput<KeyCode>>,
+    path: Res<ScreenshotPath>,
+    mut taken: Local<u32>,
+) {
     if !keys.just_pressed(KeyCode::F12) {
         return;
     }
     *taken += 1;
-    let path = path.0.clone().unwrap_or_else(|| PathBuf::from(format!("screenshots/tilewalk-{}.png", *taken)));
+    let path = path
+        .0
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("screenshots/tilewalk-{}.png", *taken)));
     if let Some(folder) = path.parent().filter(|f| !f.as_os_str().is_empty())
         && let Err(e) = std::fs::create_dir_all(folder)
     {
@@ -42,13 +50,16 @@ fn take_screenshot(mut commands: Commands, keys: Res<ButtonInput<KeyCode>>, path
     // Write beside the target and rename, so nobody ever reads a half-written file.
     let partial = path.with_extension("partial.png");
     let mut save = save_to_disk(partial.clone());
-    commands.spawn(Screenshot::primary_window()).observe(move |captured: On<ScreenshotCaptured>, log: Option<ResMut<EventLog>>| {
-        save(captured);
-        let saved = std::fs::rename(&partial, &path);
-        if let (Ok(()), Some(mut log)) = (saved, log) {
-            log.write(&serde_json::json!({"event": "screenshot", "path": path})).ok();
-        }
-    });
+    commands.spawn(Screenshot::primary_window()).observe(
+        move |captured: On<ScreenshotCaptured>, log: Option<ResMut<EventLog>>| {
+            save(captured);
+            let saved = std::fs::rename(&partial, &path);
+            if let (Ok(()), Some(mut log)) = (saved, log) {
+                log.write(&serde_json::json!({"event": "screenshot", "path": path}))
+                    .ok();
+            }
+        },
+    );
 }
 
 /// Reports where the map's top-left corner is in the window and how big a tile is, in
@@ -63,7 +74,10 @@ fn report_view(
     let (camera, transform) = *camera;
     let top_left = Vec2::new(0.0, level.height as f32 * TILE_SIZE);
     let origin = camera.world_to_viewport(transform, top_left.extend(0.0))?;
-    let next = camera.world_to_viewport(transform, (top_left + Vec2::new(TILE_SIZE, 0.0)).extend(0.0))?;
+    let next = camera.world_to_viewport(
+        transform,
+        (top_left + Vec2::new(TILE_SIZE, 0.0)).extend(0.0),
+    )?;
     let view = (origin, next.x - origin.x);
     if *last != Some(view) {
         *last = Some(view);

@@ -68,19 +68,41 @@ fn spawn_hud(mut commands: Commands) {
         ..default()
     };
     let background = BackgroundColor(Color::srgba(0.05, 0.06, 0.08, 0.72));
-    commands.spawn((panel(true), background, children![(StatusText, Text::new("loading…"), TextFont::from_font_size(15.0))]));
+    commands.spawn((
+        panel(true),
+        background,
+        children![(
+            StatusText,
+            Text::new("loading…"),
+            TextFont::from_font_size(15.0)
+        )],
+    ));
     commands.spawn((
         panel(false),
         background,
         children![
-            (ErrorText, Text::new(""), TextFont::from_font_size(15.0), TextColor(Color::srgb(1.0, 0.45, 0.4))),
-            (Text::new(HELP), TextFont::from_font_size(13.0), TextColor(Color::srgb(0.75, 0.78, 0.8))),
+            (
+                ErrorText,
+                Text::new(""),
+                TextFont::from_font_size(15.0),
+                TextColor(Color::srgb(1.0, 0.45, 0.4))
+            ),
+            (
+                Text::new(HELP),
+                TextFont::from_font_size(13.0),
+                TextColor(Color::srgb(0.75, 0.78, 0.8))
+            ),
         ],
     ));
 }
 
 /// Refusals become the notice; so do arrivals, briefly.
-fn notice_journal(journal: Res<Journal>, mut seen: Local<usize>, mut notice: ResMut<Notice>, time: Res<Time>) {
+fn notice_journal(
+    journal: Res<Journal>,
+    mut seen: Local<usize>,
+    mut notice: ResMut<Notice>,
+    time: Res<Time>,
+) {
     for entry in &journal.0[*seen..] {
         match entry {
             Entry::Refused { reason, .. } => notice.say(format!("order refused: {reason}")),
@@ -103,30 +125,57 @@ fn update_status(
         let mut c: Vec<MovementClass> = selected.iter().map(|(_, c)| *c).collect();
         c.sort();
         c.dedup();
-        if c.is_empty() { vec![MovementClass::Foot] } else { c }
+        if c.is_empty() {
+            vec![MovementClass::Foot]
+        } else {
+            c
+        }
     };
     let mut lines = Vec::new();
-    lines.push(match cursor.tile.and_then(|p| level.terrain(p).map(|t| (p, t))) {
-        Some((pos, terrain)) => {
-            let costs: Vec<String> = classes
-                .iter()
-                .map(|&c| match terrain.cost(c) {
-                    Some(cost) => format!("{} {cost}", c.name()),
-                    None => format!("{} impassable", c.name()),
-                })
-                .collect();
-            format!("tile {pos} {}: {}", terrain.name, costs.join(", "))
-        }
-        None => "tile: -".to_owned(),
-    });
-    let mut names: Vec<String> = selected.iter().map(|(u, c)| format!("{} ({})", u.name, c.name())).collect();
+    lines.push(
+        match cursor.tile.and_then(|p| level.terrain(p).map(|t| (p, t))) {
+            Some((pos, terrain)) => {
+                let costs: Vec<String> = classes
+                    .iter()
+                    .map(|&c| match terrain.cost(c) {
+                        Some(cost) => format!("{} {cost}", c.name()),
+                        None => format!("{} impassable", c.name()),
+                    })
+                    .collect();
+                format!("tile {pos} {}: {}", terrain.name, costs.join(", "))
+            }
+            None => "tile: -".to_owned(),
+        },
+    );
+    let mut names: Vec<String> = selected
+        .iter()
+        .map(|(u, c)| format!("{} ({})", u.name, c.name()))
+        .collect();
     names.sort();
-    lines.push(if names.is_empty() { "selected: none".to_owned() } else { format!("selected: {}", names.join(", ")) });
+    lines.push(if names.is_empty() {
+        "selected: none".to_owned()
+    } else {
+        format!("selected: {}", names.join(", "))
+    });
     if !last.unit.is_empty() {
         lines.push(if last.found {
-            format!("last search: {} for {}: cost {:.2}, {} steps, {} nodes expanded, {:.0} µs", last.algorithm, last.unit, last.cost, last.steps, last.expanded, last.micros)
+            format!(
+                "last search: {} for {}: cost {:.2}, {} steps, {} nodes expanded, {:.3} ms",
+                last.algorithm,
+                last.unit,
+                last.cost,
+                last.steps,
+                last.expanded,
+                last.micros / 1000.0
+            )
         } else {
-            format!("last search: {} for {}: no path, {} nodes expanded, {:.0} µs", last.algorithm, last.unit, last.expanded, last.micros)
+            format!(
+                "last search: {} for {}: no path, {} nodes expanded, {:.3} ms",
+                last.algorithm,
+                last.unit,
+                last.expanded,
+                last.micros / 1000.0
+            )
         });
     }
     if notice.shown_for < NOTICE_SECS && !notice.text.is_empty() {
@@ -137,21 +186,38 @@ fn update_status(
 
 fn update_errors(errors: Res<FileErrors>, mut text: Single<&mut Text, With<ErrorText>>) {
     if errors.is_changed() {
-        text.0 = errors.0.values().map(|e| format!("{e} (the last good version stays)")).collect::<Vec<_>>().join("\n");
+        text.0 = errors
+            .0
+            .values()
+            .map(|e| format!("{e} (the last good version stays)"))
+            .collect::<Vec<_>>()
+            .join("\n");
     }
 }
 
-fn draw_paths(mut gizmos: Gizmos, level: Res<Level>, units: Query<(&Transform, &Path, &Motion), With<Selected>>) {
+fn draw_paths(
+    mut gizmos: Gizmos,
+    level: Res<Level>,
+    units: Query<(&Transform, &Path, &Motion), With<Selected>>,
+) {
     for (transform, path, motion) in &units {
         let from = transform.translation.truncate();
         let ahead = motion.stride.map(|s| s.to);
         let points = std::iter::once(from)
             .chain(ahead.map(|p| cell_center(p, level.height)))
-            .chain(path.remaining().iter().map(|&p| cell_center(p, level.height)));
+            .chain(
+                path.remaining()
+                    .iter()
+                    .map(|&p| cell_center(p, level.height)),
+            );
         gizmos.linestrip_2d(points, Color::srgb(1.0, 0.9, 0.2));
         for &waypoint in &path.waypoints {
             if waypoint >= path.next {
-                gizmos.circle_2d(Isometry2d::from_translation(cell_center(path.cells[waypoint], level.height)), TILE_SIZE * 0.3, Color::srgb(1.0, 0.9, 0.2));
+                gizmos.circle_2d(
+                    Isometry2d::from_translation(cell_center(path.cells[waypoint], level.height)),
+                    TILE_SIZE * 0.3,
+                    Color::srgb(1.0, 0.9, 0.2),
+                );
             }
         }
     }
@@ -160,12 +226,21 @@ fn draw_paths(mut gizmos: Gizmos, level: Res<Level>, units: Query<(&Transform, &
 fn draw_drag_box(mut gizmos: Gizmos, drag: Res<DragBox>, cursor: Res<Cursor>) {
     if let (true, Some(start), Some(now)) = (drag.dragging, drag.start, cursor.world) {
         let area = Rect::from_corners(start, now);
-        gizmos.rect_2d(Isometry2d::from_translation(area.center()), area.size(), Color::srgb(0.6, 0.9, 1.0));
+        gizmos.rect_2d(
+            Isometry2d::from_translation(area.center()),
+            area.size(),
+            Color::srgb(0.6, 0.9, 1.0),
+        );
     }
 }
 
 /// The last search's expanded cells, coloured from blue (first) to orange (last).
-fn draw_search(mut gizmos: Gizmos, show: Res<ShowSearch>, last: Res<LastSearch>, level: Res<Level>) {
+fn draw_search(
+    mut gizmos: Gizmos,
+    show: Res<ShowSearch>,
+    last: Res<LastSearch>,
+    level: Res<Level>,
+) {
     if !show.0 {
         return;
     }
@@ -173,6 +248,10 @@ fn draw_search(mut gizmos: Gizmos, show: Res<ShowSearch>, last: Res<LastSearch>,
     for (i, &pos) in last.expansions.iter().enumerate() {
         let t = i as f32 / count;
         let color = Color::srgba(0.2 + 0.8 * t, 0.5, 1.0 - 0.8 * t, 0.9);
-        gizmos.rect_2d(Isometry2d::from_translation(cell_center(pos, level.height)), Vec2::splat(TILE_SIZE * 0.6), color);
+        gizmos.rect_2d(
+            Isometry2d::from_translation(cell_center(pos, level.height)),
+            Vec2::splat(TILE_SIZE * 0.6),
+            color,
+        );
     }
 }

@@ -40,7 +40,12 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<ShowSearch>()
         .add_systems(
             Update,
-            (track_cursor, select_with_box, order_selected, keyboard_commands)
+            (
+                track_cursor,
+                select_with_box,
+                order_selected,
+                keyboard_commands,
+            )
                 .chain()
                 .in_set(AppSystems::RecordInput)
                 .run_if(resource_exists::<Level>),
@@ -58,8 +63,12 @@ fn track_cursor(
     camera: Single<(&Camera, &GlobalTransform)>,
 ) {
     let (camera, transform) = *camera;
-    cursor.world = window.cursor_position().and_then(|p| camera.viewport_to_world_2d(transform, p).ok());
-    cursor.tile = cursor.world.and_then(|w| world_to_cell(w, level.width, level.height));
+    cursor.world = window
+        .cursor_position()
+        .and_then(|p| camera.viewport_to_world_2d(transform, p).ok());
+    cursor.tile = cursor
+        .world
+        .and_then(|w| world_to_cell(w, level.width, level.height));
 }
 
 /// Left click on a unit (bevy_picking): select it; with shift, add it to (or take it out of)
@@ -102,7 +111,10 @@ fn select_with_box(
 ) {
     let Some(world) = cursor.world else { return };
     if buttons.just_pressed(MouseButton::Left) {
-        *drag = DragBox { start: Some(world), dragging: false };
+        *drag = DragBox {
+            start: Some(world),
+            dragging: false,
+        };
     }
     let Some(start) = drag.start else { return };
     let scale = match *projection {
@@ -115,7 +127,11 @@ fn select_with_box(
     if !buttons.just_released(MouseButton::Left) {
         return;
     }
-    let over_unit = |p: Vec2| units.iter().any(|(_, t, _)| t.translation.truncate().distance(p) < TILE_SIZE * 0.45);
+    let over_unit = |p: Vec2| {
+        units
+            .iter()
+            .any(|(_, t, _)| t.translation.truncate().distance(p) < TILE_SIZE * 0.45)
+    };
     if drag.dragging {
         let area = Rect::from_corners(start, world);
         for (entity, transform, selected) in &units {
@@ -154,7 +170,11 @@ fn order_selected(
         notice.say("that is outside the map");
         return;
     };
-    orders.write(MoveOrder { units, goal, append: shift(&keys) });
+    orders.write(MoveOrder {
+        units,
+        goal,
+        append: shift(&keys),
+    });
 }
 
 fn keyboard_commands(
@@ -164,7 +184,9 @@ fn keyboard_commands(
     mut show_search: ResMut<ShowSearch>,
 ) {
     if keys.just_pressed(KeyCode::KeyS) && !selected.is_empty() {
-        stops.write(StopOrder { units: selected.iter().collect() });
+        stops.write(StopOrder {
+            units: selected.iter().collect(),
+        });
     }
     if keys.just_pressed(KeyCode::KeyE) {
         show_search.0 = !show_search.0;

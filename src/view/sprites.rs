@@ -24,7 +24,13 @@ struct RefusalMarker(Timer);
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
-        (dress_units, show_rings, mark_refusals.run_if(resource_exists::<Level>), fade_markers).in_set(AppSystems::Present),
+        (
+            dress_units,
+            show_rings,
+            mark_refusals.run_if(resource_exists::<Level>),
+            fade_markers,
+        )
+            .in_set(AppSystems::Present),
     );
 }
 
@@ -35,18 +41,32 @@ pub fn team_color(team: Team) -> Color {
     }
 }
 
-fn dress_units(mut commands: Commands, server: Res<AssetServer>, units: Query<(Entity, &Team, &MovementClass), Added<Unit>>) {
+fn dress_units(
+    mut commands: Commands,
+    server: Res<AssetServer>,
+    units: Query<(Entity, &Team, &MovementClass), Added<Unit>>,
+) {
     for (entity, &team, &class) in &units {
         let image = server.load(format!("textures/unit_{}.png", class.name()));
         commands
             .entity(entity)
             .insert((
-                Sprite { image, color: team_color(team), custom_size: Some(Vec2::splat(TILE_SIZE * 0.9)), ..default() },
+                Sprite {
+                    image,
+                    color: team_color(team),
+                    custom_size: Some(Vec2::splat(TILE_SIZE * 1.1)),
+                    ..default()
+                },
                 Pickable::default(),
             ))
             .with_child((
                 SelectionRing,
-                Sprite { image: server.load("textures/ring.png"), color: RING, custom_size: Some(Vec2::splat(TILE_SIZE * 1.15)), ..default() },
+                Sprite {
+                    image: server.load("textures/ring.png"),
+                    color: RING,
+                    custom_size: Some(Vec2::splat(TILE_SIZE * 1.3)),
+                    ..default()
+                },
                 Transform::from_xyz(0.0, 0.0, -0.5),
                 Visibility::Hidden,
             ))
@@ -54,26 +74,47 @@ fn dress_units(mut commands: Commands, server: Res<AssetServer>, units: Query<(E
     }
 }
 
-fn show_rings(units: Query<Has<Selected>, With<Unit>>, mut rings: Query<(&ChildOf, &mut Visibility), With<SelectionRing>>) {
+fn show_rings(
+    units: Query<Has<Selected>, With<Unit>>,
+    mut rings: Query<(&ChildOf, &mut Visibility), With<SelectionRing>>,
+) {
     for (parent, mut visibility) in &mut rings {
         let selected = units.get(parent.parent()).unwrap_or(false);
-        visibility.set_if_neq(if selected { Visibility::Inherited } else { Visibility::Hidden });
+        visibility.set_if_neq(if selected {
+            Visibility::Inherited
+        } else {
+            Visibility::Hidden
+        });
     }
 }
 
-fn mark_refusals(mut commands: Commands, mut refused: MessageReader<OrderRefused>, level: Res<Level>, server: Res<AssetServer>) {
+fn mark_refusals(
+    mut commands: Commands,
+    mut refused: MessageReader<OrderRefused>,
+    level: Res<Level>,
+    server: Res<AssetServer>,
+) {
     for refusal in refused.read() {
         if level.contains(refusal.goal) {
             commands.spawn((
                 RefusalMarker(Timer::from_seconds(2.0, TimerMode::Once)),
-                Sprite { image: server.load("textures/marker.png"), color: RED, custom_size: Some(Vec2::splat(TILE_SIZE)), ..default() },
+                Sprite {
+                    image: server.load("textures/marker.png"),
+                    color: RED,
+                    custom_size: Some(Vec2::splat(TILE_SIZE)),
+                    ..default()
+                },
                 Transform::from_translation(cell_center(refusal.goal, level.height).extend(5.0)),
             ));
         }
     }
 }
 
-fn fade_markers(mut commands: Commands, time: Res<Time>, mut markers: Query<(Entity, &mut RefusalMarker, &mut Sprite)>) {
+fn fade_markers(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut markers: Query<(Entity, &mut RefusalMarker, &mut Sprite)>,
+) {
     for (entity, mut marker, mut sprite) in &mut markers {
         marker.0.tick(time.delta());
         sprite.color.set_alpha(marker.0.fraction_remaining());

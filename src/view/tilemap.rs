@@ -27,7 +27,10 @@ fn spawn_tilemap(mut commands: Commands, level: Res<Level>, server: Res<AssetSer
 }
 
 fn spawn(commands: &mut Commands, level: &Level, texture: Handle<Image>) {
-    let size = TilemapSize { x: level.width, y: level.height };
+    let size = TilemapSize {
+        x: level.width,
+        y: level.height,
+    };
     let tilemap = commands.spawn_empty().id();
     let mut storage = TileStorage::empty(size);
     for pos in level.cells() {
@@ -45,7 +48,10 @@ fn spawn(commands: &mut Commands, level: &Level, texture: Handle<Image>) {
             .id();
         storage.set(&position, tile);
     }
-    let tile_size = TilemapTileSize { x: TILE_SIZE, y: TILE_SIZE };
+    let tile_size = TilemapTileSize {
+        x: TILE_SIZE,
+        y: TILE_SIZE,
+    };
     commands.entity(tilemap).insert((
         Name::new("Terrain tilemap"),
         TerrainTilemap,
@@ -72,13 +78,18 @@ fn update_tiles(
     for change in changes.read() {
         for (tilemap, storage, texture) in &tilemaps {
             if (storage.size.x, storage.size.y) != (level.width, level.height) {
-                let TilemapTexture::Single(image) = texture else { continue };
+                let TilemapTexture::Single(image) = texture else {
+                    continue;
+                };
                 commands.entity(tilemap).despawn();
                 spawn(&mut commands, &level, image.clone());
                 continue;
             }
             for &pos in &change.cells {
-                if let (Some(tile), Some(terrain)) = (storage.get(&tile_pos(pos, level.height)), level.terrain(pos)) {
+                if let (Some(tile), Some(terrain)) = (
+                    storage.get(&tile_pos(pos, level.height)),
+                    level.terrain(pos),
+                ) {
                     commands.entity(tile).insert(TileTextureIndex(terrain.tile));
                 }
             }

@@ -24,7 +24,10 @@ OOOOOOOO
 ";
 
 fn tilewalk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tilewalk")).args(args).output().expect("the binary runs")
+    Command::new(env!("CARGO_BIN_EXE_tilewalk"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
 }
 
 /// Writes `text` to a file of the test's own.
@@ -37,10 +40,11 @@ fn file(name: &str, text: &str) -> PathBuf {
 }
 
 fn json(output: &Output) -> serde_json::Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
 }
 
-fn path_json(map: &PathBuf, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
+fn path_json(map: &std::path::Path, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
     let mut args = vec!["path", "--map", map.to_str().unwrap(), "--json"];
     args.extend_from_slice(extra);
     let output = tilewalk(&args);
@@ -52,8 +56,14 @@ fn path_answers_the_seed_cases() {
     let a = file("a.txt", MAP_A);
     let (code, always) = path_json(&a, &["--diagonal", "always"]);
     assert_eq!(code, Some(0));
-    assert!((always["cost"].as_f64().unwrap() - 4.0 * SQRT_2).abs() < 1e-9, "{always}");
-    assert_eq!(always["steps"], serde_json::json!([[2, 2], [3, 1], [4, 0], [5, 1], [6, 2]]));
+    assert!(
+        (always["cost"].as_f64().unwrap() - 4.0 * SQRT_2).abs() < 1e-9,
+        "{always}"
+    );
+    assert_eq!(
+        always["steps"],
+        serde_json::json!([[2, 2], [3, 1], [4, 0], [5, 1], [6, 2]])
+    );
     let (_, no_obstacles) = path_json(&a, &["--diagonal", "no-obstacles"]);
     assert!((no_obstacles["cost"].as_f64().unwrap() - (4.0 + 2.0 * SQRT_2)).abs() < 1e-9);
     let (_, four) = path_json(&a, &["--four-way"]);
@@ -62,8 +72,15 @@ fn path_answers_the_seed_cases() {
     let b = file("b.txt", MAP_B);
     let (code, always) = path_json(&b, &["--diagonal", "always"]);
     assert_eq!(code, Some(0));
-    assert!((always["cost"].as_f64().unwrap() - 6.0 * SQRT_2).abs() < 1e-9, "{always}");
-    for mode in [["--diagonal", "never"], ["--diagonal", "no-obstacles"], ["--diagonal", "one-obstacle"]] {
+    assert!(
+        (always["cost"].as_f64().unwrap() - 6.0 * SQRT_2).abs() < 1e-9,
+        "{always}"
+    );
+    for mode in [
+        ["--diagonal", "never"],
+        ["--diagonal", "no-obstacles"],
+        ["--diagonal", "one-obstacle"],
+    ] {
         let (code, none) = path_json(&b, &mode);
         assert_eq!(code, Some(1), "{mode:?}");
         assert_eq!(none["found"], false);
@@ -84,28 +101,61 @@ fn path_draws_the_path() {
 
 #[test]
 fn path_reads_movingai_and_tilewalk_maps() {
-    let movingai = file("tiny.map", "type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n");
+    let movingai = file(
+        "tiny.map",
+        "type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n",
+    );
     let (code, found) = path_json(&movingai, &["--from", "0,1", "--to", "3,1"]);
     assert_eq!(code, Some(0));
     // No corner cutting past the `@`s: around the top, 5 straight steps.
     assert_eq!(found["cost"].as_f64(), Some(5.0), "{found}");
 
     let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
-    let output = tilewalk(&["path", "--map", meadow, "--from", "2,5", "--to", "28,5", "--class", "horse", "--json"]);
+    let output = tilewalk(&[
+        "path", "--map", meadow, "--from", "2,5", "--to", "28,5", "--class", "horse", "--json",
+    ]);
     let horse = json(&output);
-    let crossing = horse["steps"].as_array().unwrap().iter().find(|s| s[0] == 19).expect("it crosses the river");
-    assert_eq!(crossing[1], 10, "horses cannot swim: they take the ford: {horse}");
+    let crossing = horse["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s[0] == 19)
+        .expect("it crosses the river");
+    assert_eq!(
+        crossing[1], 10,
+        "horses cannot swim: they take the ford: {horse}"
+    );
 }
 
 #[test]
 fn path_rejects_bad_input_with_file_line_col() {
     let cases = [
-        ("ragged.txt", "OOO\nOO\n", vec![], ":2:3: row has 2 cells, the map's width is 3"),
+        (
+            "ragged.txt",
+            "OOO\nOO\n",
+            vec![],
+            ":2:3: row has 2 cells, the map's width is 3",
+        ),
         ("glyph.txt", "OOO\nOqO\n", vec![], ":2:2: unknown glyph `q`"),
         ("empty.txt", "", vec![], ":1:1: the map is empty"),
-        ("header.map", "type octile\nwidth 3\nmap\n...\n", vec![], ":3:1: the header has no `height` line"),
-        ("outside.txt", "SOO\nOOE\n", vec!["--to", "9,9"], "--to 9,9 is outside the 3x2 map"),
-        ("nostart.txt", "OOO\nOOE\n", vec![], "give --from X,Y (the map marks no `S`)"),
+        (
+            "header.map",
+            "type octile\nwidth 3\nmap\n...\n",
+            vec![],
+            ":3:1: the header has no `height` line",
+        ),
+        (
+            "outside.txt",
+            "SOO\nOOE\n",
+            vec!["--to", "9,9"],
+            "--to 9,9 is outside the 3x2 map",
+        ),
+        (
+            "nostart.txt",
+            "OOO\nOOE\n",
+            vec![],
+            "give --from X,Y (the map marks no `S`)",
+        ),
     ];
     for (name, text, extra, expected) in cases {
         let map = file(name, text);
@@ -116,7 +166,10 @@ fn path_rejects_bad_input_with_file_line_col() {
         assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
         assert!(stderr.contains(expected), "{name}: {stderr}");
         if expected.starts_with(':') {
-            assert!(stderr.contains(&format!("{}{expected}", map.display())), "{name}: {stderr}");
+            assert!(
+                stderr.contains(&format!("{}{expected}", map.display())),
+                "{name}: {stderr}"
+            );
         }
     }
     let wall = file("wall.txt", "SOX\nOOE\n");
@@ -128,20 +181,51 @@ fn path_rejects_bad_input_with_file_line_col() {
 #[test]
 fn simulate_is_deterministic_and_reports_each_unit() {
     let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
-    let args = ["simulate", "--map", meadow, "--order", "knight:28,5", "--order", "lancer:20,10", "--order", "lancer:26,10", "--json"];
+    let args = [
+        "simulate",
+        "--map",
+        meadow,
+        "--order",
+        "knight:28,5",
+        "--order",
+        "lancer:20,10",
+        "--order",
+        "lancer:26,10",
+        "--json",
+    ];
     let first = tilewalk(&args);
-    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stderr));
-    assert_eq!(first.stdout, tilewalk(&args).stdout, "same command, same output");
-    let lines: Vec<serde_json::Value> = String::from_utf8(first.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert_eq!(
+        first.stdout,
+        tilewalk(&args).stdout,
+        "same command, same output"
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(first.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let knight = lines.iter().find(|l| l["unit"] == "knight").unwrap();
     assert_eq!(knight["tile"], serde_json::json!([28, 5]));
     assert_eq!(knight["arrived"], true);
     let lancer = lines.iter().find(|l| l["unit"] == "lancer").unwrap();
-    assert_eq!(lancer["tile"], serde_json::json!([26, 10]), "through the first waypoint to the second");
+    assert_eq!(
+        lancer["tile"],
+        serde_json::json!([26, 10]),
+        "through the first waypoint to the second"
+    );
     let brute = lines.iter().find(|l| l["unit"] == "brute").unwrap();
     assert_eq!(brute["arrived"], false);
 
-    for (order, expected) in [("nobody:1,1", "no unit named `nobody`"), ("knight:99,1", "outside the 32x18 map")] {
+    for (order, expected) in [
+        ("nobody:1,1", "no unit named `nobody`"),
+        ("knight:99,1", "outside the 32x18 map"),
+    ] {
         let output = tilewalk(&["simulate", "--map", meadow, "--order", order]);
         assert_eq!(output.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&output.stderr).contains(expected));
@@ -152,11 +236,34 @@ fn simulate_is_deterministic_and_reports_each_unit() {
 fn gen_is_reproducible_and_playable() {
     let one = tilewalk(&["gen", "--seed", "42", "--width", "128", "--height", "128"]);
     assert_eq!(one.status.code(), Some(0));
-    assert_eq!(one.stdout, tilewalk(&["gen", "--seed", "42", "--width", "128", "--height", "128"]).stdout);
+    assert_eq!(
+        one.stdout,
+        tilewalk(&["gen", "--seed", "42", "--width", "128", "--height", "128"]).stdout
+    );
     let map = file("gen.map", &String::from_utf8(one.stdout).unwrap());
-    let output = tilewalk(&["simulate", "--map", map.to_str().unwrap(), "--order", "griffin:64,64", "--json"]);
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    let shipped = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/large.map")).unwrap();
-    let regenerated = tilewalk(&["gen", "--seed", "2026", "--width", "160", "--height", "128"]).stdout;
-    assert_eq!(shipped, regenerated, "assets/maps/large.map is `tilewalk gen --seed 2026 --width 160 --height 128`");
+    let output = tilewalk(&[
+        "simulate",
+        "--map",
+        map.to_str().unwrap(),
+        "--order",
+        "griffin:64,64",
+        "--json",
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let shipped = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/maps/large.map"
+    ))
+    .unwrap();
+    let regenerated =
+        tilewalk(&["gen", "--seed", "2026", "--width", "160", "--height", "128"]).stdout;
+    assert_eq!(
+        shipped, regenerated,
+        "assets/maps/large.map is `tilewalk gen --seed 2026 --width 160 --height 128`"
+    );
 }

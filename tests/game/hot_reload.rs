@@ -40,13 +40,19 @@ fn watching_app(dir: &FsPath) -> App {
     register_map_source(&mut app, &map);
     app.add_plugins((
         MinimalPlugins,
-        AssetPlugin { file_path: dir.display().to_string(), watch_for_changes_override: Some(true), ..default() },
+        AssetPlugin {
+            file_path: dir.display().to_string(),
+            watch_for_changes_override: Some(true),
+            ..default()
+        },
         simulation_plugin,
         assets_plugin,
     ))
     .insert_resource(MapFile(map))
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::ZERO));
-    update_until(&mut app, "the level loads", |app| app.world().contains_resource::<Level>());
+    update_until(&mut app, "the level loads", |app| {
+        app.world().contains_resource::<Level>()
+    });
     app
 }
 
@@ -75,18 +81,40 @@ fn a_terrain_cost_edit_replans_paths_through_the_changed_cells() {
     order(&mut app, &["knight"], Pos::new(9, 2), false);
     app.update();
     let before = path(&mut app, "knight").expect("ordered");
-    assert!(before.cells.iter().all(|p| p.y == 2), "straight along the grass: {:?}", before.cells);
+    assert!(
+        before.cells.iter().all(|p| p.y == 2),
+        "straight along the grass: {:?}",
+        before.cells
+    );
 
-    edit(dir.join("terrain.ron"), &TERRAIN.replace(GRASS, &GRASS.replace("foot: 1.0", "foot: 5.0")));
-    update_until(&mut app, "the path is re-planned", |app| path(app, "knight").is_some_and(|p| p != before));
+    edit(
+        dir.join("terrain.ron"),
+        &TERRAIN.replace(GRASS, &GRASS.replace("foot: 1.0", "foot: 5.0")),
+    );
+    update_until(&mut app, "the path is re-planned", |app| {
+        path(app, "knight").is_some_and(|p| p != before)
+    });
     let after = path(&mut app, "knight").unwrap();
     let level = app.world().resource::<Level>().clone();
-    assert_eq!(level.grid(MovementClass::Foot).cost(Pos::new(5, 2)), Some(5.0));
+    assert_eq!(
+        level.grid(MovementClass::Foot).cost(Pos::new(5, 2)),
+        Some(5.0)
+    );
     // From the tile it holds now (it may have started its first step).
     let from = tile(&mut app, "knight");
-    let core = find_path(level.grid(MovementClass::Foot), from, Pos::new(9, 2), &SearchOptions::default()).unwrap();
+    let core = find_path(
+        level.grid(MovementClass::Foot),
+        from,
+        Pos::new(9, 2),
+        &SearchOptions::default(),
+    )
+    .unwrap();
     assert_eq!(after.cells, core.path.cells);
-    assert!(after.cells.iter().any(|p| p.y == 0), "the new path takes the road: {:?}", after.cells);
+    assert!(
+        after.cells.iter().any(|p| p.y == 0),
+        "the new path takes the road: {:?}",
+        after.cells
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -94,35 +122,89 @@ fn a_terrain_cost_edit_replans_paths_through_the_changed_cells() {
 fn broken_edits_are_reported_with_file_line_col_and_keep_the_last_good_level() {
     let dir = folder("broken");
     let mut app = watching_app(&dir);
-    let grass = |app: &App| app.world().resource::<Level>().grid(MovementClass::Foot).cost(Pos::new(1, 1));
+    let grass = |app: &App| {
+        app.world()
+            .resource::<Level>()
+            .grid(MovementClass::Foot)
+            .cost(Pos::new(1, 1))
+    };
     assert_eq!(grass(&app), Some(1.0));
-    let errors = |app: &App| app.world().resource::<FileErrors>().0.values().cloned().collect::<Vec<_>>();
+    let errors = |app: &App| {
+        app.world()
+            .resource::<FileErrors>()
+            .0
+            .values()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
 
     // A syntax error in the terrain table.
-    edit(dir.join("terrain.ron"), &TERRAIN.replace(GRASS, &GRASS.replace("foot: 1.0", "foot: 5.0 horse")));
-    update_until(&mut app, "the terrain error shows", |app| !errors(app).is_empty());
+    edit(
+        dir.join("terrain.ron"),
+        &TERRAIN.replace(GRASS, &GRASS.replace("foot: 1.0", "foot: 5.0 horse")),
+    );
+    update_until(&mut app, "the terrain error shows", |app| {
+        !errors(app).is_empty()
+    });
     let message = errors(&app).join("\n");
-    let expected = format!("{}:{}:", PathBuf::from("assets").join("terrain.ron").display(), 1 + TERRAIN.lines().position(|l| l.contains(GRASS)).unwrap());
+    let expected = format!(
+        "{}:{}:",
+        PathBuf::from("assets").join("terrain.ron").display(),
+        1 + TERRAIN.lines().position(|l| l.contains(GRASS)).unwrap()
+    );
     assert!(message.starts_with(&expected), "{message}");
     assert_eq!(grass(&app), Some(1.0), "the last good table stays");
 
     // A ragged map row.
-    edit(dir.join("field.map"), &MAP.replace("..........\n[units]", ".......\n[units]"));
-    update_until(&mut app, "the map error shows", |app| errors(app).iter().any(|e| e.contains("field.map")));
-    let map_error = errors(&app).into_iter().find(|e| e.contains("field.map")).unwrap();
-    assert!(map_error.ends_with("field.map:4:8: row has 7 tiles, the first row has 10"), "{map_error}");
+    edit(
+        dir.join("field.map"),
+        &MAP.replace("..........\n[units]", ".......\n[units]"),
+    );
+    update_until(&mut app, "the map error shows", |app| {
+        errors(app).iter().any(|e| e.contains("field.map"))
+    });
+    let map_error = errors(&app)
+        .into_iter()
+        .find(|e| e.contains("field.map"))
+        .unwrap();
+    assert!(
+        map_error.ends_with("field.map:4:8: row has 7 tiles, the first row has 10"),
+        "{map_error}"
+    );
 
     // A glyph the terrain table does not know: the map parses, the level cannot be built.
-    edit(dir.join("field.map"), &MAP.replace("..........\n[units]", "....?.....\n[units]"));
-    update_until(&mut app, "the glyph error shows", |app| errors(app).iter().any(|e| e.contains("unknown terrain glyph")));
-    let glyph_error = errors(&app).into_iter().find(|e| e.contains("field.map")).unwrap();
-    assert!(glyph_error.contains("field.map:4:5: unknown terrain glyph `?`"), "{glyph_error}");
-    assert_eq!(app.world().resource::<Level>().width, 10, "the last good map stays");
+    edit(
+        dir.join("field.map"),
+        &MAP.replace("..........\n[units]", "....?.....\n[units]"),
+    );
+    update_until(&mut app, "the glyph error shows", |app| {
+        errors(app)
+            .iter()
+            .any(|e| e.contains("unknown terrain glyph"))
+    });
+    let glyph_error = errors(&app)
+        .into_iter()
+        .find(|e| e.contains("field.map"))
+        .unwrap();
+    assert!(
+        glyph_error.contains("field.map:4:5: unknown terrain glyph `?`"),
+        "{glyph_error}"
+    );
+    assert_eq!(
+        app.world().resource::<Level>().width,
+        10,
+        "the last good map stays"
+    );
     assert_eq!(tile(&mut app, "knight"), Pos::new(0, 2), "nothing was lost");
 
     // Fixing both files clears the errors and applies the fix.
-    edit(dir.join("terrain.ron"), &TERRAIN.replace(GRASS, &GRASS.replace("foot: 1.0", "foot: 2.0")));
+    edit(
+        dir.join("terrain.ron"),
+        &TERRAIN.replace(GRASS, &GRASS.replace("foot: 1.0", "foot: 2.0")),
+    );
     edit(dir.join("field.map"), MAP);
-    update_until(&mut app, "the fixes load", |app| errors(app).is_empty() && grass(app) == Some(2.0));
+    update_until(&mut app, "the fixes load", |app| {
+        errors(app).is_empty() && grass(app) == Some(2.0)
+    });
     let _ = std::fs::remove_dir_all(dir);
 }

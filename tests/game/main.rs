@@ -4,6 +4,7 @@
 mod cli;
 mod hot_reload;
 mod simulation;
+mod window;
 
 use bevy::prelude::*;
 use tilewalk::headless_app;
@@ -16,12 +17,14 @@ use tilewalk::units::{Tile, Unit};
 use tilewalk_path::Pos;
 
 pub fn table() -> TerrainTable {
-    TerrainTable::parse(include_str!("../../assets/terrain.ron")).expect("the shipped terrain table parses")
+    TerrainTable::parse(include_str!("../../assets/terrain.ron"))
+        .expect("the shipped terrain table parses")
 }
 
 /// A headless app on a map given as text.
 pub fn app(map: &str) -> App {
-    headless_app(&MapAsset::parse(map).expect("test map parses"), &table()).expect("test map builds")
+    headless_app(&MapAsset::parse(map).expect("test map parses"), &table())
+        .expect("test map builds")
 }
 
 pub fn unit(app: &mut App, name: &str) -> Entity {
@@ -36,12 +39,19 @@ pub fn unit(app: &mut App, name: &str) -> Entity {
 
 pub fn order(app: &mut App, names: &[&str], goal: Pos, append: bool) {
     let units = names.iter().map(|n| unit(app, n)).collect();
-    app.world_mut().write_message(MoveOrder { units, goal, append });
+    app.world_mut().write_message(MoveOrder {
+        units,
+        goal,
+        append,
+    });
 }
 
 pub fn tile(app: &mut App, name: &str) -> Pos {
     let entity = unit(app, name);
-    app.world().get::<Tile>(entity).expect("units have a tile").0
+    app.world()
+        .get::<Tile>(entity)
+        .expect("units have a tile")
+        .0
 }
 
 pub fn path(app: &mut App, name: &str) -> Option<Path> {
@@ -59,7 +69,11 @@ pub fn run_until_idle(app: &mut App, seconds: f64) {
         app.update();
         let world = app.world_mut();
         let busy = world.query_filtered::<(), With<Path>>().iter(world).count()
-            + world.query::<&Motion>().iter(world).filter(|m| m.stride.is_some()).count();
+            + world
+                .query::<&Motion>()
+                .iter(world)
+                .filter(|m| m.stride.is_some())
+                .count();
         if frame > 0 && busy == 0 {
             return;
         }
@@ -70,7 +84,11 @@ pub fn run_until_idle(app: &mut App, seconds: f64) {
 /// When `name` arrived, from the journal.
 pub fn arrival(app: &App, name: &str) -> Option<(Pos, f64)> {
     journal(app).into_iter().find_map(|e| match e {
-        Entry::Arrived { unit, tile, seconds } if unit == name => Some((tile, seconds)),
+        Entry::Arrived {
+            unit,
+            tile,
+            seconds,
+        } if unit == name => Some((tile, seconds)),
         _ => None,
     })
 }

@@ -28,7 +28,20 @@ fn an_order_stores_the_cores_path_for_the_units_class() {
     order(&mut app, &["lancer"], Pos::new(8, 2), false);
     app.update();
     let level = app.world().resource::<Level>().clone();
-    for (name, class, from, to) in [("knight", MovementClass::Foot, Pos::new(0, 1), Pos::new(8, 1)), ("lancer", MovementClass::Horse, Pos::new(0, 3), Pos::new(8, 2))] {
+    for (name, class, from, to) in [
+        (
+            "knight",
+            MovementClass::Foot,
+            Pos::new(0, 1),
+            Pos::new(8, 1),
+        ),
+        (
+            "lancer",
+            MovementClass::Horse,
+            Pos::new(0, 3),
+            Pos::new(8, 2),
+        ),
+    ] {
         let stored = path(&mut app, name).expect("an order gives a path");
         let core = find_path(level.grid(class), from, to, &SearchOptions::default()).unwrap();
         assert_eq!(stored.cells, core.path.cells, "{name}");
@@ -36,8 +49,19 @@ fn an_order_stores_the_cores_path_for_the_units_class() {
     }
     // The knight avoids the mud (3 per tile): over it the straight line would cost 2 + 5·3 + 1 = 18.
     let knight = path(&mut app, "knight").unwrap();
-    assert!(knight.cells.iter().all(|p| !(2..=6).contains(&p.x) || p.y == 0 || p.y >= 3), "{:?}", knight.cells);
-    assert!((knight.cost - (6.0 + 2.0 * std::f64::consts::SQRT_2)).abs() < 1e-9, "{}", knight.cost);
+    assert!(
+        knight
+            .cells
+            .iter()
+            .all(|p| !(2..=6).contains(&p.x) || p.y == 0 || p.y >= 3),
+        "{:?}",
+        knight.cells
+    );
+    assert!(
+        (knight.cost - (6.0 + 2.0 * std::f64::consts::SQRT_2)).abs() < 1e-9,
+        "{}",
+        knight.cost
+    );
 }
 
 #[test]
@@ -49,7 +73,10 @@ fn a_unit_arrives_on_its_goal_when_the_cost_model_says() {
     let (at, seconds) = arrival(&app, "griffin").expect("it arrived");
     assert_eq!(at, Pos::new(9, 4));
     // Nine grass tiles at cost 1 for a flyer.
-    assert!((seconds - 9.0 / UNIT_SPEED_TILES_PER_SEC).abs() < 1e-6, "{seconds}");
+    assert!(
+        (seconds - 9.0 / UNIT_SPEED_TILES_PER_SEC).abs() < 1e-6,
+        "{seconds}"
+    );
     assert!(path(&mut app, "griffin").is_none(), "the path is done");
 }
 
@@ -70,7 +97,10 @@ wet  blue foot 0,2
     let (_, dry) = arrival(&app, "dry").unwrap();
     let (_, wet) = arrival(&app, "wet").unwrap();
     assert!((dry - 4.0 / UNIT_SPEED_TILES_PER_SEC).abs() < 1e-6, "{dry}");
-    assert!((wet / dry - 3.0).abs() < 1e-6, "mud costs 3, grass 1: {wet} vs {dry}");
+    assert!(
+        (wet / dry - 3.0).abs() < 1e-6,
+        "mud costs 3, grass 1: {wet} vs {dry}"
+    );
 }
 
 #[test]
@@ -97,13 +127,20 @@ lancer blue horse 0,1
             Entry::Arrived { .. } => None,
         })
         .collect();
-    assert_eq!(reasons, [
-        "knight: rock at (3,1) is impassable for foot",
-        "knight: (4,1) cannot be reached: start and goal are in different regions",
-        "lancer: water at (6,2) is impassable for horse",
-    ]);
+    assert_eq!(
+        reasons,
+        [
+            "knight: rock at (3,1) is impassable for foot",
+            "knight: (4,1) cannot be reached: start and goal are in different regions",
+            "lancer: water at (6,2) is impassable for horse",
+        ]
+    );
     app.update();
-    assert_eq!(tile(&mut app, "knight"), Pos::new(0, 0), "a refused unit stays");
+    assert_eq!(
+        tile(&mut app, "knight"),
+        Pos::new(0, 0),
+        "a refused unit stays"
+    );
 }
 
 #[test]
@@ -122,12 +159,22 @@ d blue foot  0,3
 ");
     order(&mut app, &["a", "b", "c", "d"], Pos::new(6, 1), false);
     run_until_idle(&mut app, 30.0);
-    let tiles: Vec<Pos> = ["a", "b", "c", "d"].iter().map(|n| tile(&mut app, n)).collect();
+    let tiles: Vec<Pos> = ["a", "b", "c", "d"]
+        .iter()
+        .map(|n| tile(&mut app, n))
+        .collect();
     let distinct: std::collections::HashSet<Pos> = tiles.iter().copied().collect();
     assert_eq!(distinct.len(), 4, "{tiles:?}");
-    assert_eq!(tiles[0], Pos::new(6, 1), "the first unit by name gets the clicked tile");
+    assert_eq!(
+        tiles[0],
+        Pos::new(6, 1),
+        "the first unit by name gets the clicked tile"
+    );
     for t in &tiles {
-        assert!(t.x.abs_diff(6) <= 1 && t.y.abs_diff(1) <= 1, "{t} is next to the goal");
+        assert!(
+            t.x.abs_diff(6) <= 1 && t.y.abs_diff(1) <= 1,
+            "{t} is next to the goal"
+        );
     }
     assert_eq!(journal(&app).len(), 4, "four arrivals, no refusals");
 }
@@ -164,13 +211,15 @@ idle   red  foot 3,1
     assert_eq!(tile(&mut app, "idle"), Pos::new(3, 1));
 
     // In a one-tile corridor there is no way around: a bounded number of retries, then it stops.
-    let mut app = super::app("\
+    let mut app = super::app(
+        "\
 [terrain]
 .......
 [units]
 walker blue foot 0,0
 idle   red  foot 3,0
-");
+",
+    );
     order(&mut app, &["walker"], Pos::new(6, 0), false);
     run_until_idle(&mut app, 30.0);
     assert_eq!(tile(&mut app, "walker"), Pos::new(2, 0));
@@ -181,7 +230,12 @@ idle   red  foot 3,0
 fn the_same_orders_replay_identically() {
     let run = || {
         let mut app = app(include_str!("../../assets/maps/meadow.map"));
-        order(&mut app, &["knight", "archer", "lancer", "griffin"], Pos::new(28, 7), false);
+        order(
+            &mut app,
+            &["knight", "archer", "lancer", "griffin"],
+            Pos::new(28, 7),
+            false,
+        );
         run_until_idle(&mut app, 120.0);
         journal(&app)
     };

@@ -1,0 +1,280 @@
+//! The game a player runs: the real binary in a real window under Xvfb, rendered by
+//! lavapipe, driven by real pointer and key events from xdotool. It checks what the game
+//! itself reports (`--events`) and what it shows (an F12 screenshot).
+//!
+//! Set `TILEWALK_SCREENSHOT_OUT=docs/screenshot.png` to keep the screenshot for the README.
+
+use std::collections::HashMap;
+use std::os::unix::process::CommandExt;
+use std::path::{Path as FsPath, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Lavapipe renders on the CPU: the first frames take a while on a 2-core machine.
+const STARTUP: Duration = Duration::from_secs(180);
+const WALK: Duration = Duration::from_secs(240);
+
+/// The game under xvfb-run, in its own process group so the whole group is ended on drop.
+struct Game {
+    child: Child,
+    dir: PathBuf,
+    events: PathBuf,
+    display: Vec<(String, String)>,
+    window: String,
+}
+
+impl Drop for Game {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
+        let _ = self.child.wait();
+    }
+}
+
+impl Game {
+    fn start(dir: &FsPath, map: &str) -> Self {
+        let events = dir.join("events.jsonl");
+        let display_file = dir.join("display");
+        // xvfb-run gives its child a private display; the child writes where that is so
+        // xdotool can reach the same display, then becomes the game.
+        let child = Command::new("xvfb-run")
+            .args(["-a", "-s", "-screen 0 1280x720x24", "sh", "-c"])
+            .arg(format!(
+                "printf '%s\\n%s\\n' \"$DISPLAY\" \"$XAUTHORITY\" > {}; exec \"$0\" \"$@\"",
+                display_file.display()
+            ))
+            .arg(env!("CARGO_BIN_EXE_tilewalk"))
+            .args(["play", "--map", map, "--events"])
+            .arg(&events)
+            .arg("--screenshot")
+            .arg(dir.join("screenshot.png"))
+            .stdout(std::fs::File::create(dir.join("game.log")).unwrap())
+            .stderr(std::fs::File::create(dir.join("game.err.log")).unwrap())
+            .process_group(0)
+            .spawn()
+            .expect("xvfb-run starts (apt-get install xvfb mesa-vulkan-drivers xdotool)");
+        let mut game = Self {
+            child,
+            dir: dir.to_owned(),
+            events,
+            display: Vec::new(),
+            window: String::new(),
+        };
+        let display = wait_for("the display", STARTUP, || {
+            let text = std::fs::read_to_string(&display_file).ok()?;
+            let mut lines = text.lines();
+            Some(vec![
+                ("DISPLAY".to_owned(), lines.next()?.to_owned()),
+                ("XAUTHORITY".to_owned(), lines.next()?.to_owned()),
+            ])
+        });
+        game.display = display;
+        let window = game.xdotool(&["search", "--sync", "--name", "^tilewalk"]);
+        game.window = window.lines().next().expect("the game's window").to_owned();
+        game.xdotool(&["windowfocus", "--sync", &game.window.clone()]);
+        game
+    }
+
+    fn xdotool(&self, args: &[&str]) -> String {
+        let output = Command::new("xdotool")
+            .args(args)
+            .envs(self.display.iter().cloned())
+            .output()
+            .expect("xdotool runs");
+        assert!(
+            output.status.success(),
+            "xdotool {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn events(&self) -> Vec<Value> {
+        let text = std::fs::read_to_string(&self.events).unwrap_or_default();
+        text.lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    fn wait_event(
+        &mut self,
+        what: &str,
+        timeout: Duration,
+        matches: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(event) = self.events().into_iter().find(&matches) {
+                return event;
+            }
+            assert!(
+                self.child.try_wait().expect("status").is_none(),
+                "the game exited while waiting for {what}:\n{}",
+                self.log()
+            );
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; events: {:?}\n{}",
+                self.events(),
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// The end of the game's log, for failure messages.
+    fn log(&self) -> String {
+        let log = std::fs::read_to_string(self.dir.join("game.err.log")).unwrap_or_default();
+        log.lines()
+            .rev()
+            .take(30)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Where the centre of tile (x, y) is in the window, from the game's last `view` event.
+    fn tile_center(&self, x: u32, y: u32) -> (i64, i64) {
+        let view = self
+            .events()
+            .into_iter()
+            .rfind(|e| e["event"] == "view")
+            .expect("a view event");
+        let origin = (
+            view["origin"][0].as_f64().unwrap(),
+            view["origin"][1].as_f64().unwrap(),
+        );
+        let tile = view["tile_px"].as_f64().unwrap();
+        (
+            (origin.0 + (f64::from(x) + 0.5) * tile) as i64,
+            (origin.1 + (f64::from(y) + 0.5) * tile) as i64,
+        )
+    }
+
+    /// A real click: move, let the pointer settle (picking hovers first, as under a hand), press, release.
+    fn click(&self, x: u32, y: u32, button: &str) {
+        let (px, py) = self.tile_center(x, y);
+        self.xdotool(&["mousemove", &px.to_string(), &py.to_string()]);
+        std::thread::sleep(Duration::from_millis(400));
+        self.xdotool(&["mousedown", button]);
+        std::thread::sleep(Duration::from_millis(150));
+        self.xdotool(&["mouseup", button]);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+fn wait_for<T>(what: &str, timeout: Duration, mut ready: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(value) = ready() {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// RGB pixels of a PNG.
+fn decode(path: &FsPath) -> (u32, u32, Vec<[u8; 3]>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    let channels = info.color_type.samples();
+    let pixels = buffer[..info.buffer_size()]
+        .chunks(channels)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    (info.width, info.height, pixels)
+}
+
+/// The gizmo colour of a selected unit's path: srgb(1.0, 0.9, 0.2).
+fn is_path_yellow(p: [u8; 3]) -> bool {
+    p[0] > 230 && (200..=250).contains(&p[1]) && p[2] < 110
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
+    let dir = std::env::temp_dir().join(format!("tilewalk-window-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
+    let mut game = Game::start(&dir, meadow);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+
+    // Select the knight, order it across the river; the cheapest way is over the ford.
+    game.click(2, 5, "1");
+    game.click(28, 5, "3");
+    std::thread::sleep(Duration::from_millis(1500));
+    game.xdotool(&["key", "F12"]);
+    let shot = game.wait_event("the screenshot", STARTUP, |e| e["event"] == "screenshot");
+    let shot = PathBuf::from(shot["path"].as_str().unwrap());
+
+    // A refused order: rock is impassable; the game says so and keeps running.
+    game.click(31, 0, "3");
+    let refused = game.wait_event("the refusal", WALK, |e| e["event"] == "refused");
+    assert_eq!(refused["unit"], "knight");
+    assert_eq!(refused["goal"], serde_json::json!([31, 0]));
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("rock at (31,0) is impassable for foot"),
+        "{refused}"
+    );
+
+    let arrived = game.wait_event("the knight to arrive", WALK, |e| e["event"] == "arrived");
+    assert_eq!(arrived["unit"], "knight");
+    assert_eq!(arrived["tile"], serde_json::json!([28, 5]));
+    assert!(
+        game.child.try_wait().unwrap().is_none(),
+        "the game still runs"
+    );
+
+    // The frame shows the map: several terrains, each covering a good part of it...
+    let (width, height, pixels) = decode(&shot);
+    assert_eq!((width, height), (1280, 720));
+    let mut buckets: HashMap<[u8; 3], usize> = HashMap::new();
+    for p in &pixels {
+        *buckets.entry(p.map(|c| c / 48)).or_default() += 1;
+    }
+    let large = buckets
+        .values()
+        .filter(|&&n| n > pixels.len() / 100)
+        .count();
+    assert!(
+        large >= 5,
+        "expected several distinct terrain colours, found {large}: {buckets:?}"
+    );
+    // ...and the knight's path drawn over the ford (tiles (19,10) and (20,10)).
+    let ford = [game.tile_center(19, 10), game.tile_center(20, 10)];
+    let yellow_at_ford = ford
+        .iter()
+        .flat_map(|&(cx, cy)| {
+            (-6..=6).flat_map(move |dy| (-16..=16).map(move |dx| (cx + dx, cy + dy)))
+        })
+        .filter(|&(x, y)| is_path_yellow(pixels[(y * i64::from(width) + x) as usize]))
+        .count();
+    assert!(
+        yellow_at_ford >= 10,
+        "the path crosses the ford: {yellow_at_ford} path pixels there"
+    );
+    let yellow = pixels.iter().filter(|&&p| is_path_yellow(p)).count();
+    assert!(
+        yellow >= 800,
+        "a path of ~26 tiles is drawn: {yellow} path pixels"
+    );
+
+    if let Ok(out) = std::env::var("TILEWALK_SCREENSHOT_OUT") {
+        std::fs::copy(&shot, PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(out)).unwrap();
+    }
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
