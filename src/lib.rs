@@ -11,6 +11,7 @@ pub mod level;
 pub mod map;
 pub mod movement;
 pub mod pathing;
+pub mod tactics;
 pub mod terrain;
 pub mod units;
 mod view;
@@ -47,11 +48,16 @@ pub fn simulation_plugin(app: &mut App) {
         )
             .chain(),
     );
+    // Tactics mode is a state; `DefaultPlugins` bring the states plugin, `MinimalPlugins` do not.
+    if !app.is_plugin_added::<bevy::state::app::StatesPlugin>() {
+        app.add_plugins(bevy::state::app::StatesPlugin);
+    }
     app.add_plugins((
         level::plugin,
         pathing::plugin,
         movement::plugin,
         journal::plugin,
+        tactics::plugin,
     ));
 }
 

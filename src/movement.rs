@@ -123,6 +123,7 @@ fn follow_paths(
             };
             if let Some(&holder) = holders.get(&to)
                 && holder != entity
+                && !path.pass_through
             {
                 path.waited += left as f32;
                 let patience = if moving.contains(&holder) {
@@ -160,8 +161,11 @@ fn follow_paths(
                 break;
             };
             path.waited = 0.0;
-            holders.remove(&tile.0);
-            holders.insert(to, entity);
+            // Passing through an ally leaves its hold on its own tile alone.
+            if holders.get(&tile.0) == Some(&entity) {
+                holders.remove(&tile.0);
+            }
+            holders.entry(to).or_insert(entity);
             motion.stride = Some(Stride {
                 from: tile.0,
                 to,

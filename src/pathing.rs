@@ -56,9 +56,27 @@ pub struct Path {
     pub waited: f32,
     /// Re-plans caused by blocking units since the order.
     pub replans: u32,
+    /// Tactics moves may pass through allies (the range already checked every tile); a
+    /// real-time path waits for whoever holds its next tile.
+    pub pass_through: bool,
 }
 
 impl Path {
+    /// A path planned by a movement range, walked as it is: through allies, never re-planned
+    /// around units.
+    pub fn through(cells: Vec<Pos>, cost: f64) -> Self {
+        let goal = cells.len() - 1;
+        Self {
+            cells,
+            cost,
+            next: 1,
+            waypoints: vec![goal],
+            waited: 0.0,
+            replans: 0,
+            pass_through: true,
+        }
+    }
+
     pub fn goal(&self) -> Pos {
         self.cells[self.cells.len() - 1]
     }
@@ -280,6 +298,7 @@ fn search_legs(
         waypoints: Vec::new(),
         waited: 0.0,
         replans: 0,
+        pass_through: false,
     };
     for &waypoint in waypoints {
         let started = Instant::now();
@@ -415,6 +434,7 @@ mod tests {
             waypoints: vec![1],
             waited: 0.0,
             replans: 0,
+            pass_through: false,
         };
         let b = Path {
             cells: vec![Pos::new(1, 0), Pos::new(1, 1), Pos::new(1, 2)],
@@ -423,6 +443,7 @@ mod tests {
             waypoints: vec![2],
             waited: 0.0,
             replans: 0,
+            pass_through: false,
         };
         let joined = a.extended(b);
         assert_eq!(joined.cells.len(), 4);

@@ -37,6 +37,11 @@ impl Team {
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tile(pub Pos);
 
+/// A unit's own attack range for tactics (min, max), when the map gives one; otherwise its
+/// class's range from the tactics rules applies.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttackRange(pub u32, pub u32);
+
 /// Marks the units the player has selected.
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Selected;
@@ -44,7 +49,7 @@ pub struct Selected;
 /// Spawns the units a map places.
 pub fn spawn_units(commands: &mut Commands, map: &MapAsset, level: &Level) {
     for spawn in &map.units {
-        commands.spawn((
+        let mut unit = commands.spawn((
             Name::new(spawn.name.clone()),
             Unit {
                 name: spawn.name.clone(),
@@ -54,6 +59,9 @@ pub fn spawn_units(commands: &mut Commands, map: &MapAsset, level: &Level) {
             Tile(spawn.pos),
             Transform::from_translation(cell_center(spawn.pos, level.height).extend(UNIT_Z)),
         ));
+        if let Some((min, max)) = spawn.attack {
+            unit.insert(AttackRange(min, max));
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod path;
 mod simulate;
+mod tactics;
 
 use std::path::{Path as FsPath, PathBuf};
 use std::process::ExitCode;
@@ -34,6 +35,8 @@ enum Command {
     Path(path::PathArgs),
     /// Run orders on a map headlessly and print where each unit ends up.
     Simulate(simulate::SimulateArgs),
+    /// Run a scripted tactics session and print ranges, moves and enemy turns (headless).
+    Tactics(tactics::TacticsArgs),
     /// Generate a map from a seed (same seed, same file).
     Gen(GenArgs),
 }
@@ -50,6 +53,16 @@ struct PlayArgs {
     /// Where F12 saves a screenshot (default: screenshots/tilewalk-N.png).
     #[arg(long)]
     screenshot: Option<PathBuf>,
+    /// Real-time play, or turn-based tactics (rules in assets/tactics.ron).
+    #[arg(long, value_enum, default_value_t = ModeArg::Realtime)]
+    mode: ModeArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
+enum ModeArg {
+    #[default]
+    Realtime,
+    Tactics,
 }
 
 #[derive(clap::Args, Debug)]
@@ -74,6 +87,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Play(args) => play(args),
         Command::Path(args) => path::run(&args),
         Command::Simulate(args) => simulate::run(&args),
+        Command::Tactics(args) => tactics::run(&args),
         Command::Gen(args) => generate(&args),
     };
     result.unwrap_or_else(|message| {
@@ -141,7 +155,13 @@ fn play(args: PlayArgs) -> Result<ExitCode, String> {
     )
     .insert_resource(MapFile(map))
     .insert_resource(crate::view::ScreenshotPath(args.screenshot))
+    .insert_resource(tactics::read_rules(None)?)
     .add_plugins(crate::game_plugin);
+    if let ModeArg::Tactics = args.mode {
+        app.world_mut()
+            .resource_mut::<NextState<crate::tactics::Mode>>()
+            .set(crate::tactics::Mode::Tactics);
+    }
     if let Some(events) = args.events {
         let sink: Box<dyn std::io::Write + Send + Sync> = if events.as_os_str() == "-" {
             Box::new(std::io::stdout())

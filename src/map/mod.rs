@@ -7,8 +7,9 @@
 //! ....==....
 //! ..ff==~~..
 //! [units]
-//! // name   team  class  x,y   (x = column, y = row, 0,0 top-left)
+//! // name   team  class  x,y   [attack range]   (x = column, y = row, 0,0 top-left)
 //! knight    blue  foot   1,0
+//! archer    blue  foot   2,0   2-3
 //! raider    red   horse  8,1
 //! ```
 //! Glyphs come from the terrain table; teams are `blue` (the player) and `red`; classes are
@@ -33,6 +34,8 @@ pub struct UnitSpawn {
     pub team: Team,
     pub class: MovementClass,
     pub pos: Pos,
+    /// Its own attack range (min, max) for tactics, instead of its class's.
+    pub attack: Option<(u32, u32)>,
     /// The line that places it, for error messages.
     pub line: usize,
 }
@@ -244,6 +247,7 @@ impl MapAsset {
                     team,
                     class,
                     pos: *pos,
+                    attack: None,
                     line: 1,
                 });
             }
@@ -260,25 +264,38 @@ impl MapAsset {
     }
 }
 
-/// `name team class x,y`
+/// `name team class x,y [attack]`, the attack range as `N` or `MIN-MAX`.
 fn parse_unit(number: usize, line: &str) -> Result<UnitSpawn, ParseError> {
     let fields: Vec<(usize, &str)> = line
         .split_whitespace()
         .map(|f| (f.as_ptr() as usize - line.as_ptr() as usize + 1, f))
         .collect();
-    let [
-        (_, name),
-        (team_col, team),
-        (class_col, class),
-        (pos_col, pos),
-    ] = fields[..]
+    let (
+        &[
+            (_, name),
+            (team_col, team),
+            (class_col, class),
+            (pos_col, pos),
+        ],
+        attack,
+    ) = (&fields[..fields.len().min(4)], fields.get(4))
     else {
         return Err(ParseError::new(
             number,
             1,
-            format!("expected `name team class x,y`, got `{}`", line.trim()),
+            format!(
+                "expected `name team class x,y [attack]`, got `{}`",
+                line.trim()
+            ),
         ));
     };
+    if let Some(&(column, _)) = fields.get(5) {
+        return Err(ParseError::new(
+            number,
+            column,
+            "unexpected text after the attack range",
+        ));
+    }
     let team = Team::parse(team).ok_or_else(|| {
         ParseError::new(
             number,
@@ -300,11 +317,27 @@ fn parse_unit(number: usize, line: &str) -> Result<UnitSpawn, ParseError> {
             format!("expected a tile as x,y, got `{pos}`"),
         )
     })?;
+    let attack = attack
+        .map(|&(column, text)| {
+            let (min, max) = text.split_once('-').unwrap_or((text, text));
+            match (min.parse::<u32>(), max.parse::<u32>()) {
+                (Ok(min), Ok(max)) if 1 <= min && min <= max => Ok((min, max)),
+                _ => Err(ParseError::new(
+                    number,
+                    column,
+                    format!(
+                        "expected an attack range as N or MIN-MAX (1 <= MIN <= MAX), got `{text}`"
+                    ),
+                )),
+            }
+        })
+        .transpose()?;
     Ok(UnitSpawn {
         name: name.to_owned(),
         team,
         class,
         pos,
+        attack,
         line: number,
     })
 }
@@ -326,11 +359,12 @@ mod tests {
     #[test]
     fn reads_terrain_and_units() {
         let map = MapAsset::parse(
-            "// demo\n[terrain]\n..=\n~,#\n\n[units]\nknight blue foot 1,0\nbat red flyer 2,1\n",
+            "// demo\n[terrain]\n..=\n~,#\n\n[units]\nknight blue foot 1,0 2-3\nbat red flyer 2,1\n",
         )
         .unwrap();
         assert_eq!((map.width, map.height), (3, 2));
         assert_eq!(map.glyph(Pos::new(2, 0)), '=');
+        assert_eq!(map.units[0].attack, Some((2, 3)));
         assert_eq!(
             map.units[1],
             UnitSpawn {
@@ -338,6 +372,7 @@ mod tests {
                 team: Team::Red,
                 class: MovementClass::Flyer,
                 pos: Pos::new(2, 1),
+                attack: None,
                 line: 8
             }
         );
@@ -391,6 +426,14 @@ mod tests {
                 .to_string()
                 .starts_with("3:2: unknown terrain glyph `?`"),
             "{unknown}"
+        );
+        assert_eq!(
+            err("[terrain]\n...\n[units]\nk blue foot 0,0 3-2\n"),
+            "4:17: expected an attack range as N or MIN-MAX (1 <= MIN <= MAX), got `3-2`"
+        );
+        assert_eq!(
+            err("[terrain]\n...\n[units]\nk blue foot\n"),
+            "4:1: expected `name team class x,y [attack]`, got `k blue foot`"
         );
     }
 

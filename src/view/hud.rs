@@ -10,6 +10,7 @@ use crate::journal::{Entry, Journal};
 use crate::level::{FileErrors, Level};
 use crate::movement::Motion;
 use crate::pathing::{LastSearch, Path};
+use crate::tactics::Mode;
 use crate::terrain::MovementClass;
 use crate::units::{Selected, Unit};
 
@@ -21,6 +22,7 @@ const NOTICE_SECS: f32 = 5.0;
 pub struct Notice {
     text: String,
     shown_for: f32,
+    hint: String,
 }
 
 impl Notice {
@@ -28,15 +30,25 @@ impl Notice {
         self.text = text.into();
         self.shown_for = 0.0;
     }
+
+    /// A line about what is under the cursor, shown for this frame only.
+    pub fn hint(&mut self, text: impl Into<String>) {
+        self.hint = text.into();
+    }
 }
 
 #[derive(Component)]
-struct StatusText;
+pub(super) struct StatusText;
 
 #[derive(Component)]
 struct ErrorText;
 
 const HELP: &str = "left click: select  shift: add  drag: box select  right click: move  shift+right: waypoint  S: stop  E: search view  WASD/arrows/middle-drag: pan  wheel: zoom";
+const TACTICS_HELP: &str = "left click: select  hover: preview path  right click: move there  T: enemy threat  Enter: end turn  WASD/arrows/middle-drag: pan  wheel: zoom";
+
+/// The controls line at the bottom.
+#[derive(Component)]
+struct HelpText;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Notice>()
@@ -45,6 +57,7 @@ pub(super) fn plugin(app: &mut App) {
             Update,
             (
                 notice_journal,
+                show_help,
                 update_status,
                 update_errors,
                 draw_paths,
@@ -88,12 +101,24 @@ fn spawn_hud(mut commands: Commands) {
                 TextColor(Color::srgb(1.0, 0.45, 0.4))
             ),
             (
+                HelpText,
                 Text::new(HELP),
                 TextFont::from_font_size(13.0),
                 TextColor(Color::srgb(0.75, 0.78, 0.8))
             ),
         ],
     ));
+}
+
+/// The controls of the mode being played.
+fn show_help(mode: Res<State<Mode>>, mut help: Single<&mut Text, With<HelpText>>) {
+    let wanted = match mode.get() {
+        Mode::RealTime => HELP,
+        Mode::Tactics => TACTICS_HELP,
+    };
+    if help.0 != wanted {
+        help.0 = wanted.to_owned();
+    }
 }
 
 /// Refusals become the notice; so do arrivals, briefly.
@@ -113,11 +138,11 @@ fn notice_journal(
     notice.shown_for += time.delta_secs();
 }
 
-fn update_status(
+pub(super) fn update_status(
     cursor: Res<Cursor>,
     level: Res<Level>,
     last: Res<LastSearch>,
-    notice: Res<Notice>,
+    mut notice: ResMut<Notice>,
     selected: Query<(&Unit, &MovementClass), With<Selected>>,
     mut text: Single<&mut Text, With<StatusText>>,
 ) {
@@ -180,6 +205,9 @@ fn update_status(
     }
     if notice.shown_for < NOTICE_SECS && !notice.text.is_empty() {
         lines.push(notice.text.clone());
+    }
+    if !notice.hint.is_empty() {
+        lines.push(std::mem::take(&mut notice.hint));
     }
     text.0 = lines.join("\n");
 }

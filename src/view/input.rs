@@ -11,6 +11,7 @@ use crate::AppSystems;
 use crate::convert::{TILE_SIZE, world_to_cell};
 use crate::level::Level;
 use crate::pathing::{MoveOrder, StopOrder};
+use crate::tactics::Mode;
 use crate::units::{Selected, Unit};
 
 /// Where the pointer is, in the world and on the map.
@@ -43,8 +44,8 @@ pub(super) fn plugin(app: &mut App) {
             (
                 track_cursor,
                 select_with_box,
-                order_selected,
-                keyboard_commands,
+                // Tactics mode gives its own orders (view::tactics).
+                (order_selected, keyboard_commands).run_if(in_state(Mode::RealTime)),
             )
                 .chain()
                 .in_set(AppSystems::RecordInput)

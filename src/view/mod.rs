@@ -6,6 +6,7 @@ mod capture;
 mod hud;
 mod input;
 mod sprites;
+mod tactics;
 mod tilemap;
 
 use bevy::prelude::*;
@@ -21,5 +22,6 @@ pub(super) fn plugin(app: &mut App) {
         capture::plugin,
         input::plugin,
         hud::plugin,
+        tactics::plugin,
     ));
 }

@@ -267,3 +267,57 @@ fn gen_is_reproducible_and_playable() {
         "assets/maps/large.map is `tilewalk gen --seed 2026 --width 160 --height 128`"
     );
 }
+
+#[test]
+fn tactics_runs_a_scripted_turn_in_order() {
+    let skirmish = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/skirmish.map");
+    let output = tilewalk(&[
+        "tactics",
+        "--map",
+        skirmish,
+        "--range",
+        "lancer",
+        "--move",
+        "lancer:9,6",
+        "--move",
+        "lancer:8,6",
+        "--end-turn",
+        "--threat",
+        "red",
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let actions: Vec<&str> = lines
+        .iter()
+        .map(|l| l["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["range", "move", "move", "end_turn", "threat"]);
+    let range_cost = lines[0]["tiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["tile"] == serde_json::json!([9, 6]))
+        .unwrap()["cost"]
+        .clone();
+    assert_eq!(lines[1]["moved"], true);
+    assert_eq!(
+        lines[1]["cost"], range_cost,
+        "the move costs what the range said"
+    );
+    assert_eq!(lines[2]["moved"], false);
+    assert_eq!(lines[2]["reason"], "lancer has already moved this turn");
+    assert_eq!(lines[3]["turn"], 2);
+
+    let bad = tilewalk(&["tactics", "--map", skirmish, "--jump", "lancer"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown action `--jump`"));
+}

@@ -4,6 +4,7 @@
 mod cli;
 mod hot_reload;
 mod simulation;
+mod tactics;
 mod window;
 
 use bevy::prelude::*;
@@ -13,7 +14,7 @@ use tilewalk::map::MapAsset;
 use tilewalk::movement::Motion;
 use tilewalk::pathing::{MoveOrder, Path};
 use tilewalk::terrain::TerrainTable;
-use tilewalk::units::{Tile, Unit};
+use tilewalk::units::{Team, Tile, Unit};
 use tilewalk_path::Pos;
 
 pub fn table() -> TerrainTable {

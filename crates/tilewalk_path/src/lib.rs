@@ -74,6 +74,6 @@ mod search;
 pub use grid::{Grid, GridError, Pos};
 pub use moves::{Diagonal, Heuristic};
 pub use search::{
-    Algorithm, Found, NoPath, Path, Range, Reached, SearchContext, SearchOptions, SearchStats,
-    find_path,
+    Algorithm, Found, NoPath, Passage, Path, Range, Reached, SearchContext, SearchOptions,
+    SearchStats, find_path,
 };

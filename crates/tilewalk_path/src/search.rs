@@ -221,6 +221,7 @@ impl SearchContext {
             diagonal: options.diagonal,
             target: Some(target),
             budget: f64::INFINITY,
+            passage: None,
             record: options.record_expansions,
         };
         let reached = match options.algorithm {
@@ -266,6 +267,32 @@ impl SearchContext {
         budget: f64,
         diagonal: Diagonal,
     ) -> Result<Range, NoPath> {
+        self.bounded(grid, start, budget, diagonal, None)
+    }
+
+    /// A movement range under tactics rules: `passage` says, for each cell, whether it may be
+    /// entered, passed through, stopped on, or ends the move ([`Passage`]). The rules act
+    /// inside the search, so every cell's cost and path respect them; the start cell is
+    /// never "entered", so its own passage does not apply.
+    pub fn range_with(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        budget: f64,
+        diagonal: Diagonal,
+        passage: impl Fn(Pos) -> Passage,
+    ) -> Result<Range, NoPath> {
+        self.bounded(grid, start, budget, diagonal, Some(&passage))
+    }
+
+    fn bounded(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        budget: f64,
+        diagonal: Diagonal,
+        passage: Option<&dyn Fn(Pos) -> Passage>,
+    ) -> Result<Range, NoPath> {
         self.stats = SearchStats::default();
         self.expansions.clear();
         check_endpoints(grid, start, start)?;
@@ -273,8 +300,8 @@ impl SearchContext {
             grid,
             diagonal,
             target: None,
-            // Sums of √2 steps are inexact: allow for rounding at the edge of the budget.
-            budget: budget + 1e-9,
+            budget,
+            passage,
             record: true,
         };
         let mut heap = std::mem::take(&mut self.heap);
@@ -285,10 +312,12 @@ impl SearchContext {
             .iter()
             .map(|&pos| {
                 let node = self.nodes[grid.index(pos)];
+                let at_start = pos == start;
                 Reached {
                     pos,
                     cost: node.g,
-                    parent: (pos != start).then(|| grid.pos(node.parent as usize)),
+                    parent: (!at_start).then(|| grid.pos(node.parent as usize)),
+                    can_stop: at_start || passage.is_none_or(|p| p(pos) != Passage::PassOnly),
                 }
             })
             .collect();
@@ -349,11 +378,21 @@ impl SearchContext {
             if search.target.is_some_and(|t| t.index == index) {
                 return true;
             }
-            let orthogonal_open = [0, 1, 2, 3].map(|i| {
-                costs[index.wrapping_add_signed(offsets[i])] != BLOCKED
-            });
+            // A cell that ends the move is reached but not left.
+            if let Some(passage) = search.passage
+                && index != start
+                && matches!(passage(pos), Passage::EndsMove | Passage::TakesAllPoints)
+            {
+                continue;
+            }
+            let orthogonal_open =
+                [0, 1, 2, 3].map(|i| costs[index.wrapping_add_signed(offsets[i])] != BLOCKED);
             for d in 0..steps {
-                if d >= 4 && !search.diagonal.allows(orthogonal_open[d - 4], orthogonal_open[(d - 3) % 4]) {
+                if d >= 4
+                    && !search
+                        .diagonal
+                        .allows(orthogonal_open[d - 4], orthogonal_open[(d - 3) % 4])
+                {
                     continue;
                 }
                 let next = index.wrapping_add_signed(offsets[d]);
@@ -365,8 +404,23 @@ impl SearchContext {
                 if seen.stamp == closed || (seen.stamp == open && !F::RELAXES) {
                     continue;
                 }
-                let g = node.g + cost * STEPS[d].length;
-                if (seen.stamp == open && g >= seen.g) || g > search.budget {
+                let mut g = node.g + cost * STEPS[d].length;
+                if let Some(passage) = search.passage {
+                    let to = Pos::new(
+                        pos.x.wrapping_add_signed(STEPS[d].dx),
+                        pos.y.wrapping_add_signed(STEPS[d].dy),
+                    );
+                    match passage(to) {
+                        Passage::Blocked => continue,
+                        // Any points left buy the step, and it spends them all.
+                        Passage::TakesAllPoints if node.g < search.budget - BUDGET_SLACK => {
+                            g = search.budget;
+                        }
+                        Passage::TakesAllPoints => continue,
+                        Passage::Open | Passage::PassOnly | Passage::EndsMove => {}
+                    }
+                }
+                if (seen.stamp == open && g >= seen.g) || g > search.budget + BUDGET_SLACK {
                     continue;
                 }
                 self.nodes[next] = Node {
@@ -378,7 +432,9 @@ impl SearchContext {
                     Some(t) => {
                         let x = pos.x.wrapping_add_signed(STEPS[d].dx);
                         let y = pos.y.wrapping_add_signed(STEPS[d].dy);
-                        let h = t.scale * t.heuristic.distance(x.abs_diff(t.pos.x), y.abs_diff(t.pos.y));
+                        let h = t.scale
+                            * t.heuristic
+                                .distance(x.abs_diff(t.pos.x), y.abs_diff(t.pos.y));
                         t.mix.0 * g + t.mix.1 * h
                     }
                     None => g,
@@ -394,10 +450,18 @@ impl SearchContext {
 fn check_endpoints(grid: &Grid, start: Pos, goal: Pos) -> Result<(), NoPath> {
     let (width, height) = (grid.width(), grid.height());
     if !grid.contains(start) {
-        return Err(NoPath::StartOutside { pos: start, width, height });
+        return Err(NoPath::StartOutside {
+            pos: start,
+            width,
+            height,
+        });
     }
     if !grid.contains(goal) {
-        return Err(NoPath::GoalOutside { pos: goal, width, height });
+        return Err(NoPath::GoalOutside {
+            pos: goal,
+            width,
+            height,
+        });
     }
     if !grid.is_passable(start) {
         return Err(NoPath::StartBlocked(start));
@@ -413,8 +477,29 @@ struct Search<'a> {
     grid: &'a Grid,
     diagonal: Diagonal,
     target: Option<Target>,
+    /// Cells costing more than this are not entered (infinite for point-to-point searches).
     budget: f64,
+    /// Tactics rules for a movement range.
+    passage: Option<&'a dyn Fn(Pos) -> Passage>,
     record: bool,
+}
+
+/// Sums of √2 steps are inexact: a cell costing the budget up to rounding is in range.
+const BUDGET_SLACK: f64 = 1e-9;
+
+/// What tactics rules make of a cell in a movement range ([`SearchContext::range_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Passage {
+    /// Enter, stop, go on.
+    Open,
+    /// Walk through, never stop (an ally stands there).
+    PassOnly,
+    /// Never enter (an enemy stands there).
+    Blocked,
+    /// Enter at the usual cost; the move ends there (a zone of control).
+    EndsMove,
+    /// Entering costs every point left, whatever the terrain; the move ends there.
+    TakesAllPoints,
 }
 
 /// Where discovered cells wait to be expanded.
@@ -516,6 +601,8 @@ pub struct Reached {
     pub cost: f64,
     /// The previous cell on a cheapest way here; `None` for the origin.
     pub parent: Option<Pos>,
+    /// Whether a move may end here ([`Passage::PassOnly`] cells are only walked through).
+    pub can_stop: bool,
 }
 
 /// Every cell reachable within a budget, from [`SearchContext::range`]. The path to any

@@ -1,0 +1,329 @@
+//! Tactics mode on screen: the selected unit's movement range (blue: stop here; pale: walk
+//! through only) and the tiles it could attack after moving (red outlines), the exact path
+//! and cost under the cursor, the enemy's threat (T), greyed units that have moved, the
+//! turn counter, and ending the turn (Enter or the button).
+
+use std::collections::BTreeSet;
+
+use bevy::prelude::*;
+use tilewalk_path::{Pos, Range, SearchContext};
+
+use super::hud::Notice;
+use super::input::Cursor;
+use super::sprites::team_color;
+use crate::AppSystems;
+use crate::convert::{TILE_SIZE, cell_center};
+use crate::level::Level;
+use crate::tactics::{
+    Board, EndTurn, EnemyTurn, Mode, Moved, PieceQuery, TacticsMove, TacticsRules, Turn,
+};
+use crate::units::{Selected, Team, Unit};
+
+/// The range shown for the selected unit, computed once per change and read by the
+/// highlight, the preview and the move alike.
+#[derive(Resource, Default)]
+struct ShownRange {
+    unit: Option<Entity>,
+    range: Range,
+    attack: BTreeSet<Pos>,
+    threat: BTreeSet<Pos>,
+}
+
+/// Whether the enemy's threat is drawn.
+#[derive(Resource, Default)]
+struct ShowThreat(bool);
+
+/// A translucent tile highlight, respawned when the shown range changes.
+#[derive(Component)]
+struct Highlight;
+
+#[derive(Component)]
+struct TurnText;
+
+#[derive(Component)]
+struct EndTurnButton;
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<ShownRange>()
+        .init_resource::<ShowThreat>()
+        .add_systems(OnEnter(Mode::Tactics), spawn_turn_panel)
+        .add_systems(
+            Update,
+            (order_moves, end_turn_with_key)
+                .in_set(AppSystems::RecordInput)
+                .run_if(
+                    in_state(Mode::Tactics)
+                        .and_then(resource_exists::<Level>)
+                        .and_then(resource_exists::<TacticsRules>),
+                ),
+        )
+        .add_systems(
+            Update,
+            (
+                update_range,
+                highlight_tiles,
+                draw_preview,
+                grey_moved_units,
+                update_turn_text,
+            )
+                .chain()
+                .in_set(AppSystems::Present)
+                .before(super::hud::update_status)
+                .run_if(
+                    in_state(Mode::Tactics)
+                        .and_then(resource_exists::<Level>)
+                        .and_then(resource_exists::<TacticsRules>),
+                ),
+        );
+}
+
+fn spawn_turn_panel(mut commands: Commands) {
+    commands
+        .spawn((
+            Node {
+                position_type: PositionType::Absolute,
+                right: px(8),
+                top: px(6),
+                padding: UiRect::all(px(6)),
+                column_gap: px(10),
+                align_items: AlignItems::Center,
+                ..default()
+            },
+            BackgroundColor(Color::srgba(0.05, 0.06, 0.08, 0.72)),
+        ))
+        .with_children(|panel| {
+            panel.spawn((
+                TurnText,
+                Text::new("turn 1"),
+                TextFont::from_font_size(15.0),
+            ));
+            panel
+                .spawn((
+                    EndTurnButton,
+                    Button,
+                    Node {
+                        padding: UiRect::axes(px(10), px(4)),
+                        ..default()
+                    },
+                    BackgroundColor(Color::srgb(0.22, 0.35, 0.6)),
+                    children![(
+                        Text::new("End turn (Enter)"),
+                        TextFont::from_font_size(15.0)
+                    )],
+                ))
+                .observe(|_: On<Pointer<Click>>, mut end: MessageWriter<EndTurn>| {
+                    end.write(EndTurn);
+                });
+        });
+}
+
+fn end_turn_with_key(
+    keys: Res<ButtonInput<KeyCode>>,
+    mut end: MessageWriter<EndTurn>,
+    mut show: ResMut<ShowThreat>,
+) {
+    if keys.any_just_pressed([KeyCode::Enter, KeyCode::NumpadEnter]) {
+        end.write(EndTurn);
+    }
+    if keys.just_pressed(KeyCode::KeyT) {
+        show.0 = !show.0;
+    }
+}
+
+/// The one selected unit, if exactly one is selected.
+fn single(selected: &Query<Entity, With<Selected>>) -> Option<Entity> {
+    let mut all = selected.iter();
+    let first = all.next()?;
+    all.next().is_none().then_some(first)
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system: each parameter is one piece of world state"
+)]
+fn update_range(
+    level: Res<Level>,
+    rules: Res<TacticsRules>,
+    units: PieceQuery,
+    selected: Query<Entity, With<Selected>>,
+    show: Res<ShowThreat>,
+    turn: Res<Turn>,
+    mut shown: ResMut<ShownRange>,
+    mut context: Local<SearchContext>,
+) {
+    let board = Board::new(&level, &rules, &units);
+    let piece = single(&selected).and_then(|e| board.piece(e));
+    let (range, attack) = match piece {
+        Some(piece) => {
+            let range = board.range(&mut context, piece);
+            let attack = board.attack_tiles(piece, &range);
+            (range, attack)
+        }
+        None => Default::default(),
+    };
+    let enemy = match turn.team {
+        Team::Blue => Team::Red,
+        Team::Red => Team::Blue,
+    };
+    let threat = if show.0 {
+        board.threat(&mut context, enemy)
+    } else {
+        BTreeSet::new()
+    };
+    let unit = piece.map(|p| p.entity);
+    // Only touch the resource when something changed, so highlights are rebuilt rarely.
+    if shown.unit != unit
+        || shown.range != range
+        || shown.attack != attack
+        || shown.threat != threat
+    {
+        *shown = ShownRange {
+            unit,
+            range,
+            attack,
+            threat,
+        };
+    }
+}
+
+fn highlight_tiles(
+    mut commands: Commands,
+    shown: Res<ShownRange>,
+    level: Res<Level>,
+    old: Query<Entity, With<Highlight>>,
+) {
+    if !shown.is_changed() {
+        return;
+    }
+    for entity in &old {
+        commands.entity(entity).despawn();
+    }
+    let mut tile = |pos: Pos, color: Color, z: f32| {
+        commands.spawn((
+            Highlight,
+            Sprite {
+                color,
+                custom_size: Some(Vec2::splat(TILE_SIZE - 2.0)),
+                ..default()
+            },
+            Transform::from_translation(cell_center(pos, level.height).extend(z)),
+        ));
+    };
+    for &pos in &shown.threat {
+        tile(pos, Color::srgba(0.95, 0.2, 0.2, 0.28), 1.0);
+    }
+    for reached in shown.range.cells() {
+        let color = if reached.can_stop {
+            Color::srgba(0.25, 0.55, 1.0, 0.42)
+        } else {
+            Color::srgba(0.6, 0.8, 1.0, 0.2)
+        };
+        tile(reached.pos, color, 2.0);
+    }
+}
+
+/// The exact path and cost to the tile under the cursor, read from the shown range; or why
+/// that tile cannot be chosen.
+fn draw_preview(
+    mut gizmos: Gizmos,
+    shown: Res<ShownRange>,
+    cursor: Res<Cursor>,
+    level: Res<Level>,
+    rules: Res<TacticsRules>,
+    units: Query<(&Unit, &crate::terrain::MovementClass)>,
+    mut notice: ResMut<Notice>,
+) {
+    for &pos in shown.attack.iter().filter(|p| !shown.range.contains(**p)) {
+        gizmos.rect_2d(
+            Isometry2d::from_translation(cell_center(pos, level.height)),
+            Vec2::splat(TILE_SIZE - 6.0),
+            Color::srgb(0.95, 0.3, 0.25),
+        );
+    }
+    let (Some(unit), Some(pos)) = (shown.unit, cursor.tile) else {
+        return;
+    };
+    let Ok((unit, &class)) = units.get(unit) else {
+        return;
+    };
+    match (shown.range.get(pos), shown.range.path_to(pos)) {
+        (Some(reached), Some(path)) if reached.can_stop => {
+            let points = path.cells.iter().map(|&p| cell_center(p, level.height));
+            gizmos.linestrip_2d(points, Color::srgb(1.0, 0.9, 0.2));
+            notice.hint(format!(
+                "{} to {pos}: cost {:.2} of {} points",
+                unit.name,
+                reached.cost,
+                rules.movement_points.get(class)
+            ));
+        }
+        (Some(_), _) => notice.hint(format!(
+            "{} cannot stop on {pos}: a unit stands there",
+            unit.name
+        )),
+        _ => {
+            let centre = cell_center(pos, level.height);
+            gizmos.line_2d(
+                centre - Vec2::splat(10.0),
+                centre + Vec2::splat(10.0),
+                Color::srgb(0.95, 0.3, 0.25),
+            );
+            gizmos.line_2d(
+                centre + Vec2::new(-10.0, 10.0),
+                centre + Vec2::new(10.0, -10.0),
+                Color::srgb(0.95, 0.3, 0.25),
+            );
+            notice.hint(format!("{pos} is out of {}'s range", unit.name));
+        }
+    }
+}
+
+fn order_moves(
+    buttons: Res<ButtonInput<MouseButton>>,
+    cursor: Res<Cursor>,
+    shown: Res<ShownRange>,
+    mut moves: MessageWriter<TacticsMove>,
+    mut notice: ResMut<Notice>,
+) {
+    if !buttons.just_pressed(MouseButton::Right) {
+        return;
+    }
+    match (shown.unit, cursor.tile) {
+        (Some(unit), Some(to)) => {
+            moves.write(TacticsMove { unit, to });
+        }
+        (None, _) => notice.say("select one unit of yours first"),
+        (_, None) => notice.say("that is outside the map"),
+    }
+}
+
+fn grey_moved_units(mut units: Query<(&Team, Has<Moved>, &mut Sprite), With<Unit>>) {
+    for (&team, moved, mut sprite) in &mut units {
+        let color = if moved {
+            team_color(team).mix(&Color::srgb(0.35, 0.35, 0.35), 0.7)
+        } else {
+            team_color(team)
+        };
+        if sprite.color != color {
+            sprite.color = color;
+        }
+    }
+}
+
+fn update_turn_text(
+    turn: Res<Turn>,
+    enemy: Res<EnemyTurn>,
+    mut text: Single<&mut Text, With<TurnText>>,
+) {
+    if turn.is_changed() || enemy.is_changed() {
+        text.0 = format!(
+            "turn {}: your move (blue){}",
+            turn.number,
+            if enemy.0.is_empty() {
+                String::new()
+            } else {
+                format!("; red moved {} units", enemy.0.len())
+            }
+        );
+    }
+}
