@@ -58,6 +58,8 @@ enum AlgorithmArg {
     Bfs,
     BestFirst,
     Dfs,
+    /// A* with jump point pruning (uniform costs, `no-obstacles`; otherwise plain A*).
+    Jps,
 }
 
 fn pos_arg(text: &str) -> Result<Pos, String> {
@@ -145,6 +147,7 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, String> {
             AlgorithmArg::Bfs => Algorithm::Bfs,
             AlgorithmArg::BestFirst => Algorithm::BestFirst,
             AlgorithmArg::Dfs => Algorithm::Dfs,
+            AlgorithmArg::Jps => Algorithm::JumpPoint,
         },
         diagonal: match (args.four_way, args.diagonal) {
             (true, _) | (false, DiagonalArg::Never) => Diagonal::Never,

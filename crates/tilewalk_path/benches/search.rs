@@ -16,7 +16,10 @@ fn astar(c: &mut Criterion) {
         std::fs::read_to_string(dir.join("den312d.map")),
         std::fs::read_to_string(dir.join("den312d.map.scen")),
     ) else {
-        eprintln!("skipping the A* bench: no Moving AI data in {}", dir.display());
+        eprintln!(
+            "skipping the A* bench: no Moving AI data in {}",
+            dir.display()
+        );
         return;
     };
     let grid = parse_movingai_map(&map).expect("den312d.map parses").grid();
@@ -43,7 +46,9 @@ fn range(c: &mut Criterion) {
     let mut context = SearchContext::new();
     for budget in [8.0, 30.0] {
         c.bench_function(&format!("range 128x128 budget {budget}"), |b| {
-            b.iter(|| black_box(context.range(&grid, Pos::new(64, 64), budget, Diagonal::NoObstacles)));
+            b.iter(|| {
+                black_box(context.range(&grid, Pos::new(64, 64), budget, Diagonal::NoObstacles))
+            });
         });
     }
 }

@@ -117,7 +117,8 @@ mod tests {
 
     fn wall_column(grid: &mut Grid, x: u32, passable: bool) {
         for y in 0..grid.height() {
-            grid.set_cost(Pos::new(x, y), passable.then_some(1.0)).unwrap();
+            grid.set_cost(Pos::new(x, y), passable.then_some(1.0))
+                .unwrap();
         }
     }
 
@@ -143,7 +144,11 @@ mod tests {
         let grid = Grid::from_fn(2, 2, |p| (p.x == p.y).then_some(1.0)).unwrap();
         let (a, b) = (Pos::new(0, 0), Pos::new(1, 1));
         assert!(grid.connected(a, b, Diagonal::Always));
-        for diagonal in [Diagonal::Never, Diagonal::NoObstacles, Diagonal::AtMostOneObstacle] {
+        for diagonal in [
+            Diagonal::Never,
+            Diagonal::NoObstacles,
+            Diagonal::AtMostOneObstacle,
+        ] {
             assert!(!grid.connected(a, b, diagonal), "{diagonal:?}");
         }
     }
@@ -156,7 +161,7 @@ mod tests {
         for _ in 0..400 {
             state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
             let pos = Pos::new((state >> 8) % 7, (state >> 16) % 6);
-            let passable = (state >> 4) % 3 != 0;
+            let passable = !(state >> 4).is_multiple_of(3);
             grid.set_cost(pos, passable.then_some(1.0)).unwrap();
             let fresh = Grid::from_fn(7, 6, |p| grid.cost(p)).unwrap();
             for diagonal in [Diagonal::NoObstacles, Diagonal::Always] {

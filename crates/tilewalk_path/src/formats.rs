@@ -51,17 +51,26 @@ impl MovingAiMap {
 
 /// Whether `text` looks like a Moving AI map (its first line is a `type` header).
 pub fn is_movingai_map(text: &str) -> bool {
-    text.lines().next().is_some_and(|l| l.trim_start().starts_with("type "))
+    text.lines()
+        .next()
+        .is_some_and(|l| l.trim_start().starts_with("type "))
 }
 
 /// Parses a Moving AI `.map`: `type octile`, `height H`, `width W`, `map`, then H rows of W glyphs.
 pub fn parse_movingai_map(text: &str) -> Result<MovingAiMap, ParseError> {
-    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
     let (mut width, mut height) = (None, None);
     let mut header_line = 0;
     loop {
         let Some((number, line)) = lines.next() else {
-            return Err(ParseError::new(header_line + 1, 1, "missing the `map` line that ends the header"));
+            return Err(ParseError::new(
+                header_line + 1,
+                1,
+                "missing the `map` line that ends the header",
+            ));
         };
         header_line = number;
         let mut words = line.split_whitespace();
@@ -70,11 +79,13 @@ pub fn parse_movingai_map(text: &str) -> Result<MovingAiMap, ParseError> {
             (Some("type"), Some(_)) => {}
             (Some(key @ ("height" | "width")), Some(value)) => {
                 let column = line.find(value).unwrap_or(0) + 1;
-                let value: u32 = value
-                    .parse()
-                    .ok()
-                    .filter(|&v| v > 0)
-                    .ok_or_else(|| ParseError::new(number, column, format!("`{key}` needs a positive whole number, got `{value}`")))?;
+                let value: u32 = value.parse().ok().filter(|&v| v > 0).ok_or_else(|| {
+                    ParseError::new(
+                        number,
+                        column,
+                        format!("`{key}` needs a positive whole number, got `{value}`"),
+                    )
+                })?;
                 if key == "height" {
                     height = Some(value);
                 } else {
@@ -85,19 +96,33 @@ pub fn parse_movingai_map(text: &str) -> Result<MovingAiMap, ParseError> {
                 return Err(ParseError::new(
                     number,
                     1,
-                    format!("expected a header line (`type`, `height`, `width` or `map`), got `{line}`"),
+                    format!(
+                        "expected a header line (`type`, `height`, `width` or `map`), got `{line}`"
+                    ),
                 ));
             }
         }
     }
     let Some(height) = height else {
-        return Err(ParseError::new(header_line, 1, "the header has no `height` line"));
+        return Err(ParseError::new(
+            header_line,
+            1,
+            "the header has no `height` line",
+        ));
     };
     let Some(width) = width else {
-        return Err(ParseError::new(header_line, 1, "the header has no `width` line"));
+        return Err(ParseError::new(
+            header_line,
+            1,
+            "the header has no `width` line",
+        ));
     };
     if Grid::new(width, 1).is_err() || u64::from(width) * u64::from(height) > 1 << 30 {
-        return Err(ParseError::new(header_line, 1, format!("a {width}x{height} map is too large")));
+        return Err(ParseError::new(
+            header_line,
+            1,
+            format!("a {width}x{height} map is too large"),
+        ));
     }
     let mut glyphs = Vec::with_capacity(width as usize * height as usize);
     let mut last_line = header_line;
@@ -115,14 +140,26 @@ pub fn parse_movingai_map(text: &str) -> Result<MovingAiMap, ParseError> {
                 glyphs.push(c as u8);
                 Ok(())
             } else {
-                Err(ParseError::new(number, column, format!("unknown glyph `{c}` (expected one of `{MOVINGAI_GLYPHS}`)")))
+                Err(ParseError::new(
+                    number,
+                    column,
+                    format!("unknown glyph `{c}` (expected one of `{MOVINGAI_GLYPHS}`)"),
+                ))
             }
         })?;
     }
     if let Some((number, line)) = lines.find(|(_, l)| !l.trim().is_empty()) {
-        return Err(ParseError::new(number, 1, format!("unexpected text after the {height} rows of the map: `{line}`")));
+        return Err(ParseError::new(
+            number,
+            1,
+            format!("unexpected text after the {height} rows of the map: `{line}`"),
+        ));
     }
-    Ok(MovingAiMap { width, height, glyphs })
+    Ok(MovingAiMap {
+        width,
+        height,
+        glyphs,
+    })
 }
 
 /// Reads one row of exactly `width` glyphs, calling `cell` with each glyph's 1-based column.
@@ -135,13 +172,21 @@ fn read_row(
     let mut count: u32 = 0;
     for (i, c) in line.chars().enumerate() {
         if i as u32 >= width {
-            return Err(ParseError::new(number, i + 1, format!("row is longer than the map's width {width}")));
+            return Err(ParseError::new(
+                number,
+                i + 1,
+                format!("row is longer than the map's width {width}"),
+            ));
         }
         cell(i + 1, c)?;
         count += 1;
     }
     if count < width {
-        return Err(ParseError::new(number, count as usize + 1, format!("row has {count} cells, the map's width is {width}")));
+        return Err(ParseError::new(
+            number,
+            count as usize + 1,
+            format!("row has {count} cells, the map's width is {width}"),
+        ));
     }
     Ok(())
 }
@@ -167,7 +212,13 @@ pub fn parse_scenarios(text: &str) -> Result<Vec<Scenario>, ParseError> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     match lines.next() {
         Some((_, first)) if first.split_whitespace().next() == Some("version") => {}
-        _ => return Err(ParseError::new(1, 1, "a scenario file starts with a `version` line")),
+        _ => {
+            return Err(ParseError::new(
+                1,
+                1,
+                "a scenario file starts with a `version` line",
+            ));
+        }
     }
     let mut scenarios = Vec::new();
     for (number, line) in lines.filter(|(_, l)| !l.trim().is_empty()) {
@@ -176,18 +227,30 @@ pub fn parse_scenarios(text: &str) -> Result<Vec<Scenario>, ParseError> {
             .map(|f| (f.as_ptr() as usize - line.as_ptr() as usize + 1, f))
             .collect();
         if fields.len() != 9 {
-            return Err(ParseError::new(number, 1, format!("expected 9 fields, found {}", fields.len())));
+            return Err(ParseError::new(
+                number,
+                1,
+                format!("expected 9 fields, found {}", fields.len()),
+            ));
         }
         let int = |i: usize| -> Result<u32, ParseError> {
             let (column, field) = fields[i];
-            field.parse().map_err(|_| ParseError::new(number, column, format!("expected a whole number, got `{field}`")))
+            field.parse().map_err(|_| {
+                ParseError::new(
+                    number,
+                    column,
+                    format!("expected a whole number, got `{field}`"),
+                )
+            })
         };
         let (column, field) = fields[8];
         let optimal = field
             .parse::<f64>()
             .ok()
             .filter(|v| v.is_finite() && *v >= 0.0)
-            .ok_or_else(|| ParseError::new(number, column, format!("expected a length, got `{field}`")))?;
+            .ok_or_else(|| {
+                ParseError::new(number, column, format!("expected a length, got `{field}`"))
+            })?;
         scenarios.push(Scenario {
             bucket: int(0)?,
             map: fields[1].1.to_owned(),
@@ -232,20 +295,32 @@ pub fn parse_plain_grid(text: &str) -> Result<PlainGrid, ParseError> {
                 'S' => Some(&mut start),
                 'E' => Some(&mut goal),
                 _ => {
-                    return Err(ParseError::new(number, column, format!("unknown glyph `{c}` (expected `O` open, `X` wall, `S` start or `E` end)")));
+                    return Err(ParseError::new(
+                        number,
+                        column,
+                        format!(
+                            "unknown glyph `{c}` (expected `O` open, `X` wall, `S` start or `E` end)"
+                        ),
+                    ));
                 }
             };
-            if let Some(slot) = slot {
-                if slot.replace(pos).is_some() {
-                    return Err(ParseError::new(number, column, format!("a second `{c}`: a map has at most one")));
-                }
+            if let Some(slot) = slot
+                && slot.replace(pos).is_some()
+            {
+                return Err(ParseError::new(
+                    number,
+                    column,
+                    format!("a second `{c}`: a map has at most one"),
+                ));
             }
             open.push(c != 'X');
             Ok(())
         })?;
     }
-    let grid = Grid::from_fn(width, height, |p| open[p.y as usize * width as usize + p.x as usize].then_some(1.0))
-        .map_err(|e| ParseError::new(1, 1, e.to_string()))?;
+    let grid = Grid::from_fn(width, height, |p| {
+        open[p.y as usize * width as usize + p.x as usize].then_some(1.0)
+    })
+    .map_err(|e| ParseError::new(1, 1, e.to_string()))?;
     Ok(PlainGrid { grid, start, goal })
 }
 
@@ -259,7 +334,9 @@ mod tests {
         assert_eq!((map.width, map.height), (3, 2));
         assert_eq!(map.glyph(Pos::new(1, 0)), '@');
         let grid = map.grid();
-        let passable: Vec<bool> = (0..6).map(|i| grid.is_passable(Pos::new(i % 3, i / 3))).collect();
+        let passable: Vec<bool> = (0..6)
+            .map(|i| grid.is_passable(Pos::new(i % 3, i / 3)))
+            .collect();
         assert_eq!(passable, [true, false, false, true, true, false]);
     }
 
@@ -267,13 +344,34 @@ mod tests {
     fn movingai_errors_point_at_the_fault() {
         let err = |text: &str| parse_movingai_map(text).unwrap_err().to_string();
         assert_eq!(err(""), "1:1: missing the `map` line that ends the header");
-        assert_eq!(err("type octile\nwidth 3\nmap\n"), "3:1: the header has no `height` line");
-        assert_eq!(err("type octile\nheight x\nwidth 3\nmap\n"), "2:8: `height` needs a positive whole number, got `x`");
-        assert_eq!(err("type octile\nheight 2\nwidth 3\nmap\n...\n..\n"), "6:3: row has 2 cells, the map's width is 3");
-        assert_eq!(err("type octile\nheight 2\nwidth 3\nmap\n....\n"), "5:4: row is longer than the map's width 3");
-        assert_eq!(err("type octile\nheight 2\nwidth 3\nmap\n...\n.?.\n"), "6:2: unknown glyph `?` (expected one of `.GS@OTW`)");
-        assert_eq!(err("type octile\nheight 2\nwidth 3\nmap\n...\n"), "6:1: expected 2 rows of the map, found 1");
-        assert_eq!(err("type octile\nheight 1\nwidth 3\nmap\n...\n...\n"), "6:1: unexpected text after the 1 rows of the map: `...`");
+        assert_eq!(
+            err("type octile\nwidth 3\nmap\n"),
+            "3:1: the header has no `height` line"
+        );
+        assert_eq!(
+            err("type octile\nheight x\nwidth 3\nmap\n"),
+            "2:8: `height` needs a positive whole number, got `x`"
+        );
+        assert_eq!(
+            err("type octile\nheight 2\nwidth 3\nmap\n...\n..\n"),
+            "6:3: row has 2 cells, the map's width is 3"
+        );
+        assert_eq!(
+            err("type octile\nheight 2\nwidth 3\nmap\n....\n"),
+            "5:4: row is longer than the map's width 3"
+        );
+        assert_eq!(
+            err("type octile\nheight 2\nwidth 3\nmap\n...\n.?.\n"),
+            "6:2: unknown glyph `?` (expected one of `.GS@OTW`)"
+        );
+        assert_eq!(
+            err("type octile\nheight 2\nwidth 3\nmap\n...\n"),
+            "6:1: expected 2 rows of the map, found 1"
+        );
+        assert_eq!(
+            err("type octile\nheight 1\nwidth 3\nmap\n...\n...\n"),
+            "6:1: unexpected text after the 1 rows of the map: `...`"
+        );
     }
 
     #[test]
@@ -283,9 +381,15 @@ mod tests {
         assert_eq!(scen[0].start, Pos::new(1, 11));
         assert_eq!(scen[0].goal, Pos::new(1, 12));
         assert_eq!(scen[0].optimal, 1.0);
-        assert_eq!(parse_scenarios("").unwrap_err().to_string(), "1:1: a scenario file starts with a `version` line");
+        assert_eq!(
+            parse_scenarios("").unwrap_err().to_string(),
+            "1:1: a scenario file starts with a `version` line"
+        );
         let bad = "version 1\n0 a.map 4 4 1 x 1 1 1.0\n";
-        assert_eq!(parse_scenarios(bad).unwrap_err().to_string(), "2:15: expected a whole number, got `x`");
+        assert_eq!(
+            parse_scenarios(bad).unwrap_err().to_string(),
+            "2:15: expected a whole number, got `x`"
+        );
     }
 
     #[test]
@@ -297,7 +401,10 @@ mod tests {
         let err = |text: &str| parse_plain_grid(text).unwrap_err().to_string();
         assert_eq!(err("\n\n"), "1:1: the map is empty");
         assert_eq!(err("OO\nO\n"), "2:2: row has 1 cells, the map's width is 2");
-        assert_eq!(err("OO\nOq\n"), "2:2: unknown glyph `q` (expected `O` open, `X` wall, `S` start or `E` end)");
+        assert_eq!(
+            err("OO\nOq\n"),
+            "2:2: unknown glyph `q` (expected `O` open, `X` wall, `S` start or `E` end)"
+        );
         assert_eq!(err("SO\nOS\n"), "2:2: a second `S`: a map has at most one");
     }
 }

@@ -57,6 +57,8 @@ pub struct Grid {
     stride: usize,
     costs: Vec<f64>,
     min_cost: f64,
+    /// The largest passable cost (0 when nothing is passable).
+    max_cost: f64,
     components: Components,
 }
 
@@ -90,9 +92,10 @@ impl Grid {
             stride,
             costs,
             min_cost: BLOCKED,
+            max_cost: 0.0,
             components: Components::default(),
         };
-        grid.min_cost = grid.scan_min_cost();
+        (grid.min_cost, grid.max_cost) = grid.scan_cost_range();
         grid.components = Components::new(&grid);
         Ok(grid)
     }
@@ -122,6 +125,12 @@ impl Grid {
         self.cost(pos).is_some()
     }
 
+    /// The one cost every passable cell has, if they all have the same (what jump point
+    /// search needs).
+    pub fn uniform_cost(&self) -> Option<f64> {
+        (self.min_cost == self.max_cost).then_some(self.min_cost)
+    }
+
     /// The smallest cost of any passable cell (`None` when nothing is passable). The default
     /// heuristics are scaled by it so that they never overestimate.
     pub fn min_cost(&self) -> Option<f64> {
@@ -143,10 +152,11 @@ impl Grid {
         let new = checked_cost(pos, cost)?;
         let index = self.index(pos);
         let old = std::mem::replace(&mut self.costs[index], new);
-        if new < self.min_cost {
-            self.min_cost = new;
-        } else if old == self.min_cost && new > old {
-            self.min_cost = self.scan_min_cost();
+        if old != BLOCKED && (old == self.min_cost || old == self.max_cost) {
+            (self.min_cost, self.max_cost) = self.scan_cost_range();
+        } else if new != BLOCKED {
+            self.min_cost = self.min_cost.min(new);
+            self.max_cost = self.max_cost.max(new);
         }
         if (old == BLOCKED) != (new == BLOCKED) {
             let mut components = std::mem::take(&mut self.components);
@@ -191,8 +201,12 @@ impl Grid {
         )
     }
 
-    fn scan_min_cost(&self) -> f64 {
-        self.costs.iter().copied().fold(BLOCKED, f64::min)
+    /// The smallest and largest passable costs.
+    fn scan_cost_range(&self) -> (f64, f64) {
+        self.costs
+            .iter()
+            .filter(|&&c| c != BLOCKED)
+            .fold((BLOCKED, 0.0), |(min, max), &c| (min.min(c), max.max(c)))
     }
 }
 
@@ -232,7 +246,11 @@ mod tests {
             grid.set_cost(Pos::new(2, 0), Some(1.0)),
             Err(GridError::OutOfBounds { .. })
         ));
-        assert_eq!(grid.cost(Pos::new(0, 0)), Some(1.0), "a refused edit changes nothing");
+        assert_eq!(
+            grid.cost(Pos::new(0, 0)),
+            Some(1.0),
+            "a refused edit changes nothing"
+        );
     }
 
     #[test]
@@ -245,5 +263,10 @@ mod tests {
         assert_eq!(grid.min_cost(), Some(3.0));
         grid.set_cost(Pos::new(0, 0), None).unwrap();
         assert_eq!(grid.min_cost(), None);
+        assert_eq!(grid.uniform_cost(), None);
+        grid.set_cost(Pos::new(0, 0), Some(2.0)).unwrap();
+        assert_eq!(grid.uniform_cost(), Some(2.0));
+        grid.set_cost(Pos::new(1, 0), Some(1.0)).unwrap();
+        assert_eq!(grid.uniform_cost(), None);
     }
 }

@@ -56,14 +56,46 @@ pub(crate) struct Step {
 /// The eight steps in a fixed order (orthogonal first: N, E, S, W, then NE, SE, SW, NW).
 /// The order is part of the deterministic tie-breaking.
 pub(crate) const STEPS: [Step; 8] = [
-    Step { dx: 0, dy: -1, length: 1.0 },
-    Step { dx: 1, dy: 0, length: 1.0 },
-    Step { dx: 0, dy: 1, length: 1.0 },
-    Step { dx: -1, dy: 0, length: 1.0 },
-    Step { dx: 1, dy: -1, length: SQRT_2 },
-    Step { dx: 1, dy: 1, length: SQRT_2 },
-    Step { dx: -1, dy: 1, length: SQRT_2 },
-    Step { dx: -1, dy: -1, length: SQRT_2 },
+    Step {
+        dx: 0,
+        dy: -1,
+        length: 1.0,
+    },
+    Step {
+        dx: 1,
+        dy: 0,
+        length: 1.0,
+    },
+    Step {
+        dx: 0,
+        dy: 1,
+        length: 1.0,
+    },
+    Step {
+        dx: -1,
+        dy: 0,
+        length: 1.0,
+    },
+    Step {
+        dx: 1,
+        dy: -1,
+        length: SQRT_2,
+    },
+    Step {
+        dx: 1,
+        dy: 1,
+        length: SQRT_2,
+    },
+    Step {
+        dx: -1,
+        dy: 1,
+        length: SQRT_2,
+    },
+    Step {
+        dx: -1,
+        dy: -1,
+        length: SQRT_2,
+    },
 ];
 
 /// An estimate of the remaining distance, in steps (before scaling by the cheapest cost).

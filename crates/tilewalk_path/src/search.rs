@@ -26,15 +26,21 @@ pub enum Algorithm {
     BestFirst,
     /// Naive depth-first walk: finds *a* path, usually a long one. A teaching baseline.
     Dfs,
+    /// A* with jump point pruning (Harabor and Grastien): on a grid where every passable
+    /// cell costs the same, with [`Diagonal::NoObstacles`], it jumps over the many equally
+    /// cheap symmetric paths and expands only "jump points". Same optimal costs as A*,
+    /// usually far faster. Any other grid or rule falls back to plain A*.
+    JumpPoint,
 }
 
 impl Algorithm {
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::AStar,
         Self::Dijkstra,
         Self::Bfs,
         Self::BestFirst,
         Self::Dfs,
+        Self::JumpPoint,
     ];
 }
 
@@ -224,20 +230,34 @@ impl SearchContext {
             passage: None,
             record: options.record_expansions,
         };
-        let reached = match options.algorithm {
-            Algorithm::AStar | Algorithm::Dijkstra | Algorithm::BestFirst => {
+        let jump =
+            options.algorithm == Algorithm::JumpPoint && options.diagonal == Diagonal::NoObstacles;
+        let reached = match (options.algorithm, grid.uniform_cost()) {
+            (Algorithm::JumpPoint, Some(cost)) if jump => {
+                let mut heap = std::mem::take(&mut self.heap);
+                let reached = self.jump_points(&search, start_index, cost, &mut heap);
+                self.heap = heap;
+                reached
+            }
+            (
+                Algorithm::AStar
+                | Algorithm::Dijkstra
+                | Algorithm::BestFirst
+                | Algorithm::JumpPoint,
+                _,
+            ) => {
                 let mut heap = std::mem::take(&mut self.heap);
                 let reached = self.run(&search, start_index, &mut Heap(&mut heap));
                 self.heap = heap;
                 reached
             }
-            Algorithm::Bfs => {
+            (Algorithm::Bfs, _) => {
                 let mut queue = std::mem::take(&mut self.queue);
                 let reached = self.run(&search, start_index, &mut Fifo(&mut queue));
                 self.queue = queue;
                 reached
             }
-            Algorithm::Dfs => {
+            (Algorithm::Dfs, _) => {
                 let mut stack = std::mem::take(&mut self.stack);
                 let reached = self.run(&search, start_index, &mut Lifo(&mut stack));
                 self.stack = stack;
@@ -251,8 +271,16 @@ impl SearchContext {
         path.cost = self.nodes[index].g;
         path.cells.push(goal);
         while index != start_index {
-            index = self.nodes[index].parent as usize;
-            path.cells.push(grid.pos(index));
+            let parent = self.nodes[index].parent as usize;
+            // Jump point search links cells a straight or diagonal line apart: walk the line.
+            let (from, to) = (grid.pos(index), grid.pos(parent));
+            let (dx, dy) = (to.x.cmp(&from.x) as i32, to.y.cmp(&from.y) as i32);
+            let mut at = from;
+            while at != to {
+                at = Pos::new(at.x.wrapping_add_signed(dx), at.y.wrapping_add_signed(dy));
+                path.cells.push(at);
+            }
+            index = parent;
         }
         path.cells.reverse();
         Ok(self.stats)
@@ -347,6 +375,184 @@ impl SearchContext {
         self.generation
     }
 
+    /// Jump point search on a grid whose passable cells all cost `cost`, without corner
+    /// cutting. Parents link jump points; `search_into` fills in the lines between them.
+    fn jump_points(
+        &mut self,
+        search: &Search,
+        start: usize,
+        cost: f64,
+        heap: &mut BinaryHeap<HeapEntry>,
+    ) -> bool {
+        let Some(target) = search.target else {
+            return false;
+        };
+        let grid = search.grid;
+        let open = self.begin(grid.costs().len());
+        let closed = open + 1;
+        let stride = grid.stride() as i64;
+        let costs = grid.costs();
+        // Coordinates may be -1 or the width/height: the blocked border is part of the storage.
+        let at = |x: i64, y: i64| ((y + 1) * stride + x + 1) as usize;
+        let free = |x: i64, y: i64| costs[at(x, y)] != BLOCKED;
+        let (gx, gy) = (i64::from(target.pos.x), i64::from(target.pos.y));
+        let octile = |dx: u64, dy: u64| Heuristic::Octile.distance(dx as u32, dy as u32);
+        // The first jump point from (x, y), stepping in (dx, dy) (PathFinding.js's rules for
+        // "diagonal only when no obstacles").
+        let jump = |mut x: i64, mut y: i64, dx: i64, dy: i64| -> Option<(i64, i64)> {
+            let straight = |mut x: i64, mut y: i64, dx: i64, dy: i64| loop {
+                if !free(x, y) {
+                    return None;
+                }
+                let forced = (dx != 0
+                    && ((free(x, y - 1) && !free(x - dx, y - 1))
+                        || (free(x, y + 1) && !free(x - dx, y + 1))))
+                    || (dy != 0
+                        && ((free(x - 1, y) && !free(x - 1, y - dy))
+                            || (free(x + 1, y) && !free(x + 1, y - dy))));
+                if (x, y) == (gx, gy) || forced {
+                    return Some((x, y));
+                }
+                x += dx;
+                y += dy;
+            };
+            loop {
+                if !free(x, y) {
+                    return None;
+                }
+                if (x, y) == (gx, gy) {
+                    return Some((x, y));
+                }
+                if dx == 0 || dy == 0 {
+                    return straight(x, y, dx, dy);
+                }
+                if straight(x + dx, y, dx, 0).is_some() || straight(x, y + dy, 0, dy).is_some() {
+                    return Some((x, y));
+                }
+                if !(free(x + dx, y) && free(x, y + dy)) {
+                    return None;
+                }
+                x += dx;
+                y += dy;
+            }
+        };
+        heap.clear();
+        self.nodes[start] = Node {
+            g: 0.0,
+            parent: start as u32,
+            stamp: open,
+        };
+        heap.push(HeapEntry::new(start as u32, 0.0, 0.0));
+        self.stats.pushed += 1;
+        while let Some(HeapEntry { index, .. }) = heap.pop() {
+            let index = index as usize;
+            let node = self.nodes[index];
+            if node.stamp == closed {
+                continue;
+            }
+            self.nodes[index].stamp = closed;
+            self.stats.expanded += 1;
+            let pos = grid.pos(index);
+            if search.record {
+                self.expansions.push(pos);
+            }
+            if index == target.index {
+                return true;
+            }
+            let (x, y) = (i64::from(pos.x), i64::from(pos.y));
+            // Pruned neighbours: where an optimal path through this cell can go next.
+            let mut directions: [(i64, i64); 8] = [(0, 0); 8];
+            let mut count = 0;
+            let mut add = |d: (i64, i64)| {
+                directions[count] = d;
+                count += 1;
+            };
+            if index == start {
+                for step in &STEPS {
+                    let (dx, dy) = (i64::from(step.dx), i64::from(step.dy));
+                    if free(x + dx, y + dy)
+                        && (dx == 0 || dy == 0 || (free(x + dx, y) && free(x, y + dy)))
+                    {
+                        add((dx, dy));
+                    }
+                }
+            } else {
+                let parent = grid.pos(node.parent as usize);
+                let dx = (x - i64::from(parent.x)).signum();
+                let dy = (y - i64::from(parent.y)).signum();
+                if dx != 0 && dy != 0 {
+                    let (side_y, side_x) = (free(x, y + dy), free(x + dx, y));
+                    if side_y {
+                        add((0, dy));
+                    }
+                    if side_x {
+                        add((dx, 0));
+                    }
+                    if side_y && side_x {
+                        add((dx, dy));
+                    }
+                } else if dx != 0 {
+                    let (ahead, up, down) = (free(x + dx, y), free(x, y - 1), free(x, y + 1));
+                    if ahead {
+                        add((dx, 0));
+                        if up {
+                            add((dx, -1));
+                        }
+                        if down {
+                            add((dx, 1));
+                        }
+                    }
+                    if up {
+                        add((0, -1));
+                    }
+                    if down {
+                        add((0, 1));
+                    }
+                } else {
+                    let (ahead, left, right) = (free(x, y + dy), free(x - 1, y), free(x + 1, y));
+                    if ahead {
+                        add((0, dy));
+                        if right {
+                            add((1, dy));
+                        }
+                        if left {
+                            add((-1, dy));
+                        }
+                    }
+                    if right {
+                        add((1, 0));
+                    }
+                    if left {
+                        add((-1, 0));
+                    }
+                }
+            }
+            for &(dx, dy) in &directions[..count] {
+                let Some((jx, jy)) = jump(x + dx, y + dy, dx, dy) else {
+                    continue;
+                };
+                let next = at(jx, jy);
+                let seen = self.nodes[next];
+                if seen.stamp == closed {
+                    continue;
+                }
+                let g = node.g + cost * octile(jx.abs_diff(x), jy.abs_diff(y));
+                if seen.stamp == open && g >= seen.g {
+                    continue;
+                }
+                self.nodes[next] = Node {
+                    g,
+                    parent: index as u32,
+                    stamp: open,
+                };
+                let h = target.scale * octile(jx.abs_diff(gx), jy.abs_diff(gy));
+                heap.push(HeapEntry::new(next as u32, g + h, h));
+                self.stats.pushed += 1;
+            }
+        }
+        false
+    }
+
     /// The shared loop. Returns whether the target was reached (always false for a range).
     fn run<F: Frontier>(&mut self, search: &Search, start: usize, frontier: &mut F) -> bool {
         let open = self.begin(search.grid.costs().len());
@@ -385,8 +591,8 @@ impl SearchContext {
             {
                 continue;
             }
-            let orthogonal_open =
-                [0, 1, 2, 3].map(|i| costs[index.wrapping_add_signed(offsets[i])] != BLOCKED);
+            let open_at = |d: usize| costs[index.wrapping_add_signed(offsets[d])] != BLOCKED;
+            let orthogonal_open = [open_at(0), open_at(1), open_at(2), open_at(3)];
             for d in 0..steps {
                 if d >= 4
                     && !search
@@ -428,18 +634,18 @@ impl SearchContext {
                     parent: index as u32,
                     stamp: open,
                 };
-                let priority = match search.target {
+                let (priority, h) = match search.target {
                     Some(t) => {
                         let x = pos.x.wrapping_add_signed(STEPS[d].dx);
                         let y = pos.y.wrapping_add_signed(STEPS[d].dy);
                         let h = t.scale
                             * t.heuristic
                                 .distance(x.abs_diff(t.pos.x), y.abs_diff(t.pos.y));
-                        t.mix.0 * g + t.mix.1 * h
+                        (t.mix.0 * g + t.mix.1 * h, h)
                     }
-                    None => g,
+                    None => (g, 0.0),
                 };
-                frontier.push(next as u32, priority, g);
+                frontier.push(next as u32, priority, h);
                 self.stats.pushed += 1;
             }
         }
@@ -508,27 +714,45 @@ trait Frontier {
     /// (priority queues), or the first discovery is final (BFS, DFS).
     const RELAXES: bool;
     fn clear(&mut self);
-    fn push(&mut self, index: u32, priority: f64, g: f64);
+    /// `h` only breaks ties between equal priorities (lower first).
+    fn push(&mut self, index: u32, priority: f64, h: f64);
     fn pop(&mut self) -> Option<u32>;
 }
 
-/// A frontier entry ordered for `BinaryHeap` (a max-heap): lowest priority first, then the
-/// higher `g` (the deeper cell: far fewer expansions on open ground), then the lower index,
-/// so the order is total and the result deterministic.
+/// A frontier entry ordered for `BinaryHeap` (a max-heap) by one packed integer key: lowest
+/// priority first; among priorities equal up to rounding, the lower `h` (the deeper cell:
+/// far fewer expansions on open ground); then the lower index, so the order is total and
+/// the result deterministic.
 #[derive(Clone, Copy, Debug)]
 struct HeapEntry {
-    priority: f64,
-    g: f64,
+    key: u64,
     index: u32,
 }
 
+/// Mantissa bits of the priority dropped from the key, so that sums which differ only by
+/// rounding (the same steps added in another order) tie, and the `h` tie-break applies.
+/// The priority keeps a relative precision of 2^-40.
+const PRIORITY_ROUNDING_BITS: u32 = 12;
+/// Key bits for the tie-break on `h` (in eighths of a step, capped).
+const TIE_BITS: u32 = 13;
+
+impl HeapEntry {
+    #[inline]
+    fn new(index: u32, priority: f64, h: f64) -> Self {
+        // Non-negative floats order like their bit patterns.
+        let rounded = priority.to_bits() >> PRIORITY_ROUNDING_BITS;
+        let tie = ((h * 8.0) as u64).min((1 << TIE_BITS) - 1);
+        Self {
+            key: (rounded << TIE_BITS) | tie,
+            index,
+        }
+    }
+}
+
 impl Ord for HeapEntry {
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .priority
-            .total_cmp(&self.priority)
-            .then(self.g.total_cmp(&other.g))
-            .then(other.index.cmp(&self.index))
+        other.key.cmp(&self.key).then(other.index.cmp(&self.index))
     }
 }
 
@@ -554,8 +778,8 @@ impl Frontier for Heap<'_> {
         self.0.clear();
     }
     #[inline]
-    fn push(&mut self, index: u32, priority: f64, g: f64) {
-        self.0.push(HeapEntry { priority, g, index });
+    fn push(&mut self, index: u32, priority: f64, h: f64) {
+        self.0.push(HeapEntry::new(index, priority, h));
     }
     #[inline]
     fn pop(&mut self) -> Option<u32> {

@@ -1,0 +1,312 @@
+//! Moving AI conformance and speed: every problem of every `*.map.scen` in a folder, solved
+//! by our A* and by the `pathfinding` crate's `astar` in the same process.
+//!
+//! `cargo run --release -p tilewalk_path --example movingai -- ../shared/benchmarks/movingai`
+//!
+//! Costs of both our searches, A* and A* with jump point pruning (JPS, exact on these
+//! uniform-cost maps), are checked against each scenario's optimal length (8-way, no corner
+//! cutting); times are per problem (small problems repeated until 200 µs have passed), then
+//! the median per map. The last line is one JSON object: `ours_*` and `speedup` are JPS
+//! (our fastest exact search here), `astar_*` plain A*; `mismatches` counts both.
+
+use std::path::{Path as FsPath, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use pathfinding::prelude::astar;
+use tilewalk_path::formats::{parse_movingai_map, parse_scenarios};
+use tilewalk_path::{Algorithm, Grid, Path, Pos, SearchContext, SearchOptions};
+
+/// Repeat a problem until this much time has passed, for a stable per-problem time.
+const MIN_SAMPLE: Duration = Duration::from_micros(200);
+
+struct MapResult {
+    map: String,
+    problems: usize,
+    mismatches: usize,
+    jps_mismatches: usize,
+    peer_mismatches: usize,
+    ours_us: Vec<f64>,
+    jps_us: Vec<f64>,
+    jps_expanded: u64,
+    jps_total_s: f64,
+    peer_us: Vec<f64>,
+    expanded: u64,
+    ours_total_s: f64,
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+/// Mean seconds of one run of `f`, repeating it until [`MIN_SAMPLE`] has passed.
+fn time<T>(mut f: impl FnMut() -> T) -> (T, f64) {
+    let started = Instant::now();
+    let mut runs = 0u32;
+    loop {
+        let out = std::hint::black_box(f());
+        runs += 1;
+        let elapsed = started.elapsed();
+        if elapsed >= MIN_SAMPLE {
+            return (out, elapsed.as_secs_f64() / f64::from(runs));
+        }
+    }
+}
+
+/// The peer: `pathfinding::astar` over cell indices with integer octile costs (10000 straight,
+/// 14142 diagonal, no corner cutting) and the octile heuristic in the same units.
+fn peer(open: &[bool], width: usize, start: Pos, goal: Pos) -> Option<u64> {
+    let height = open.len() / width;
+    let index = |p: Pos| p.y as usize * width + p.x as usize;
+    let (gx, gy) = (goal.x as i64, goal.y as i64);
+    let goal = index(goal);
+    astar(
+        &index(start),
+        |&i| {
+            let (x, y) = ((i % width) as i64, (i / width) as i64);
+            let free = |x: i64, y: i64| {
+                x >= 0
+                    && y >= 0
+                    && (x as usize) < width
+                    && (y as usize) < height
+                    && open[y as usize * width + x as usize]
+            };
+            let mut next = Vec::with_capacity(8);
+            for (dx, dy) in [
+                (0, -1),
+                (1, 0),
+                (0, 1),
+                (-1, 0),
+                (1, -1),
+                (1, 1),
+                (-1, 1),
+                (-1, -1),
+            ] {
+                let (nx, ny) = (x + dx, y + dy);
+                if !free(nx, ny) || (dx != 0 && dy != 0 && !(free(nx, y) && free(x, ny))) {
+                    continue;
+                }
+                next.push((
+                    ny as usize * width + nx as usize,
+                    if dx != 0 && dy != 0 { 14142u64 } else { 10000 },
+                ));
+            }
+            next
+        },
+        |&i| {
+            let (dx, dy) = (
+                ((i % width) as i64 - gx).unsigned_abs(),
+                ((i / width) as i64 - gy).unsigned_abs(),
+            );
+            10000 * dx.max(dy) + 4142 * dx.min(dy)
+        },
+        |&i| i == goal,
+    )
+    .map(|(_, cost)| cost)
+}
+
+/// Decimal places of the scenario file's lengths (the 2011 BG files round to 2).
+fn length_decimals(scen: &str) -> usize {
+    scen.lines()
+        .nth(1)
+        .and_then(|l| l.split_whitespace().last())
+        .and_then(|f| f.split_once('.'))
+        .map_or(0, |(_, d)| d.len())
+}
+
+fn run_map(scen_file: &FsPath) -> Result<MapResult, String> {
+    let read = |f: &FsPath| std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()));
+    let scen_text = read(scen_file)?;
+    let problems =
+        parse_scenarios(&scen_text).map_err(|e| format!("{}:{e}", scen_file.display()))?;
+    let first = problems
+        .first()
+        .ok_or_else(|| format!("{}: no problems", scen_file.display()))?;
+    let map_name = FsPath::new(&first.map)
+        .file_name()
+        .ok_or_else(|| format!("{}: no map name", scen_file.display()))?;
+    let map_file = scen_file.with_file_name(map_name);
+    let map =
+        parse_movingai_map(&read(&map_file)?).map_err(|e| format!("{}:{e}", map_file.display()))?;
+    let grid: Grid = map.grid();
+    let width = map.width as usize;
+    let open: Vec<bool> = (0..map.height)
+        .flat_map(|y| (0..map.width).map(move |x| Pos::new(x, y)))
+        .map(|p| grid.is_passable(p))
+        .collect();
+    let slack = if length_decimals(&scen_text) <= 2 {
+        0.005
+    } else {
+        0.0
+    };
+    let tolerance = |opt: f64| 1e-3 + 6e-5 * opt + slack;
+
+    let mut context = SearchContext::new();
+    let mut path = Path::default();
+    let options = SearchOptions::default();
+    let jps = SearchOptions {
+        algorithm: Algorithm::JumpPoint,
+        ..options
+    };
+    let mut result = MapResult {
+        map: map_name
+            .to_string_lossy()
+            .trim_end_matches(".map")
+            .to_owned(),
+        problems: problems.len(),
+        mismatches: 0,
+        jps_mismatches: 0,
+        peer_mismatches: 0,
+        ours_us: Vec::new(),
+        jps_us: Vec::new(),
+        jps_expanded: 0,
+        jps_total_s: 0.0,
+        peer_us: Vec::new(),
+        expanded: 0,
+        ours_total_s: 0.0,
+    };
+    for problem in &problems {
+        if (problem.width, problem.height) != (map.width, map.height) {
+            return Err(format!(
+                "{}: a problem for a {}x{} map, but {} is {}x{}",
+                scen_file.display(),
+                problem.width,
+                problem.height,
+                map_file.display(),
+                map.width,
+                map.height
+            ));
+        }
+        let (found, seconds) = time(|| {
+            context
+                .search_into(&grid, problem.start, problem.goal, &options, &mut path)
+                .map(|s| (s, path.cost))
+        });
+        match found {
+            Ok((stats, cost)) if (cost - problem.optimal).abs() <= tolerance(problem.optimal) => {
+                result.expanded += stats.expanded as u64;
+            }
+            _ => result.mismatches += 1,
+        }
+        result.ours_us.push(seconds * 1e6);
+        result.ours_total_s += seconds;
+        let (found, seconds) = time(|| {
+            context
+                .search_into(&grid, problem.start, problem.goal, &jps, &mut path)
+                .map(|s| (s, path.cost))
+        });
+        match found {
+            Ok((stats, cost)) if (cost - problem.optimal).abs() <= tolerance(problem.optimal) => {
+                result.jps_expanded += stats.expanded as u64;
+            }
+            _ => result.jps_mismatches += 1,
+        }
+        result.jps_us.push(seconds * 1e6);
+        result.jps_total_s += seconds;
+        let (cost, seconds) = time(|| peer(&open, width, problem.start, problem.goal));
+        if cost.is_none_or(|c| {
+            (c as f64 / 10000.0 - problem.optimal).abs() > tolerance(problem.optimal)
+        }) {
+            result.peer_mismatches += 1;
+        }
+        result.peer_us.push(seconds * 1e6);
+    }
+    Ok(result)
+}
+
+fn main() -> ExitCode {
+    let Some(dir) = std::env::args().nth(1).map(PathBuf::from) else {
+        eprintln!("usage: movingai DIR   (a folder of Moving AI .map and .map.scen files)");
+        return ExitCode::from(2);
+    };
+    let mut scens: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.to_string_lossy().ends_with(".map.scen"))
+            .collect(),
+        Err(e) => {
+            eprintln!("error: {}: {e}", dir.display());
+            return ExitCode::from(2);
+        }
+    };
+    scens.sort();
+    if scens.is_empty() {
+        eprintln!("error: {}: no *.map.scen files", dir.display());
+        return ExitCode::from(2);
+    }
+    println!(
+        "ours: A* (octile, no corner cutting) and A* with jump point pruning (JPS); peer: pathfinding::astar"
+    );
+    println!(
+        "{:<16} {:>8} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>12} {:>12}",
+        "map",
+        "problems",
+        "mismatch",
+        "A* µs",
+        "JPS µs",
+        "peer µs",
+        "A* x",
+        "JPS x",
+        "A* exp/s",
+        "JPS exp/s"
+    );
+    let (mut maps, mut problems, mut mismatches) = (Vec::new(), 0, 0);
+    for scen in &scens {
+        let mut r = match run_map(scen) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let (astar, jps, peer) = (
+            median(&mut r.ours_us),
+            median(&mut r.jps_us),
+            median(&mut r.peer_us),
+        );
+        let (astar_rate, jps_rate) = (
+            r.expanded as f64 / r.ours_total_s,
+            r.jps_expanded as f64 / r.jps_total_s,
+        );
+        let wrong = r.mismatches + r.jps_mismatches;
+        println!(
+            "{:<16} {:>8} {:>10} {:>10.1} {:>10.1} {:>10.1} {:>8.2}x {:>8.2}x {:>12.0} {:>12.0}",
+            r.map,
+            r.problems,
+            wrong,
+            astar,
+            jps,
+            peer,
+            peer / astar,
+            peer / jps,
+            astar_rate,
+            jps_rate
+        );
+        problems += r.problems;
+        mismatches += wrong;
+        if r.peer_mismatches > 0 {
+            println!(
+                "  (the peer disagreed with the scenario on {} problems)",
+                r.peer_mismatches
+            );
+        }
+        maps.push(format!(
+            "{{\"map\":\"{}\",\"problems\":{},\"mismatches\":{},\"ours_us_median\":{:.3},\"peer_us_median\":{:.3},\"speedup\":{:.3},\"expansions_per_sec\":{:.0},\"astar_us_median\":{:.3},\"astar_speedup\":{:.3},\"astar_expansions_per_sec\":{:.0}}}",
+            r.map, r.problems, wrong, jps, peer, peer / jps, jps_rate, astar, peer / astar, astar_rate
+        ));
+    }
+    println!(
+        "{{\"problems\":{problems},\"mismatches\":{mismatches},\"maps\":[{}]}}",
+        maps.join(",")
+    );
+    if mismatches == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
