@@ -56,6 +56,8 @@ pub struct Grid {
     /// Row length of the padded storage: `width + 2`.
     stride: usize,
     costs: Vec<f64>,
+    /// Passability of the same cells, one byte each: what jump point search scans, 8× denser.
+    open: Vec<bool>,
     min_cost: f64,
     /// The largest passable cost (0 when nothing is passable).
     max_cost: f64,
@@ -86,11 +88,13 @@ impl Grid {
                 costs[(y as usize + 1) * stride + x as usize + 1] = checked_cost(pos, cost(pos))?;
             }
         }
+        let open = costs.iter().map(|&c| c != BLOCKED).collect();
         let mut grid = Self {
             width,
             height,
             stride,
             costs,
+            open,
             min_cost: BLOCKED,
             max_cost: 0.0,
             components: Components::default(),
@@ -152,6 +156,7 @@ impl Grid {
         let new = checked_cost(pos, cost)?;
         let index = self.index(pos);
         let old = std::mem::replace(&mut self.costs[index], new);
+        self.open[index] = new != BLOCKED;
         if old != BLOCKED && (old == self.min_cost || old == self.max_cost) {
             (self.min_cost, self.max_cost) = self.scan_cost_range();
         } else if new != BLOCKED {
@@ -182,6 +187,10 @@ impl Grid {
 
     pub(crate) fn stride(&self) -> usize {
         self.stride
+    }
+
+    pub(crate) fn open(&self) -> &[bool] {
+        &self.open
     }
 
     pub(crate) fn costs(&self) -> &[f64] {

@@ -391,10 +391,10 @@ impl SearchContext {
         let open = self.begin(grid.costs().len());
         let closed = open + 1;
         let stride = grid.stride() as i64;
-        let costs = grid.costs();
+        let open_cells = grid.open();
         // Coordinates may be -1 or the width/height: the blocked border is part of the storage.
         let at = |x: i64, y: i64| ((y + 1) * stride + x + 1) as usize;
-        let free = |x: i64, y: i64| costs[at(x, y)] != BLOCKED;
+        let free = |x: i64, y: i64| open_cells[at(x, y)];
         let (gx, gy) = (i64::from(target.pos.x), i64::from(target.pos.y));
         let octile = |dx: u64, dy: u64| Heuristic::Octile.distance(dx as u32, dy as u32);
         // The first jump point from (x, y), stepping in (dx, dy) (PathFinding.js's rules for
