@@ -1,0 +1,76 @@
+//! After warm-up, `search_into` allocates nothing: counted by a global allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tilewalk_path::{Algorithm, Grid, Path, Pos, SearchContext, SearchOptions};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged; it only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on as it is.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract is passed on as it is.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// The only test in this binary, so no other thread allocates while it counts.
+#[test]
+fn warmed_up_searches_allocate_nothing() {
+    let grid = Grid::from_fn(64, 64, |p| {
+        (!(p.x % 8 == 4 && p.y % 16 != 0)).then_some(1.0 + f64::from(p.y % 3))
+    })
+    .unwrap();
+    let queries = [
+        (Pos::new(0, 0), Pos::new(63, 63)),
+        (Pos::new(63, 0), Pos::new(0, 63)),
+        (Pos::new(10, 30), Pos::new(50, 31)),
+    ];
+    let mut context = SearchContext::new();
+    let mut path = Path::default();
+    let options = [
+        SearchOptions::default(),
+        SearchOptions {
+            algorithm: Algorithm::Dijkstra,
+            ..SearchOptions::default()
+        },
+        SearchOptions {
+            algorithm: Algorithm::Bfs,
+            ..SearchOptions::default()
+        },
+    ];
+    for options in &options {
+        for &(start, goal) in &queries {
+            context
+                .search_into(&grid, start, goal, options, &mut path)
+                .unwrap();
+        }
+    }
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for _ in 0..3 {
+        for options in &options {
+            for &(start, goal) in &queries {
+                context
+                    .search_into(&grid, start, goal, options, &mut path)
+                    .unwrap();
+            }
+        }
+    }
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::Relaxed) - before,
+        0,
+        "searches after warm-up allocated"
+    );
+}
