@@ -49,13 +49,10 @@ fn reference(grid: &Grid, start: Pos, mode: Diagonal) -> Vec<f64> {
     let mut dist = vec![f64::INFINITY; (w * h) as usize];
     let mut done = vec![false; dist.len()];
     dist[index(start)] = 0.0;
-    loop {
-        let Some(i) = (0..dist.len())
-            .filter(|&i| !done[i] && dist[i].is_finite())
-            .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))
-        else {
-            break;
-        };
+    while let Some(i) = (0..dist.len())
+        .filter(|&i| !done[i] && dist[i].is_finite())
+        .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))
+    {
         done[i] = true;
         let a = Pos::new(i as u32 % w, i as u32 / w);
         for (b, c) in steps(grid, a, mode) {
