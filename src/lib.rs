@@ -77,6 +77,28 @@ pub fn headless_app(map: &map::MapAsset, table: &terrain::TerrainTable) -> Resul
     Ok(app)
 }
 
+/// Whether every unit stands still: no path to follow and no step under way.
+pub fn all_idle(world: &mut World) -> bool {
+    world
+        .query_filtered::<(), With<pathing::Path>>()
+        .iter(world)
+        .next()
+        .is_none()
+        && world
+            .query::<&movement::Motion>()
+            .iter(world)
+            .all(|m| m.stride.is_none())
+}
+
+/// A RON syntax error as a [`ParseError`] at its line and column.
+pub(crate) fn ron_error(error: ron::error::SpannedError) -> ParseError {
+    ParseError::new(
+        error.span.start.line,
+        error.span.start.col,
+        error.code.to_string(),
+    )
+}
+
 /// The simulated time one headless frame advances.
 pub const FIXED_STEP_SECS: f64 = 1.0 / 60.0;
 

@@ -59,9 +59,7 @@ pub struct TacticsRules {
 
 impl TacticsRules {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
-        let rules: Self = ron::from_str(text).map_err(|e| {
-            ParseError::new(e.span.start.line, e.span.start.col, e.code.to_string())
-        })?;
+        let rules: Self = ron::from_str(text).map_err(crate::ron_error)?;
         let at = |key: &str, message: String| {
             let (line, column) = text
                 .lines()

@@ -74,9 +74,7 @@ pub const ATLAS_TILES: u32 = 7;
 impl TerrainTable {
     /// Parses and validates a table: unique names and glyphs, known tiles, costs positive and finite.
     pub fn parse(text: &str) -> Result<Self, ParseError> {
-        let table: Self = ron::from_str(text).map_err(|e| {
-            ParseError::new(e.span.start.line, e.span.start.col, e.code.to_string())
-        })?;
+        let table: Self = ron::from_str(text).map_err(crate::ron_error)?;
         let at = |terrain: &Terrain, message: String| {
             // Point at the terrain's entry: the line that names it.
             let needle = format!("\"{}\"", terrain.name);

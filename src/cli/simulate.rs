@@ -9,8 +9,7 @@ use tilewalk_path::Pos;
 
 use crate::journal::{Entry, Journal, round_seconds};
 use crate::map::parse_pos;
-use crate::movement::Motion;
-use crate::pathing::{MoveOrder, Path};
+use crate::pathing::MoveOrder;
 use crate::units::{Tile, Unit};
 use crate::{FIXED_STEP_SECS, headless_app};
 
@@ -84,14 +83,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
     let frames = (args.seconds / FIXED_STEP_SECS).round() as u64;
     for frame in 0..=frames {
         app.update();
-        let world = app.world_mut();
-        let busy = world.query_filtered::<(), With<Path>>().iter(world).count()
-            + world
-                .query::<&Motion>()
-                .iter(world)
-                .filter(|m| m.stride.is_some())
-                .count();
-        if frame > 0 && busy == 0 {
+        if frame > 0 && crate::all_idle(app.world_mut()) {
             break;
         }
     }

@@ -182,11 +182,7 @@ fn settle(app: &mut App) -> Vec<(Entity, Path)> {
                 walked.push((entity, path));
             }
         }
-        let busy = world
-            .query::<&crate::movement::Motion>()
-            .iter(world)
-            .any(|m| m.stride.is_some());
-        if frame > 0 && !busy && world.query::<&Path>().iter(world).next().is_none() {
+        if frame > 0 && crate::all_idle(world) {
             break;
         }
     }

@@ -11,7 +11,6 @@ use bevy::prelude::*;
 use tilewalk::headless_app;
 use tilewalk::journal::{Entry, Journal};
 use tilewalk::map::MapAsset;
-use tilewalk::movement::Motion;
 use tilewalk::pathing::{MoveOrder, Path};
 use tilewalk::terrain::TerrainTable;
 use tilewalk::units::{Team, Tile, Unit};
@@ -68,14 +67,7 @@ pub fn journal(app: &App) -> Vec<Entry> {
 pub fn run_until_idle(app: &mut App, seconds: f64) {
     for frame in 0..(seconds * 60.0) as usize {
         app.update();
-        let world = app.world_mut();
-        let busy = world.query_filtered::<(), With<Path>>().iter(world).count()
-            + world
-                .query::<&Motion>()
-                .iter(world)
-                .filter(|m| m.stride.is_some())
-                .count();
-        if frame > 0 && busy == 0 {
+        if frame > 0 && tilewalk::all_idle(app.world_mut()) {
             return;
         }
     }
