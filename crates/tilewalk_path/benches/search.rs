@@ -1,4 +1,5 @@
-//! Criterion benches: A* on a Moving AI map and a movement range on a weighted grid.
+//! Criterion benches: A* and jump point search on a Moving AI map, and a movement range on a
+//! weighted grid.
 //!
 //! `cargo bench -p tilewalk_path` (reads `../shared/benchmarks/movingai`; the A* bench is
 //! skipped when that folder is absent).
@@ -8,7 +9,7 @@ use std::path::Path as FsPath;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use tilewalk_path::formats::{parse_movingai_map, parse_scenarios};
-use tilewalk_path::{Diagonal, Grid, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{Algorithm, Diagonal, Grid, Pos, SearchContext, SearchOptions};
 
 fn astar(c: &mut Criterion) {
     let dir = FsPath::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/benchmarks/movingai");
@@ -26,14 +27,20 @@ fn astar(c: &mut Criterion) {
     let problems = parse_scenarios(&scen).expect("den312d.map.scen parses");
     let mut context = SearchContext::new();
     let mut path = tilewalk_path::Path::default();
-    let options = SearchOptions::default();
-    c.bench_function("astar den312d all problems", |b| {
-        b.iter(|| {
-            for p in &problems {
-                let _ = black_box(context.search_into(&grid, p.start, p.goal, &options, &mut path));
-            }
+    for (name, algorithm) in [("astar", Algorithm::AStar), ("jps", Algorithm::JumpPoint)] {
+        let options = SearchOptions {
+            algorithm,
+            ..SearchOptions::default()
+        };
+        c.bench_function(&format!("{name} den312d all problems"), |b| {
+            b.iter(|| {
+                for p in &problems {
+                    let _ =
+                        black_box(context.search_into(&grid, p.start, p.goal, &options, &mut path));
+                }
+            });
         });
-    });
+    }
 }
 
 fn range(c: &mut Criterion) {

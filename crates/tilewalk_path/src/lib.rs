@@ -1,5 +1,6 @@
-//! Engine-free grid pathfinding for tile games: A*, Dijkstra, BFS, greedy best-first and
-//! DFS over weighted grids, movement ranges and connectivity, with no game-engine dependency.
+//! Engine-free grid pathfinding for tile games: A*, Dijkstra, BFS, greedy best-first, DFS
+//! and jump point search over weighted grids, movement ranges and connectivity, with no
+//! game-engine dependency.
 //!
 //! # The cost model
 //!
@@ -43,6 +44,16 @@
 //! assert!((manhattan.path.cost - (6.0 + sqrt2)).abs() < 1e-9); // 7.414: a longer path
 //! ```
 //!
+//! # Jump point search
+//!
+//! Where every passable cell costs the same and corners are not cut (Moving AI maps, mazes,
+//! open fields), [`Algorithm::JumpPoint`] returns A*'s optimal cost while expanding only the
+//! cells where an optimal path may turn, and scans the straight lines between them 64 cells
+//! at a time. Elsewhere it falls back to plain A*. The `movingai` example checks both
+//! searches against every Moving AI scenario in a folder and times them against the
+//! `pathfinding` crate's `astar`:
+//! `cargo run --release -p tilewalk_path --example movingai -- ../shared/benchmarks/movingai`.
+//!
 //! # Reuse
 //!
 //! A [`SearchContext`] holds the per-cell memory of a search in generation-stamped arrays:
@@ -65,10 +76,12 @@
 //! assert_eq!(range.cost(Pos::new(3, 0)), Some(3.0));
 //! ```
 
+mod bits;
 mod connectivity;
 pub mod formats;
 mod grid;
 mod moves;
+mod open_list;
 mod search;
 
 pub use grid::{Grid, GridError, Pos};

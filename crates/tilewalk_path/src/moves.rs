@@ -27,21 +27,21 @@ impl Diagonal {
         Self::Always,
     ];
 
-    /// Whether a diagonal step is allowed given whether its two orthogonal neighbours are passable.
+    /// The steps this rule allows from a cell, as a bit mask (bit `d` for `STEPS[d]`), given
+    /// the same mask of its passable neighbours.
     #[inline]
-    pub(crate) fn allows(self, side_a: bool, side_b: bool) -> bool {
-        match self {
-            Self::Never => false,
-            Self::NoObstacles => side_a && side_b,
-            Self::AtMostOneObstacle => side_a || side_b,
-            Self::Always => true,
-        }
-    }
-
-    /// How many of [`STEPS`] this rule may take (the orthogonal ones come first).
-    #[inline]
-    pub(crate) fn step_count(self) -> usize {
-        if self == Self::Never { 4 } else { 8 }
+    pub(crate) fn allowed_steps(self, passable: u32) -> u32 {
+        let orthogonal = passable & 0b1111;
+        // Bit k of `orthogonal & next`: both orthogonal cells beside diagonal step k + 4 are
+        // passable (N and E beside NE, E and S beside SE, S and W beside SW, W and N beside NW).
+        let next = (orthogonal >> 1) | ((orthogonal & 1) << 3);
+        let sides = match self {
+            Self::Never => 0,
+            Self::NoObstacles => orthogonal & next,
+            Self::AtMostOneObstacle => orthogonal | next,
+            Self::Always => 0b1111,
+        };
+        orthogonal | (passable & (sides << 4))
     }
 }
 
@@ -170,11 +170,32 @@ mod tests {
 
     #[test]
     fn diagonal_rules() {
-        assert!(!Diagonal::Never.allows(true, true));
-        assert!(Diagonal::NoObstacles.allows(true, true));
-        assert!(!Diagonal::NoObstacles.allows(true, false));
-        assert!(Diagonal::AtMostOneObstacle.allows(false, true));
-        assert!(!Diagonal::AtMostOneObstacle.allows(false, false));
-        assert!(Diagonal::Always.allows(false, false));
+        // Every cell around is passable but E (bit 1): NE and SE lose a side.
+        let around = 0b1111_1101;
+        assert_eq!(Diagonal::Never.allowed_steps(around), 0b0000_1101);
+        assert_eq!(Diagonal::NoObstacles.allowed_steps(around), 0b1100_1101);
+        assert_eq!(
+            Diagonal::AtMostOneObstacle.allowed_steps(around),
+            0b1111_1101
+        );
+        assert_eq!(Diagonal::Always.allowed_steps(around), 0b1111_1101);
+        // Only the diagonals are passable: squeezing between walls is `Always` alone.
+        for diagonal in [
+            Diagonal::Never,
+            Diagonal::NoObstacles,
+            Diagonal::AtMostOneObstacle,
+        ] {
+            assert_eq!(diagonal.allowed_steps(0b1111_0000), 0, "{diagonal:?}");
+        }
+        assert_eq!(Diagonal::Always.allowed_steps(0b1010_0000), 0b1010_0000);
+        // N and W passable: only NW has both sides; NE and SW have one.
+        assert_eq!(
+            Diagonal::NoObstacles.allowed_steps(0b1111_1001),
+            0b1000_1001
+        );
+        assert_eq!(
+            Diagonal::AtMostOneObstacle.allowed_steps(0b1111_1001),
+            0b1101_1001
+        );
     }
 }

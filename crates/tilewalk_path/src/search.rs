@@ -6,11 +6,13 @@
 //! new search bumps the generation instead of clearing memory, so after the first query on
 //! a grid of a given size a search allocates nothing.
 
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
-use crate::grid::{BLOCKED, Grid, Pos};
+use crate::grid::{Grid, Pos};
 use crate::moves::{Diagonal, Heuristic, STEPS};
+use crate::open_list::{HeapEntry, OpenList};
+
+mod jump;
 
 /// Which search to run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -132,20 +134,23 @@ pub fn find_path(
     SearchContext::new().search(grid, start, goal, options)
 }
 
+/// What a search knows of a cell it has reached (meaningful while its stamp is current).
 #[derive(Clone, Copy, Debug, Default)]
 struct Node {
     g: f64,
     parent: u32,
-    /// `generation` = on the frontier, `generation + 1` = expanded, anything else = unseen.
-    stamp: u32,
 }
 
 /// Reusable memory for searches: keep one per thread (or per system) and query it many times.
 #[derive(Debug, Default)]
 pub struct SearchContext {
+    /// Per cell: `generation` = on the frontier, `generation + 1` = expanded, anything else =
+    /// unseen. Apart from `nodes`, and 4 bytes a cell, so that the common question "seen
+    /// yet?" reads a quarter of the memory.
+    stamps: Vec<u32>,
     nodes: Vec<Node>,
     generation: u32,
-    heap: BinaryHeap<HeapEntry>,
+    heap: OpenList,
     queue: VecDeque<u32>,
     stack: Vec<u32>,
     expansions: Vec<Pos>,
@@ -369,215 +374,41 @@ impl SearchContext {
         if self.nodes.len() != cells || self.generation >= u32::MAX - 2 {
             self.nodes.clear();
             self.nodes.resize(cells, Node::default());
+            self.stamps.clear();
+            self.stamps.resize(cells, 0);
             self.generation = 0;
         }
         self.generation += 2;
         self.generation
     }
 
-    /// Jump point search on a grid whose passable cells all cost `cost`, without corner
-    /// cutting. Parents link jump points; `search_into` fills in the lines between them.
-    fn jump_points(
-        &mut self,
-        search: &Search,
-        start: usize,
-        cost: f64,
-        heap: &mut BinaryHeap<HeapEntry>,
-    ) -> bool {
-        let Some(target) = search.target else {
-            return false;
-        };
-        let grid = search.grid;
-        let open = self.begin(grid.costs().len());
-        let closed = open + 1;
-        let stride = grid.stride() as i64;
-        let open_cells = grid.open();
-        // Coordinates may be -1 or the width/height: the blocked border is part of the storage.
-        let at = |x: i64, y: i64| ((y + 1) * stride + x + 1) as usize;
-        let free = |x: i64, y: i64| open_cells[at(x, y)];
-        let (gx, gy) = (i64::from(target.pos.x), i64::from(target.pos.y));
-        let octile = |dx: u64, dy: u64| Heuristic::Octile.distance(dx as u32, dy as u32);
-        // The first jump point from (x, y), stepping in (dx, dy) (PathFinding.js's rules for
-        // "diagonal only when no obstacles").
-        let jump = |mut x: i64, mut y: i64, dx: i64, dy: i64| -> Option<(i64, i64)> {
-            let straight = |mut x: i64, mut y: i64, dx: i64, dy: i64| loop {
-                if !free(x, y) {
-                    return None;
-                }
-                let forced = (dx != 0
-                    && ((free(x, y - 1) && !free(x - dx, y - 1))
-                        || (free(x, y + 1) && !free(x - dx, y + 1))))
-                    || (dy != 0
-                        && ((free(x - 1, y) && !free(x - 1, y - dy))
-                            || (free(x + 1, y) && !free(x + 1, y - dy))));
-                if (x, y) == (gx, gy) || forced {
-                    return Some((x, y));
-                }
-                x += dx;
-                y += dy;
-            };
-            loop {
-                if !free(x, y) {
-                    return None;
-                }
-                if (x, y) == (gx, gy) {
-                    return Some((x, y));
-                }
-                if dx == 0 || dy == 0 {
-                    return straight(x, y, dx, dy);
-                }
-                if straight(x + dx, y, dx, 0).is_some() || straight(x, y + dy, 0, dy).is_some() {
-                    return Some((x, y));
-                }
-                if !(free(x + dx, y) && free(x, y + dy)) {
-                    return None;
-                }
-                x += dx;
-                y += dy;
-            }
-        };
-        heap.clear();
-        self.nodes[start] = Node {
-            g: 0.0,
-            parent: start as u32,
-            stamp: open,
-        };
-        heap.push(HeapEntry::new(start as u32, 0.0, 0.0));
-        self.stats.pushed += 1;
-        while let Some(HeapEntry { index, .. }) = heap.pop() {
-            let index = index as usize;
-            let node = self.nodes[index];
-            if node.stamp == closed {
-                continue;
-            }
-            self.nodes[index].stamp = closed;
-            self.stats.expanded += 1;
-            let pos = grid.pos(index);
-            if search.record {
-                self.expansions.push(pos);
-            }
-            if index == target.index {
-                return true;
-            }
-            let (x, y) = (i64::from(pos.x), i64::from(pos.y));
-            // Pruned neighbours: where an optimal path through this cell can go next.
-            let mut directions: [(i64, i64); 8] = [(0, 0); 8];
-            let mut count = 0;
-            let mut add = |d: (i64, i64)| {
-                directions[count] = d;
-                count += 1;
-            };
-            if index == start {
-                for step in &STEPS {
-                    let (dx, dy) = (i64::from(step.dx), i64::from(step.dy));
-                    if free(x + dx, y + dy)
-                        && (dx == 0 || dy == 0 || (free(x + dx, y) && free(x, y + dy)))
-                    {
-                        add((dx, dy));
-                    }
-                }
-            } else {
-                let parent = grid.pos(node.parent as usize);
-                let dx = (x - i64::from(parent.x)).signum();
-                let dy = (y - i64::from(parent.y)).signum();
-                if dx != 0 && dy != 0 {
-                    let (side_y, side_x) = (free(x, y + dy), free(x + dx, y));
-                    if side_y {
-                        add((0, dy));
-                    }
-                    if side_x {
-                        add((dx, 0));
-                    }
-                    if side_y && side_x {
-                        add((dx, dy));
-                    }
-                } else if dx != 0 {
-                    let (ahead, up, down) = (free(x + dx, y), free(x, y - 1), free(x, y + 1));
-                    if ahead {
-                        add((dx, 0));
-                        if up {
-                            add((dx, -1));
-                        }
-                        if down {
-                            add((dx, 1));
-                        }
-                    }
-                    if up {
-                        add((0, -1));
-                    }
-                    if down {
-                        add((0, 1));
-                    }
-                } else {
-                    let (ahead, left, right) = (free(x, y + dy), free(x - 1, y), free(x + 1, y));
-                    if ahead {
-                        add((0, dy));
-                        if right {
-                            add((1, dy));
-                        }
-                        if left {
-                            add((-1, dy));
-                        }
-                    }
-                    if right {
-                        add((1, 0));
-                    }
-                    if left {
-                        add((-1, 0));
-                    }
-                }
-            }
-            for &(dx, dy) in &directions[..count] {
-                let Some((jx, jy)) = jump(x + dx, y + dy, dx, dy) else {
-                    continue;
-                };
-                let next = at(jx, jy);
-                let seen = self.nodes[next];
-                if seen.stamp == closed {
-                    continue;
-                }
-                let g = node.g + cost * octile(jx.abs_diff(x), jy.abs_diff(y));
-                if seen.stamp == open && g >= seen.g {
-                    continue;
-                }
-                self.nodes[next] = Node {
-                    g,
-                    parent: index as u32,
-                    stamp: open,
-                };
-                let h = target.scale * octile(jx.abs_diff(gx), jy.abs_diff(gy));
-                heap.push(HeapEntry::new(next as u32, g + h, h));
-                self.stats.pushed += 1;
-            }
-        }
-        false
-    }
-
     /// The shared loop. Returns whether the target was reached (always false for a range).
     fn run<F: Frontier>(&mut self, search: &Search, start: usize, frontier: &mut F) -> bool {
         let open = self.begin(search.grid.costs().len());
         let closed = open + 1;
-        let costs = search.grid.costs();
-        let stride = search.grid.stride() as isize;
-        let offsets = STEPS.map(|s| s.dy as isize * stride + s.dx as isize);
-        let steps = search.diagonal.step_count();
+        let grid = search.grid;
+        let costs = grid.costs();
+        let passable = grid.open();
+        let offsets = STEPS.map(|s| s.dy as isize * grid.stride() as isize + s.dx as isize);
+        // Where every passable cell costs the same, each step has a fixed price.
+        let step_costs = grid.uniform_cost().map(|c| STEPS.map(|s| c * s.length));
         frontier.clear();
         self.nodes[start] = Node {
             g: 0.0,
             parent: start as u32,
-            stamp: open,
         };
+        self.stamps[start] = open;
         frontier.push(start as u32, 0.0, 0.0);
         self.stats.pushed += 1;
         while let Some(index) = frontier.pop() {
             let index = index as usize;
-            let node = self.nodes[index];
-            if node.stamp == closed {
+            if self.stamps[index] == closed {
                 continue; // a stale entry: the cell was expanded through a cheaper push
             }
-            self.nodes[index].stamp = closed;
+            self.stamps[index] = closed;
+            let node = self.nodes[index];
             self.stats.expanded += 1;
-            let pos = search.grid.pos(index);
+            let pos = grid.pos(index);
             if search.record {
                 self.expansions.push(pos);
             }
@@ -591,26 +422,26 @@ impl SearchContext {
             {
                 continue;
             }
-            let open_at = |d: usize| costs[index.wrapping_add_signed(offsets[d])] != BLOCKED;
-            let orthogonal_open = [open_at(0), open_at(1), open_at(2), open_at(3)];
-            for d in 0..steps {
-                if d >= 4
-                    && !search
-                        .diagonal
-                        .allows(orthogonal_open[d - 4], orthogonal_open[(d - 3) % 4])
-                {
-                    continue;
-                }
+            let mut around = 0;
+            for (d, offset) in offsets.iter().enumerate() {
+                around |= u32::from(passable[index.wrapping_add_signed(*offset)]) << d;
+            }
+            // The allowed steps as a bit mask, visited in the order of `STEPS`.
+            let mut steps = search.diagonal.allowed_steps(around);
+            while steps != 0 {
+                let d = steps.trailing_zeros() as usize;
+                steps &= steps - 1;
                 let next = index.wrapping_add_signed(offsets[d]);
-                let cost = costs[next];
-                if cost == BLOCKED {
+                let stamp = self.stamps[next];
+                let on_frontier = stamp == open;
+                if stamp == closed || (on_frontier && !F::RELAXES) {
                     continue;
                 }
-                let seen = self.nodes[next];
-                if seen.stamp == closed || (seen.stamp == open && !F::RELAXES) {
-                    continue;
-                }
-                let mut g = node.g + cost * STEPS[d].length;
+                let step = match step_costs {
+                    Some(prices) => prices[d],
+                    None => costs[next] * STEPS[d].length,
+                };
+                let mut g = node.g + step;
                 if let Some(passage) = search.passage {
                     let to = Pos::new(
                         pos.x.wrapping_add_signed(STEPS[d].dx),
@@ -626,27 +457,35 @@ impl SearchContext {
                         Passage::Open | Passage::PassOnly | Passage::EndsMove => {}
                     }
                 }
-                if (seen.stamp == open && g >= seen.g) || g > search.budget + BUDGET_SLACK {
+                let old_g = self.nodes[next].g;
+                if (on_frontier && g >= old_g) || g > search.budget + BUDGET_SLACK {
                     continue;
                 }
                 self.nodes[next] = Node {
                     g,
                     parent: index as u32,
-                    stamp: open,
                 };
-                let (priority, h) = match search.target {
+                self.stamps[next] = open;
+                self.stats.pushed += 1;
+                let (h, mix) = match search.target {
                     Some(t) => {
                         let x = pos.x.wrapping_add_signed(STEPS[d].dx);
                         let y = pos.y.wrapping_add_signed(STEPS[d].dy);
                         let h = t.scale
                             * t.heuristic
                                 .distance(x.abs_diff(t.pos.x), y.abs_diff(t.pos.y));
-                        (t.mix.0 * g + t.mix.1 * h, h)
+                        (h, t.mix)
                     }
-                    None => (g, 0.0),
+                    None => (0.0, (1.0, 0.0)),
                 };
-                frontier.push(next as u32, priority, h);
-                self.stats.pushed += 1;
+                let priority = |g: f64| mix.0 * g + mix.1 * h;
+                // A cheaper way whose priority rounds to the old one (the same steps summed in
+                // another order): the entry already waiting stands for it, pops at the same
+                // moment, and finds the new `g` and parent.
+                if on_frontier && frontier.same_entry(priority(old_g), priority(g), h) {
+                    continue;
+                }
+                frontier.push(next as u32, priority(g), h);
             }
         }
         false
@@ -716,61 +555,13 @@ trait Frontier {
     fn clear(&mut self);
     /// `h` only breaks ties between equal priorities (lower first).
     fn push(&mut self, index: u32, priority: f64, h: f64);
+    /// Whether an entry of the cell with priority `new` would sit exactly where the one with
+    /// priority `old` already does (same `h`), so that pushing it again changes nothing.
+    fn same_entry(&self, old: f64, new: f64, h: f64) -> bool;
     fn pop(&mut self) -> Option<u32>;
 }
 
-/// A frontier entry ordered for `BinaryHeap` (a max-heap) by one packed integer key: lowest
-/// priority first; among priorities equal up to rounding, the lower `h` (the deeper cell:
-/// far fewer expansions on open ground); then the lower index, so the order is total and
-/// the result deterministic.
-#[derive(Clone, Copy, Debug)]
-struct HeapEntry {
-    key: u64,
-    index: u32,
-}
-
-/// Mantissa bits of the priority dropped from the key, so that sums which differ only by
-/// rounding (the same steps added in another order) tie, and the `h` tie-break applies.
-/// The priority keeps a relative precision of 2^-40.
-const PRIORITY_ROUNDING_BITS: u32 = 12;
-/// Key bits for the tie-break on `h` (in eighths of a step, capped).
-const TIE_BITS: u32 = 13;
-
-impl HeapEntry {
-    #[inline]
-    fn new(index: u32, priority: f64, h: f64) -> Self {
-        // Non-negative floats order like their bit patterns.
-        let rounded = priority.to_bits() >> PRIORITY_ROUNDING_BITS;
-        let tie = ((h * 8.0) as u64).min((1 << TIE_BITS) - 1);
-        Self {
-            key: (rounded << TIE_BITS) | tie,
-            index,
-        }
-    }
-}
-
-impl Ord for HeapEntry {
-    #[inline]
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key).then(other.index.cmp(&self.index))
-    }
-}
-
-impl PartialOrd for HeapEntry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for HeapEntry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for HeapEntry {}
-
-struct Heap<'a>(&'a mut BinaryHeap<HeapEntry>);
+struct Heap<'a>(&'a mut OpenList);
 
 impl Frontier for Heap<'_> {
     const RELAXES: bool = true;
@@ -780,6 +571,10 @@ impl Frontier for Heap<'_> {
     #[inline]
     fn push(&mut self, index: u32, priority: f64, h: f64) {
         self.0.push(HeapEntry::new(index, priority, h));
+    }
+    #[inline]
+    fn same_entry(&self, old: f64, new: f64, h: f64) -> bool {
+        HeapEntry::new(0, old, h) == HeapEntry::new(0, new, h)
     }
     #[inline]
     fn pop(&mut self) -> Option<u32> {
@@ -797,6 +592,9 @@ impl Frontier for Fifo<'_> {
     fn push(&mut self, index: u32, _: f64, _: f64) {
         self.0.push_back(index);
     }
+    fn same_entry(&self, _: f64, _: f64, _: f64) -> bool {
+        false // never asked: a first discovery is final
+    }
     fn pop(&mut self) -> Option<u32> {
         self.0.pop_front()
     }
@@ -811,6 +609,9 @@ impl Frontier for Lifo<'_> {
     }
     fn push(&mut self, index: u32, _: f64, _: f64) {
         self.0.push(index);
+    }
+    fn same_entry(&self, _: f64, _: f64, _: f64) -> bool {
+        false // never asked: a first discovery is final
     }
     fn pop(&mut self) -> Option<u32> {
         self.0.pop()
