@@ -557,7 +557,10 @@ trait Frontier {
     fn push(&mut self, index: u32, priority: f64, h: f64);
     /// Whether an entry of the cell with priority `new` would sit exactly where the one with
     /// priority `old` already does (same `h`), so that pushing it again changes nothing.
-    fn same_entry(&self, old: f64, new: f64, h: f64) -> bool;
+    /// Only asked of frontiers that relax.
+    fn same_entry(&self, _old: f64, _new: f64, _h: f64) -> bool {
+        false
+    }
     fn pop(&mut self) -> Option<u32>;
 }
 
@@ -592,9 +595,6 @@ impl Frontier for Fifo<'_> {
     fn push(&mut self, index: u32, _: f64, _: f64) {
         self.0.push_back(index);
     }
-    fn same_entry(&self, _: f64, _: f64, _: f64) -> bool {
-        false // never asked: a first discovery is final
-    }
     fn pop(&mut self) -> Option<u32> {
         self.0.pop_front()
     }
@@ -609,9 +609,6 @@ impl Frontier for Lifo<'_> {
     }
     fn push(&mut self, index: u32, _: f64, _: f64) {
         self.0.push(index);
-    }
-    fn same_entry(&self, _: f64, _: f64, _: f64) -> bool {
-        false // never asked: a first discovery is final
     }
     fn pop(&mut self) -> Option<u32> {
         self.0.pop()
