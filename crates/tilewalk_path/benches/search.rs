@@ -44,19 +44,27 @@ fn astar(c: &mut Criterion) {
 }
 
 fn range(c: &mut Criterion) {
-    // A 128×128 grid of mixed costs 1–4 with scattered walls, like a generated map.
+    // A 128×128 grid of mixed costs 1–4 with scattered walls, like a generated map; the
+    // centre, where the ranges start, is open.
+    let centre = Pos::new(64, 64);
     let grid = Grid::from_fn(128, 128, |p| {
         let hash = (p.x.wrapping_mul(73_856_093) ^ p.y.wrapping_mul(19_349_663)) % 16;
-        (hash != 0).then_some(f64::from(1 + hash % 4))
+        (hash != 0 || p == centre).then_some(f64::from(1 + hash % 4))
     })
     .expect("valid grid");
     let mut context = SearchContext::new();
     for budget in [8.0, 30.0] {
-        c.bench_function(&format!("range 128x128 budget {budget}"), |b| {
-            b.iter(|| {
-                black_box(context.range(&grid, Pos::new(64, 64), budget, Diagonal::NoObstacles))
-            });
-        });
+        let cells = context
+            .range(&grid, centre, budget, Diagonal::NoObstacles)
+            .expect("the centre is open")
+            .cells()
+            .len();
+        c.bench_function(
+            &format!("range 128x128 budget {budget} ({cells} cells)"),
+            |b| {
+                b.iter(|| black_box(context.range(&grid, centre, budget, Diagonal::NoObstacles)));
+            },
+        );
     }
 }
 
