@@ -70,11 +70,15 @@ impl OpenList {
         self.best.take().or_else(|| self.heap_pop())
     }
 
-    /// Sifts `entry` up from a new leaf, moving larger parents down into the hole.
     #[inline]
     fn heap_push(&mut self, entry: HeapEntry) {
-        let mut hole = self.heap.len();
         self.heap.push(entry);
+        self.sift_up(self.heap.len() - 1, entry);
+    }
+
+    /// Puts `entry` in the hole at `hole` or above it, moving larger parents down.
+    #[inline]
+    fn sift_up(&mut self, mut hole: usize, entry: HeapEntry) {
         while hole > 0 {
             let parent = (hole - 1) / 2;
             let above = self.heap[parent];
@@ -110,16 +114,7 @@ impl OpenList {
             self.heap[hole] = self.heap[child];
             hole = child;
         }
-        while hole > 0 {
-            let parent = (hole - 1) / 2;
-            let above = self.heap[parent];
-            if above <= last {
-                break;
-            }
-            self.heap[hole] = above;
-            hole = parent;
-        }
-        self.heap[hole] = last;
+        self.sift_up(hole, last);
         Some(top)
     }
 }

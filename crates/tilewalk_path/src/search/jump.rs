@@ -17,20 +17,8 @@
 
 use super::{Node, Search, SearchContext};
 use crate::bits::BitLines;
-use crate::moves::Heuristic;
+use crate::moves::{Heuristic, STEPS};
 use crate::open_list::{HeapEntry, OpenList};
-
-/// The start's successors lie every way.
-const EVERY_DIRECTION: [(isize, isize); 8] = [
-    (0, -1),
-    (1, 0),
-    (0, 1),
-    (-1, 0),
-    (1, -1),
-    (1, 1),
-    (-1, 1),
-    (-1, -1),
-];
 
 /// What the scans read: passability by cell, by row and by column, in padded coordinates
 /// (`x + 1`, `y + 1`), where every line ends with the blocked border.
@@ -130,6 +118,8 @@ impl SearchContext {
         };
         let (gx, gy) = scans.goal;
         let octile = |dx: usize, dy: usize| Heuristic::Octile.distance(dx as u32, dy as u32);
+        // The start's successors lie every way.
+        let every_direction = STEPS.map(|s| (s.dx as isize, s.dy as isize));
         heap.clear();
         self.nodes[start] = Node {
             g: 0.0,
@@ -155,7 +145,7 @@ impl SearchContext {
             let (x, y) = (index % stride, index / stride);
             // Pruned neighbours: where an optimal path through this cell can go next. The
             // runs check that each step is open (and that a diagonal one cuts no corner).
-            let mut directions = EVERY_DIRECTION;
+            let mut directions = every_direction;
             let mut count = directions.len();
             if index != start {
                 // The direction of arrival: parents link cells a straight or diagonal line apart.
