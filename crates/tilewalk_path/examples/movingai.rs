@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pathfinding::prelude::astar;
-use tilewalk_path::formats::{parse_movingai_map, parse_scenarios};
+use tilewalk_path::formats::{Scenario, parse_movingai_map, parse_scenarios};
 use tilewalk_path::{Algorithm, Grid, Path, Pos, SearchContext, SearchOptions};
 
 /// Repeat a problem until this much time has passed, for a stable per-problem time.
@@ -23,16 +23,53 @@ const MIN_SAMPLE: Duration = Duration::from_micros(200);
 struct MapResult {
     map: String,
     problems: usize,
-    mismatches: usize,
-    jps_mismatches: usize,
+    astar: Ours,
+    jps: Ours,
     peer_mismatches: usize,
-    ours_us: Vec<f64>,
-    jps_us: Vec<f64>,
-    jps_expanded: u64,
-    jps_total_s: f64,
     peer_us: Vec<f64>,
+}
+
+/// One of our searches on one map.
+#[derive(Default)]
+struct Ours {
+    mismatches: usize,
+    /// Microseconds per problem.
+    us: Vec<f64>,
+    /// Cells expanded on the problems it solved right.
     expanded: u64,
-    ours_total_s: f64,
+    total_s: f64,
+}
+
+impl Ours {
+    /// Solves `problem` with `options`, timing it and checking the cost against `tolerance`.
+    fn run(
+        &mut self,
+        context: &mut SearchContext,
+        path: &mut Path,
+        grid: &Grid,
+        problem: &Scenario,
+        options: &SearchOptions,
+        tolerance: f64,
+    ) {
+        let (found, seconds) = time(|| {
+            context
+                .search_into(grid, problem.start, problem.goal, options, path)
+                .map(|s| (s, path.cost))
+        });
+        match found {
+            Ok((stats, cost)) if (cost - problem.optimal).abs() <= tolerance => {
+                self.expanded += stats.expanded as u64;
+            }
+            _ => self.mismatches += 1,
+        }
+        self.us.push(seconds * 1e6);
+        self.total_s += seconds;
+    }
+
+    /// Expansions per second over all its problems.
+    fn rate(&self) -> f64 {
+        self.expanded as f64 / self.total_s
+    }
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -148,10 +185,10 @@ fn run_map(scen_file: &FsPath) -> Result<MapResult, String> {
 
     let mut context = SearchContext::new();
     let mut path = Path::default();
-    let options = SearchOptions::default();
+    let astar = SearchOptions::default();
     let jps = SearchOptions {
         algorithm: Algorithm::JumpPoint,
-        ..options
+        ..astar
     };
     let mut result = MapResult {
         map: map_name
@@ -159,16 +196,10 @@ fn run_map(scen_file: &FsPath) -> Result<MapResult, String> {
             .trim_end_matches(".map")
             .to_owned(),
         problems: problems.len(),
-        mismatches: 0,
-        jps_mismatches: 0,
+        astar: Ours::default(),
+        jps: Ours::default(),
         peer_mismatches: 0,
-        ours_us: Vec::new(),
-        jps_us: Vec::new(),
-        jps_expanded: 0,
-        jps_total_s: 0.0,
         peer_us: Vec::new(),
-        expanded: 0,
-        ours_total_s: 0.0,
     };
     for problem in &problems {
         if (problem.width, problem.height) != (map.width, map.height) {
@@ -182,36 +213,14 @@ fn run_map(scen_file: &FsPath) -> Result<MapResult, String> {
                 map.height
             ));
         }
-        let (found, seconds) = time(|| {
-            context
-                .search_into(&grid, problem.start, problem.goal, &options, &mut path)
-                .map(|s| (s, path.cost))
-        });
-        match found {
-            Ok((stats, cost)) if (cost - problem.optimal).abs() <= tolerance(problem.optimal) => {
-                result.expanded += stats.expanded as u64;
-            }
-            _ => result.mismatches += 1,
-        }
-        result.ours_us.push(seconds * 1e6);
-        result.ours_total_s += seconds;
-        let (found, seconds) = time(|| {
-            context
-                .search_into(&grid, problem.start, problem.goal, &jps, &mut path)
-                .map(|s| (s, path.cost))
-        });
-        match found {
-            Ok((stats, cost)) if (cost - problem.optimal).abs() <= tolerance(problem.optimal) => {
-                result.jps_expanded += stats.expanded as u64;
-            }
-            _ => result.jps_mismatches += 1,
-        }
-        result.jps_us.push(seconds * 1e6);
-        result.jps_total_s += seconds;
+        let allowed = tolerance(problem.optimal);
+        let (context, path) = (&mut context, &mut path);
+        result
+            .astar
+            .run(context, path, &grid, problem, &astar, allowed);
+        result.jps.run(context, path, &grid, problem, &jps, allowed);
         let (cost, seconds) = time(|| peer(&open, width, problem.start, problem.goal));
-        if cost.is_none_or(|c| {
-            (c as f64 / 10000.0 - problem.optimal).abs() > tolerance(problem.optimal)
-        }) {
+        if cost.is_none_or(|c| (c as f64 / 10000.0 - problem.optimal).abs() > allowed) {
             result.peer_mismatches += 1;
         }
         result.peer_us.push(seconds * 1e6);
@@ -265,15 +274,12 @@ fn main() -> ExitCode {
             }
         };
         let (astar, jps, peer) = (
-            median(&mut r.ours_us),
-            median(&mut r.jps_us),
+            median(&mut r.astar.us),
+            median(&mut r.jps.us),
             median(&mut r.peer_us),
         );
-        let (astar_rate, jps_rate) = (
-            r.expanded as f64 / r.ours_total_s,
-            r.jps_expanded as f64 / r.jps_total_s,
-        );
-        let wrong = r.mismatches + r.jps_mismatches;
+        let (astar_rate, jps_rate) = (r.astar.rate(), r.jps.rate());
+        let wrong = r.astar.mismatches + r.jps.mismatches;
         println!(
             "{:<16} {:>8} {:>10} {:>10.1} {:>10.1} {:>10.1} {:>8.2}x {:>8.2}x {:>12.0} {:>12.0}",
             r.map,
