@@ -1,114 +1,164 @@
 //! Connected-component labels, kept correct as cells switch between passable and impassable.
 //!
-//! Only two labelings are needed. With `Never`, `NoObstacles` and `AtMostOneObstacle` every
-//! allowed diagonal step has a passable orthogonal cell beside it, so those neighbourhoods
-//! connect exactly the 4-connected cells; only `Always` (squeezing between walls) connects
-//! more, the 8-connected cells.
+//! The labels read only passability, one byte per cell of the grid's padded storage (rows
+//! `stride` long, framed by an impassable border), so this module knows nothing of costs.
+//!
+//! Square boards need two labelings. With `Never`, `NoObstacles` and `AtMostOneObstacle`
+//! every allowed diagonal step has a passable orthogonal cell beside it, so those
+//! neighbourhoods connect exactly the 4-connected cells; only `Always` (squeezing between
+//! walls) connects more, the 8-connected cells. Both are built with the grid.
+//!
+//! Each hex layout connects different cells (which six touch a cell depends on the layout),
+//! so each needs its own labeling. A program uses one layout, if any, so a hex labeling is
+//! built on the first question about its layout and from then on repaired by every edit
+//! like the square ones. It sits in a [`OnceLock`], so that a shared `&Grid` can build it
+//! (and searches on one grid from several threads stay possible).
 
-use crate::grid::{BLOCKED, Grid};
-use crate::moves::{Diagonal, STEPS};
+use std::sync::OnceLock;
 
-/// Label 0 means "impassable".
+use crate::board::{Board, HexLayout};
+use crate::grid::Pos;
+use crate::moves::Diagonal;
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Components {
-    four: Vec<u32>,
-    eight: Vec<u32>,
-    next: u32,
+    four: Labels,
+    eight: Labels,
+    /// By [`HexLayout`], in the order of [`HexLayout::ALL`].
+    hex: [OnceLock<Labels>; 4],
+}
+
+/// One labeling: a label per cell of the padded storage, 0 meaning "impassable".
+#[derive(Clone, Debug, Default)]
+struct Labels {
+    of: Vec<u32>,
+    /// The last label handed out.
+    last: u32,
+    /// Which cells touch: `Square(Never)`, `Square(Always)` or a hex layout.
+    adjacency: Board,
 }
 
 impl Components {
-    pub(crate) fn new(grid: &Grid) -> Self {
-        let mut components = Self {
-            four: vec![0; grid.costs().len()],
-            eight: vec![0; grid.costs().len()],
-            next: 0,
+    pub(crate) fn new(open: &[bool], stride: usize) -> Self {
+        Self {
+            four: Labels::new(open, stride, Board::Square(Diagonal::Never)),
+            eight: Labels::new(open, stride, Board::Square(Diagonal::Always)),
+            hex: Default::default(),
+        }
+    }
+
+    /// The label of the passable cell at `index` under `board`'s moves (`open` and `stride`
+    /// are the grid's, to build a hex labeling on first use).
+    pub(crate) fn label_of(&self, open: &[bool], stride: usize, index: usize, board: Board) -> u32 {
+        match board {
+            Board::Square(Diagonal::Always) => self.eight.of[index],
+            Board::Square(_) => self.four.of[index],
+            Board::Hex(layout) => {
+                self.hex[layout_slot(layout)]
+                    .get_or_init(|| Labels::new(open, stride, board))
+                    .of[index]
+            }
+        }
+    }
+
+    /// Repairs every labeling built so far after the cell at `index` switched passability.
+    pub(crate) fn update(&mut self, open: &[bool], stride: usize, index: usize) {
+        self.four.update(open, stride, index);
+        self.eight.update(open, stride, index);
+        for labels in self.hex.iter_mut().filter_map(OnceLock::get_mut) {
+            labels.update(open, stride, index);
+        }
+    }
+}
+
+fn layout_slot(layout: HexLayout) -> usize {
+    match layout {
+        HexLayout::OddR => 0,
+        HexLayout::EvenR => 1,
+        HexLayout::OddQ => 2,
+        HexLayout::EvenQ => 3,
+    }
+}
+
+impl Labels {
+    fn new(open: &[bool], stride: usize, adjacency: Board) -> Self {
+        let mut labels = Self {
+            of: vec![0; open.len()],
+            last: 0,
+            adjacency,
         };
-        for index in 0..grid.costs().len() {
-            if grid.costs()[index] == BLOCKED {
-                continue;
-            }
-            if components.four[index] == 0 {
-                components.next += 1;
-                fill(grid, &mut components.four, 4, index, components.next);
-            }
-            if components.eight[index] == 0 {
-                components.next += 1;
-                fill(grid, &mut components.eight, 8, index, components.next);
+        for index in 0..open.len() {
+            if open[index] && labels.of[index] == 0 {
+                let label = labels.fresh();
+                labels.fill(open, stride, index, label);
             }
         }
-        components
+        labels
     }
 
-    pub(crate) fn label_of(&self, index: usize, diagonal: Diagonal) -> u32 {
-        if diagonal == Diagonal::Always {
-            self.eight[index]
-        } else {
-            self.four[index]
-        }
+    fn fresh(&mut self) -> u32 {
+        self.last += 1;
+        self.last
     }
 
-    /// Repairs both labelings after the cell at `index` switched passability.
-    pub(crate) fn update(&mut self, grid: &Grid, index: usize) {
-        let passable = grid.costs()[index] != BLOCKED;
-        for (labels, steps) in [(&mut self.four, 4), (&mut self.eight, 8)] {
-            let neighbours = neighbours(grid, index, steps);
-            let mut next = || {
-                self.next += 1;
-                self.next
-            };
-            if passable {
-                // Join the neighbouring regions: reuse the label when there is only one.
-                let mut distinct = neighbours.iter().flatten().map(|&n| labels[n]);
-                if let Some(first) = distinct.next()
-                    && distinct.all(|l| l == first)
-                {
-                    labels[index] = first;
-                } else {
-                    fill(grid, labels, steps, index, next());
-                }
+    fn update(&mut self, open: &[bool], stride: usize, index: usize) {
+        let around = neighbours(open, stride, index, self.adjacency);
+        if open[index] {
+            // Join the neighbouring regions: reuse the label when there is only one.
+            let mut distinct = around.iter().flatten().map(|&n| self.of[n]);
+            if let Some(first) = distinct.next()
+                && distinct.all(|l| l == first)
+            {
+                self.of[index] = first;
             } else {
-                // The old region may have split: give each piece touching the cell its own label.
-                let old = std::mem::replace(&mut labels[index], 0);
-                if neighbours.iter().flatten().count() > 1 {
-                    for &n in neighbours.iter().flatten() {
-                        if labels[n] == old {
-                            fill(grid, labels, steps, n, next());
-                        }
+                let label = self.fresh();
+                self.fill(open, stride, index, label);
+            }
+        } else {
+            // The old region may have split: give each piece touching the cell its own label.
+            let old = std::mem::replace(&mut self.of[index], 0);
+            if around.iter().flatten().count() > 1 {
+                for &n in around.iter().flatten() {
+                    if self.of[n] == old {
+                        let label = self.fresh();
+                        self.fill(open, stride, n, label);
                     }
                 }
             }
         }
     }
+
+    /// Flood-fills `label` over the passable cells connected to `seed` that do not carry it
+    /// yet.
+    fn fill(&mut self, open: &[bool], stride: usize, seed: usize, label: u32) {
+        let mut stack = vec![seed];
+        self.of[seed] = label;
+        while let Some(index) = stack.pop() {
+            for n in neighbours(open, stride, index, self.adjacency)
+                .into_iter()
+                .flatten()
+            {
+                if self.of[n] != label {
+                    self.of[n] = label;
+                    stack.push(n);
+                }
+            }
+        }
+    }
 }
 
-/// The passable cells among the first `steps` of [`STEPS`] around `index`.
-fn neighbours(grid: &Grid, index: usize, steps: usize) -> [Option<usize>; 8] {
+/// The passable cells adjacent to the cell at padded index `index` (inside the border).
+fn neighbours(open: &[bool], stride: usize, index: usize, adjacency: Board) -> [Option<usize>; 8] {
+    let pos = Pos::new((index % stride) as u32 - 1, (index / stride) as u32 - 1);
+    let (steps, count) = adjacency.steps_at(pos);
     let mut out = [None; 8];
-    for (slot, step) in out.iter_mut().zip(&STEPS[..steps]) {
-        let n = offset(grid, index, step.dx, step.dy);
-        if grid.costs()[n] != BLOCKED {
+    for (slot, (dx, dy)) in out.iter_mut().zip(&steps[..count]) {
+        let n = index.wrapping_add_signed(*dy as isize * stride as isize + *dx as isize);
+        if open[n] {
             *slot = Some(n);
         }
     }
     out
-}
-
-fn offset(grid: &Grid, index: usize, dx: i32, dy: i32) -> usize {
-    index.wrapping_add_signed(dy as isize * grid.stride() as isize + dx as isize)
-}
-
-/// Flood-fills `label` over the passable cells connected to `seed` that do not carry it yet.
-fn fill(grid: &Grid, labels: &mut [u32], steps: usize, seed: usize, label: u32) {
-    let mut stack = vec![seed];
-    labels[seed] = label;
-    while let Some(index) = stack.pop() {
-        for n in neighbours(grid, index, steps).into_iter().flatten() {
-            if labels[n] != label {
-                labels[n] = label;
-                stack.push(n);
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! The weighted grid: flat cost storage with a blocked border, editable one cell at a time.
 
 use crate::bits::BitLines;
+use crate::board::Board;
 use crate::connectivity::Components;
-use crate::moves::Diagonal;
 
 /// A cell of the grid: `x` is the column, `y` the row, `(0, 0)` the top-left corner.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,10 +29,30 @@ impl std::fmt::Display for Pos {
     }
 }
 
+/// The smallest movement cost a passable cell may have.
+///
+/// Costs are bounded on both sides so that the searches can always order them. The open
+/// list compares priorities with a relative precision of 2^-40 (`open_list.rs`): one
+/// step of `MIN_COST` stays visible in any priority up to `MIN_COST × 2^40 ≈ 1.1e9`, and
+/// the slack a movement budget allows for rounding (1e-9) is a millionth of it, so a budget
+/// never admits an extra step. Below `MIN_COST` lie costs that vanish into the sums they
+/// are added to (and subnormal numbers, which lose their precision).
+pub const MIN_COST: f64 = 0.001;
+
+/// The largest movement cost a passable cell may have.
+///
+/// The longest path on the largest grid (2^31 cells) costs at most `2^31 × √2 × MAX_COST ≈
+/// 3.0e15`, below 2^53 ≈ 9.0e15: every sum a search forms stays finite, with room to spare
+/// (where a cost like `1e308` summed to infinity), and `MAX_COST / MIN_COST = 1e9 < 2^30`
+/// keeps the cheapest and the dearest step within the key's 40 bits of each other.
+pub const MAX_COST: f64 = 1_000_000.0;
+
 /// Why a grid could not be built or edited.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum GridError {
-    #[error("a movement cost must be positive and finite, got {cost} at {pos}")]
+    #[error(
+        "a movement cost must be between {MIN_COST} and {MAX_COST} (or the cell impassable), got {cost:?} at {pos}"
+    )]
     BadCost { pos: Pos, cost: f64 },
     #[error("{pos} is outside the {width}x{height} grid")]
     OutOfBounds { pos: Pos, width: u32, height: u32 },
@@ -45,7 +65,8 @@ pub(crate) const BLOCKED: f64 = f64::INFINITY;
 
 /// A `width` × `height` grid of movement costs.
 ///
-/// Each cell holds the cost of stepping *into* it (positive and finite) or is impassable.
+/// Each cell holds the cost of stepping *into* it (from [`MIN_COST`] to [`MAX_COST`]) or
+/// is impassable.
 /// Storage is one flat array with a one-cell blocked border, so the searches look up any
 /// neighbour without bounds checks. The grid also keeps connected-component labels
 /// up to date as cells switch between passable and impassable, so a query between two
@@ -114,7 +135,7 @@ impl Grid {
             components: Components::default(),
         };
         (grid.min_cost, grid.max_cost) = grid.scan_cost_range();
-        grid.components = Components::new(&grid);
+        grid.components = Components::new(&grid.open, stride);
         Ok(grid)
     }
 
@@ -128,6 +149,12 @@ impl Grid {
 
     pub fn contains(&self, pos: Pos) -> bool {
         pos.x < self.width && pos.y < self.height
+    }
+
+    /// Every cell of the grid, row by row from the top-left corner.
+    pub fn cells(&self) -> impl Iterator<Item = Pos> + use<> {
+        let (width, height) = (self.width, self.height);
+        (0..height).flat_map(move |y| (0..width).map(move |x| Pos::new(x, y)))
     }
 
     /// The cost of stepping into `pos`; `None` when it is impassable or outside the grid.
@@ -181,25 +208,30 @@ impl Grid {
             self.max_cost = self.max_cost.max(new);
         }
         if (old == BLOCKED) != (new == BLOCKED) {
-            let mut components = std::mem::take(&mut self.components);
-            components.update(self, index);
-            self.components = components;
+            self.components.update(&self.open, self.stride, index);
         }
         Ok(())
     }
 
-    /// The connected region of `pos` under `diagonal`'s moves (`None` when impassable or
-    /// outside). Two cells are connected exactly when their regions are equal.
-    pub fn region(&self, pos: Pos, diagonal: Diagonal) -> Option<u32> {
+    /// The connected region of `pos` under the moves of `board` (a [`Board`] or a
+    /// [`Diagonal`](crate::Diagonal) rule), `None` when impassable or outside. Two cells are
+    /// connected exactly when their regions are equal. The first question about a hex
+    /// layout labels the grid for it (O(cells)); later ones, and edits, are cheap.
+    pub fn region(&self, pos: Pos, board: impl Into<Board>) -> Option<u32> {
         if !self.is_passable(pos) {
             return None;
         }
-        Some(self.components.label_of(self.index(pos), diagonal))
+        let index = self.index(pos);
+        Some(
+            self.components
+                .label_of(&self.open, self.stride, index, board.into()),
+        )
     }
 
-    /// Whether some path joins `a` and `b` under `diagonal`'s moves.
-    pub fn connected(&self, a: Pos, b: Pos, diagonal: Diagonal) -> bool {
-        matches!((self.region(a, diagonal), self.region(b, diagonal)), (Some(ra), Some(rb)) if ra == rb)
+    /// Whether some path joins `a` and `b` under the moves of `board`.
+    pub fn connected(&self, a: Pos, b: Pos, board: impl Into<Board>) -> bool {
+        let board = board.into();
+        matches!((self.region(a, board), self.region(b, board)), (Some(ra), Some(rb)) if ra == rb)
     }
 
     pub(crate) fn stride(&self) -> usize {
@@ -245,7 +277,7 @@ impl Grid {
 fn checked_cost(pos: Pos, cost: Option<f64>) -> Result<f64, GridError> {
     match cost {
         None => Ok(BLOCKED),
-        Some(cost) if cost > 0.0 && cost.is_finite() => Ok(cost),
+        Some(cost) if (MIN_COST..=MAX_COST).contains(&cost) => Ok(cost),
         Some(cost) => Err(GridError::BadCost { pos, cost }),
     }
 }
@@ -268,7 +300,16 @@ mod tests {
     #[test]
     fn rejects_bad_costs_and_outside_cells() {
         let mut grid = Grid::new(2, 2).unwrap();
-        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        for bad in [
+            0.0,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            1e308,
+            1e-310,
+            MIN_COST / 2.0,
+            MAX_COST * 1.5,
+        ] {
             assert!(matches!(
                 grid.set_cost(Pos::new(0, 0), Some(bad)),
                 Err(GridError::BadCost { .. })
@@ -282,6 +323,15 @@ mod tests {
             grid.cost(Pos::new(0, 0)),
             Some(1.0),
             "a refused edit changes nothing"
+        );
+        for good in [MIN_COST, MAX_COST] {
+            grid.set_cost(Pos::new(0, 0), Some(good)).unwrap();
+        }
+        assert_eq!(
+            Grid::from_fn(2, 1, |_| Some(1e308))
+                .unwrap_err()
+                .to_string(),
+            "a movement cost must be between 0.001 and 1000000 (or the cell impassable), got 1e308 at (0,0)"
         );
     }
 

@@ -1,22 +1,27 @@
 //! Engine-free grid pathfinding for tile games: A*, Dijkstra, BFS, greedy best-first, DFS
-//! and jump point search over weighted grids, movement ranges and connectivity, with no
-//! game-engine dependency.
+//! and jump point search over weighted square and hex grids, movement ranges and
+//! connectivity, with no game-engine dependency.
 //!
 //! # The cost model
 //!
-//! Each cell of a [`Grid`] has a movement cost (positive and finite) or is impassable.
-//! **Stepping into cell `b` costs `cost(b) × step length`**, where a step is 1 long
-//! orthogonally and √2 diagonally. A path's cost is the sum of its steps; the start cell's
+//! Each cell of a [`Grid`] has a movement cost (from [`MIN_COST`] to [`MAX_COST`]) or is
+//! impassable. **Stepping into cell `b` costs `cost(b) × step length`**, where a step is 1
+//! long orthogonally and √2 diagonally on a square board, and 1 between hexes. A path's cost is the sum of its steps; the start cell's
 //! own cost is never paid. The same model prices movement ranges ([`SearchContext::range`])
 //! and, in the game, the time a unit takes to walk a path, so the cheapest path is always
 //! the fastest walk.
 //!
-//! # Neighbourhoods and heuristics
+//! # Boards, neighbourhoods and heuristics
 //!
-//! [`Diagonal`] picks the moves: `Never` is 4-way; the others are 8-way and differ at
-//! corners. By default A* uses the tightest admissible [`Heuristic`] for the neighbourhood
-//! (Manhattan for 4-way, octile for 8-way) multiplied by the grid's smallest passable cost,
-//! so it stays optimal when some terrain costs less than 1.
+//! The same grid of costs can be read as different [`Board`]s. On a square board,
+//! [`Diagonal`] picks the moves: `Never` is 4-way (`square-4`); the others are 8-way and
+//! differ at corners (`square-8` is `NoObstacles`, no corner cutting). On a hex board each
+//! cell has six neighbours; the rows and columns are the stored ones, and a [`HexLayout`]
+//! says which rows (pointy-top hexes) or columns (flat-top hexes) are drawn shifted by half
+//! a hex, which decides who touches whom. By default A* uses the tightest admissible
+//! [`Heuristic`] for the board (Manhattan for 4-way, octile for 8-way, the hex distance on
+//! hexes) multiplied by the grid's smallest passable cost, so it stays optimal when some
+//! terrain costs less than 1.
 //!
 //! Why not Manhattan everywhere? With diagonal moves it overestimates: two cells one
 //! diagonal apart are √2 away, Manhattan says 2. An overestimating heuristic makes A*
@@ -44,12 +49,38 @@
 //! assert!((manhattan.path.cost - (6.0 + sqrt2)).abs() < 1e-9); // 7.414: a longer path
 //! ```
 //!
+//! The same trap exists on hexes. Read with its rows and columns as a square grid, a hex
+//! map has cells one step apart that differ by one column *and* one row: Manhattan counts
+//! 2 for them, octile √2. Only the hex distance (or Chebyshev, or the straight line between
+//! centres) never overestimates there; see [`Board::heuristic`].
+//!
+//! ```text
+//! odd-r: odd rows drawn shifted right      . . . . .
+//!                                           . S # E .
+//!                                          . . . . .
+//! ```
+//!
+//! ```
+//! use tilewalk_path::{find_path, Board, Grid, HexLayout, Pos, SearchOptions};
+//!
+//! let grid = Grid::from_fn(5, 3, |p| (p != Pos::new(2, 1)).then_some(1.0)).unwrap();
+//! let board = Board::Hex(HexLayout::OddR);
+//! let (start, goal) = (Pos::new(1, 1), Pos::new(3, 1));
+//! let found = find_path(&grid, start, goal, &SearchOptions::on(board)).unwrap();
+//! // Two steps apart, but the wall between them makes it three: up and over, or down.
+//! assert_eq!(board.distance(start, goal), 2);
+//! assert_eq!(found.path.cells, [(1, 1), (2, 0), (3, 0), (3, 1)].map(Pos::from));
+//! assert_eq!(found.path.cost, 3.0);
+//! ```
+//!
 //! # Jump point search
 //!
 //! Where every passable cell costs the same and corners are not cut (Moving AI maps, mazes,
 //! open fields), [`Algorithm::JumpPoint`] returns A*'s optimal cost while expanding only the
 //! cells where an optimal path may turn, and scans the straight lines between them 64 cells
-//! at a time. Elsewhere it falls back to plain A*. The `movingai` example checks both
+//! at a time. Elsewhere on a square board it falls back to plain A*; on a hex board, which
+//! has no straight lines to jump along in both axes, it is an error
+//! ([`NoPath::NeedsSquareBoard`]). The `movingai` example checks both
 //! searches against every Moving AI scenario in a folder and times them against the
 //! `pathfinding` crate's `astar`:
 //! `cargo run --release -p tilewalk_path --example movingai -- ../shared/benchmarks/movingai`.
@@ -75,8 +106,14 @@
 //! let range = context.range(&grid, Pos::new(2, 2), 3.0, Diagonal::Never).unwrap();
 //! assert_eq!(range.cost(Pos::new(3, 0)), Some(3.0));
 //! ```
+//!
+//! Tactics rules ([`Passage`]: allies to walk through, enemies that block, zones of
+//! control) act inside the search, for ranges ([`SearchContext::range_with`]) and for
+//! point-to-point searches ([`SearchContext::search_with`]) alike, so re-planning around
+//! other units needs no copy of the grid.
 
 mod bits;
+mod board;
 mod connectivity;
 pub mod formats;
 mod grid;
@@ -84,7 +121,8 @@ mod moves;
 mod open_list;
 mod search;
 
-pub use grid::{Grid, GridError, Pos};
+pub use board::{Board, HexLayout, UnknownBoard};
+pub use grid::{Grid, GridError, MAX_COST, MIN_COST, Pos};
 pub use moves::{Diagonal, Heuristic};
 pub use search::{
     Algorithm, Found, NoPath, Passage, Path, Range, Reached, SearchContext, SearchOptions,

@@ -2,6 +2,8 @@
 
 use std::f64::consts::SQRT_2;
 
+use crate::board::Board;
+
 /// When a diagonal step is allowed. `Never` is the 4-way neighbourhood; the others are
 /// 8-way and differ in how they treat the two orthogonal cells beside the diagonal.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -99,36 +101,37 @@ pub(crate) const STEPS: [Step; 8] = [
 ];
 
 /// An estimate of the remaining distance, in steps (before scaling by the cheapest cost).
+/// On a hex board some of them mean something else: see [`Board::heuristic`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Heuristic {
     /// `dx + dy`: exact on an empty 4-way grid; overestimates once diagonals exist.
     Manhattan,
     /// `max + (√2 − 1)·min`: exact on an empty 8-way grid.
     Octile,
-    /// Straight-line distance: admissible for both neighbourhoods, but looser.
+    /// Straight-line distance: admissible for every neighbourhood, but looser.
     Euclidean,
     /// `max(dx, dy)`: admissible for 8-way, looser than octile.
     Chebyshev,
+    /// The hex distance: exact on an empty hex board. A square board has none; there it
+    /// means `Chebyshev` (still admissible, 4-way or 8-way).
+    Hex,
     /// Always 0: A* becomes Dijkstra.
     Zero,
 }
 
 impl Heuristic {
-    /// The tightest admissible heuristic for a neighbourhood.
-    pub fn tightest_for(diagonal: Diagonal) -> Self {
-        if diagonal == Diagonal::Never {
-            Self::Manhattan
-        } else {
-            Self::Octile
+    /// The tightest admissible heuristic for a board: Manhattan on `square-4`, octile on
+    /// the 8-way square boards, the hex distance on hex boards.
+    pub fn tightest_for(board: impl Into<Board>) -> Self {
+        match board.into() {
+            Board::Square(Diagonal::Never) => Self::Manhattan,
+            Board::Square(_) => Self::Octile,
+            Board::Hex(_) => Self::Hex,
         }
     }
 
-    /// Whether this heuristic never overestimates the step length under `diagonal`.
-    pub fn is_admissible_for(self, diagonal: Diagonal) -> bool {
-        self != Self::Manhattan || diagonal == Diagonal::Never
-    }
-
-    /// The estimated step length between cells `dx` columns and `dy` rows apart.
+    /// The estimated step length between cells `dx` columns and `dy` rows apart on a square
+    /// board.
     #[inline]
     pub fn distance(self, dx: u32, dy: u32) -> f64 {
         let (dx, dy) = (f64::from(dx), f64::from(dy));
@@ -136,7 +139,7 @@ impl Heuristic {
             Self::Manhattan => dx + dy,
             Self::Octile => dx.max(dy) + (SQRT_2 - 1.0) * dx.min(dy),
             Self::Euclidean => dx.hypot(dy),
-            Self::Chebyshev => dx.max(dy),
+            Self::Chebyshev | Self::Hex => dx.max(dy),
             Self::Zero => 0.0,
         }
     }
@@ -153,6 +156,7 @@ mod tests {
         assert_eq!(Heuristic::Euclidean.distance(3, 4), 5.0);
         assert_eq!(Heuristic::Chebyshev.distance(3, 4), 4.0);
         assert_eq!(Heuristic::Zero.distance(3, 4), 0.0);
+        assert_eq!(Heuristic::Hex.distance(3, 4), 4.0);
     }
 
     #[test]
@@ -160,7 +164,12 @@ mod tests {
         for dx in 0..20 {
             for dy in 0..20 {
                 let exact = Heuristic::Octile.distance(dx, dy);
-                for h in [Heuristic::Euclidean, Heuristic::Chebyshev, Heuristic::Zero] {
+                for h in [
+                    Heuristic::Euclidean,
+                    Heuristic::Chebyshev,
+                    Heuristic::Hex,
+                    Heuristic::Zero,
+                ] {
                     assert!(h.distance(dx, dy) <= exact + 1e-12);
                 }
             }

@@ -8,8 +8,9 @@
 
 use std::collections::VecDeque;
 
+use crate::board::{Board, HexLayout};
 use crate::grid::{Grid, Pos};
-use crate::moves::{Diagonal, Heuristic, STEPS};
+use crate::moves::{Diagonal, Heuristic, STEPS, Step};
 use crate::open_list::{HeapEntry, OpenList};
 
 mod jump;
@@ -31,7 +32,9 @@ pub enum Algorithm {
     /// A* with jump point pruning (Harabor and Grastien): on a grid where every passable
     /// cell costs the same, with [`Diagonal::NoObstacles`], it jumps over the many equally
     /// cheap symmetric paths and expands only "jump points". Same optimal costs as A*,
-    /// usually far faster. Any other grid or rule falls back to plain A*.
+    /// usually far faster. Any other square grid or rule, or a search with a passage rule
+    /// ([`SearchContext::search_with`]), falls back to plain A*. A hex board has no jump
+    /// points: asking for them there is the error [`NoPath::NeedsSquareBoard`].
     JumpPoint,
 }
 
@@ -50,8 +53,9 @@ impl Algorithm {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SearchOptions {
     pub algorithm: Algorithm,
-    pub diagonal: Diagonal,
-    /// `None` picks [`Heuristic::tightest_for`] the neighbourhood.
+    /// The board's shape: which steps exist.
+    pub board: Board,
+    /// `None` picks [`Heuristic::tightest_for`] the board.
     pub heuristic: Option<Heuristic>,
     /// Weighted A*: `f = g + weight·h`. With an admissible heuristic the path costs at most
     /// `weight` times the optimum (bounded-suboptimal) and usually expands far fewer cells.
@@ -66,7 +70,7 @@ impl Default for SearchOptions {
     fn default() -> Self {
         Self {
             algorithm: Algorithm::AStar,
-            diagonal: Diagonal::default(),
+            board: Board::default(),
             heuristic: None,
             weight: 1.0,
             record_expansions: false,
@@ -75,10 +79,15 @@ impl Default for SearchOptions {
 }
 
 impl SearchOptions {
-    /// Default options with another diagonal rule.
+    /// Default options on a square board with another diagonal rule.
     pub fn with_diagonal(diagonal: Diagonal) -> Self {
+        Self::on(Board::Square(diagonal))
+    }
+
+    /// Default options on another board.
+    pub fn on(board: impl Into<Board>) -> Self {
         Self {
-            diagonal,
+            board: board.into(),
             ..Self::default()
         }
     }
@@ -110,6 +119,9 @@ pub struct Found {
 /// Why there is no path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NoPath {
+    /// An option this board does not offer (jump point search on a hex board).
+    #[error("{option} needs a square board, not {board}")]
+    NeedsSquareBoard { option: &'static str, board: Board },
     #[error("start {pos} is outside the {width}x{height} map")]
     StartOutside { pos: Pos, width: u32, height: u32 },
     #[error("goal {pos} is outside the {width}x{height} map")]
@@ -118,6 +130,10 @@ pub enum NoPath {
     StartBlocked(Pos),
     #[error("goal {0} is impassable")]
     GoalBlocked(Pos),
+    /// The passage rule of [`SearchContext::search_with`] lets the goal be walked through,
+    /// never stopped on.
+    #[error("goal {0} may be passed through but not stopped on")]
+    GoalPassOnly(Pos),
     #[error("start and goal are in different regions")]
     DifferentRegions,
     #[error("the search ran out of cells before reaching the goal")]
@@ -183,7 +199,7 @@ impl SearchContext {
         options: &SearchOptions,
     ) -> Result<Found, NoPath> {
         let mut path = Path::default();
-        let stats = self.search_into(grid, start, goal, options, &mut path)?;
+        let stats = self.point_to_point(grid, start, goal, options, None, &mut path)?;
         Ok(Found { path, stats })
     }
 
@@ -197,12 +213,89 @@ impl SearchContext {
         options: &SearchOptions,
         path: &mut Path,
     ) -> Result<SearchStats, NoPath> {
+        self.point_to_point(grid, start, goal, options, None, path)
+    }
+
+    /// [`Self::search`] under a passage rule for each cell, as in a movement range
+    /// ([`Self::range_with`]) without a budget: the way to re-plan around other units
+    /// without editing the grid. `Blocked` cells are never entered; `PassOnly` cells are
+    /// walked through, and a `PassOnly` goal is refused ([`NoPath::GoalPassOnly`]);
+    /// `EndsMove` and `TakesAllPoints` cells are entered at their usual cost but never
+    /// left, so only the goal may be one. The start's own passage never applies (nor the
+    /// goal's, when it is the start). The region check before the search ignores the rule,
+    /// so cells it blocks may leave the search to run out of cells
+    /// ([`NoPath::Exhausted`]). Jump point search falls back to A* here.
+    ///
+    /// ```
+    /// use tilewalk_path::{Grid, Passage, Pos, SearchContext, SearchOptions};
+    ///
+    /// let grid = Grid::new(3, 2).unwrap();
+    /// // Another unit holds (1, 0): go around it.
+    /// let held = |p: Pos| if p == Pos::new(1, 0) { Passage::Blocked } else { Passage::Open };
+    /// let options = SearchOptions::with_diagonal(tilewalk_path::Diagonal::Never);
+    /// let found = SearchContext::new()
+    ///     .search_with(&grid, Pos::new(0, 0), Pos::new(2, 0), &options, held)
+    ///     .unwrap();
+    /// assert_eq!(found.path.cost, 4.0);
+    /// ```
+    pub fn search_with(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        options: &SearchOptions,
+        passage: impl Fn(Pos) -> Passage,
+    ) -> Result<Found, NoPath> {
+        let mut path = Path::default();
+        let stats = self.point_to_point(grid, start, goal, options, Some(&passage), &mut path)?;
+        Ok(Found { path, stats })
+    }
+
+    /// [`Self::search_with`] writing into `path`, as [`Self::search_into`] does: once warmed
+    /// up, this allocates nothing either.
+    pub fn search_into_with(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        options: &SearchOptions,
+        path: &mut Path,
+        passage: impl Fn(Pos) -> Passage,
+    ) -> Result<SearchStats, NoPath> {
+        self.point_to_point(grid, start, goal, options, Some(&passage), path)
+    }
+
+    fn point_to_point(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        options: &SearchOptions,
+        passage: Option<&dyn Fn(Pos) -> Passage>,
+        path: &mut Path,
+    ) -> Result<SearchStats, NoPath> {
         path.cells.clear();
         path.cost = 0.0;
         self.stats = SearchStats::default();
         self.expansions.clear();
+        let board = options.board;
+        if options.algorithm == Algorithm::JumpPoint && matches!(board, Board::Hex(_)) {
+            return Err(NoPath::NeedsSquareBoard {
+                option: "jump point search",
+                board,
+            });
+        }
         check_endpoints(grid, start, goal)?;
-        if !grid.connected(start, goal, options.diagonal) {
+        if let Some(passage) = passage
+            && goal != start
+        {
+            match passage(goal) {
+                Passage::Blocked => return Err(NoPath::GoalBlocked(goal)),
+                Passage::PassOnly => return Err(NoPath::GoalPassOnly(goal)),
+                Passage::Open | Passage::EndsMove | Passage::TakesAllPoints => {}
+            }
+        }
+        if !grid.connected(start, goal, board) {
             return Err(NoPath::DifferentRegions);
         }
         let weight = if options.weight >= 1.0 {
@@ -214,7 +307,7 @@ impl SearchContext {
             Algorithm::Dijkstra => Heuristic::Zero,
             _ => options
                 .heuristic
-                .unwrap_or_else(|| Heuristic::tightest_for(options.diagonal)),
+                .unwrap_or_else(|| Heuristic::tightest_for(board)),
         };
         let target = Target {
             index: grid.index(goal),
@@ -229,14 +322,15 @@ impl SearchContext {
         let start_index = grid.index(start);
         let search = Search {
             grid,
-            diagonal: options.diagonal,
+            board,
             target: Some(target),
             budget: f64::INFINITY,
-            passage: None,
+            passage,
             record: options.record_expansions,
         };
-        let jump =
-            options.algorithm == Algorithm::JumpPoint && options.diagonal == Diagonal::NoObstacles;
+        let jump = options.algorithm == Algorithm::JumpPoint
+            && board == Board::Square(Diagonal::NoObstacles)
+            && passage.is_none();
         let reached = match (options.algorithm, grid.uniform_cost()) {
             (Algorithm::JumpPoint, Some(cost)) if jump => {
                 let mut heap = std::mem::take(&mut self.heap);
@@ -278,6 +372,8 @@ impl SearchContext {
         while index != start_index {
             let parent = self.nodes[index].parent as usize;
             // Jump point search links cells a straight or diagonal line apart: walk the line.
+            // Every other search links neighbours, which differ by at most one column and
+            // one row on any board, so the walk is a single step.
             let (from, to) = (grid.pos(index), grid.pos(parent));
             let (dx, dy) = (to.x.cmp(&from.x) as i32, to.y.cmp(&from.y) as i32);
             let mut at = from;
@@ -293,14 +389,16 @@ impl SearchContext {
 
     /// Every cell reachable from `start` within `budget` movement points, with its cost and
     /// the cheapest way there (a bounded Dijkstra under the same cost model as the searches).
+    /// A negative or NaN budget counts as 0 (the range is the start alone); an infinite one
+    /// reaches every cell of the start's region.
     pub fn range(
         &mut self,
         grid: &Grid,
         start: Pos,
         budget: f64,
-        diagonal: Diagonal,
+        board: impl Into<Board>,
     ) -> Result<Range, NoPath> {
-        self.bounded(grid, start, budget, diagonal, None)
+        self.bounded(grid, start, budget, board.into(), None)
     }
 
     /// A movement range under tactics rules: `passage` says, for each cell, whether it may be
@@ -312,10 +410,10 @@ impl SearchContext {
         grid: &Grid,
         start: Pos,
         budget: f64,
-        diagonal: Diagonal,
+        board: impl Into<Board>,
         passage: impl Fn(Pos) -> Passage,
     ) -> Result<Range, NoPath> {
-        self.bounded(grid, start, budget, diagonal, Some(&passage))
+        self.bounded(grid, start, budget, board.into(), Some(&passage))
     }
 
     fn bounded(
@@ -323,7 +421,7 @@ impl SearchContext {
         grid: &Grid,
         start: Pos,
         budget: f64,
-        diagonal: Diagonal,
+        board: Board,
         passage: Option<&dyn Fn(Pos) -> Passage>,
     ) -> Result<Range, NoPath> {
         self.stats = SearchStats::default();
@@ -331,9 +429,10 @@ impl SearchContext {
         check_endpoints(grid, start, start)?;
         let search = Search {
             grid,
-            diagonal,
+            board,
             target: None,
-            budget,
+            // `max` turns NaN into 0 too.
+            budget: budget.max(0.0),
             passage,
             record: true,
         };
@@ -382,16 +481,35 @@ impl SearchContext {
         self.generation
     }
 
-    /// The shared loop. Returns whether the target was reached (always false for a range).
+    /// The shared loop on the search's board. Returns whether the target was reached
+    /// (always false for a range).
     fn run<F: Frontier>(&mut self, search: &Search, start: usize, frontier: &mut F) -> bool {
+        match search.board {
+            Board::Square(diagonal) => self.run_on(search, SquareMoves(diagonal), start, frontier),
+            Board::Hex(layout) => self.run_on(search, HexMoves(layout), start, frontier),
+        }
+    }
+
+    /// The shared loop, monomorphised per frontier and per board shape.
+    fn run_on<F: Frontier, M: Moves>(
+        &mut self,
+        search: &Search,
+        moves: M,
+        start: usize,
+        frontier: &mut F,
+    ) -> bool {
         let open = self.begin(search.grid.costs().len());
         let closed = open + 1;
         let grid = search.grid;
         let costs = grid.costs();
         let passable = grid.open();
-        let offsets = STEPS.map(|s| s.dy as isize * grid.stride() as isize + s.dx as isize);
+        let tables = moves.tables();
+        let stride = grid.stride() as isize;
+        let offsets = tables.map(|t| t.map(|s| s.dy as isize * stride + s.dx as isize));
         // Where every passable cell costs the same, each step has a fixed price.
-        let step_costs = grid.uniform_cost().map(|c| STEPS.map(|s| c * s.length));
+        let step_costs = grid
+            .uniform_cost()
+            .map(|c| tables.map(|t| t.map(|s| c * s.length)));
         frontier.clear();
         self.nodes[start] = Node {
             g: 0.0,
@@ -422,15 +540,17 @@ impl SearchContext {
             {
                 continue;
             }
+            let table = moves.table(pos);
+            let (steps, offsets) = (&tables[table], &offsets[table]);
             let mut around = 0;
-            for (d, offset) in offsets.iter().enumerate() {
+            for (d, offset) in offsets.iter().enumerate().take(M::COUNT) {
                 around |= u32::from(passable[index.wrapping_add_signed(*offset)]) << d;
             }
-            // The allowed steps as a bit mask, visited in the order of `STEPS`.
-            let mut steps = search.diagonal.allowed_steps(around);
-            while steps != 0 {
-                let d = steps.trailing_zeros() as usize;
-                steps &= steps - 1;
+            // The allowed steps as a bit mask, visited in the board's neighbour order.
+            let mut allowed = moves.allowed(around);
+            while allowed != 0 {
+                let d = allowed.trailing_zeros() as usize;
+                allowed &= allowed - 1;
                 let next = index.wrapping_add_signed(offsets[d]);
                 let stamp = self.stamps[next];
                 let on_frontier = stamp == open;
@@ -438,17 +558,22 @@ impl SearchContext {
                     continue;
                 }
                 let step = match step_costs {
-                    Some(prices) => prices[d],
-                    None => costs[next] * STEPS[d].length,
+                    Some(prices) => prices[table][d],
+                    None => costs[next] * steps[d].length,
                 };
                 let mut g = node.g + step;
+                let to = || {
+                    Pos::new(
+                        pos.x.wrapping_add_signed(steps[d].dx),
+                        pos.y.wrapping_add_signed(steps[d].dy),
+                    )
+                };
                 if let Some(passage) = search.passage {
-                    let to = Pos::new(
-                        pos.x.wrapping_add_signed(STEPS[d].dx),
-                        pos.y.wrapping_add_signed(STEPS[d].dy),
-                    );
-                    match passage(to) {
+                    match passage(to()) {
                         Passage::Blocked => continue,
+                        // Without a budget (infinite) there are no points to take: the
+                        // step costs what the terrain costs, and the move ends there.
+                        Passage::TakesAllPoints if search.budget == f64::INFINITY => {}
                         // Any points left buy the step, and it spends them all.
                         Passage::TakesAllPoints if node.g < search.budget - BUDGET_SLACK => {
                             g = search.budget;
@@ -468,14 +593,7 @@ impl SearchContext {
                 self.stamps[next] = open;
                 self.stats.pushed += 1;
                 let (h, mix) = match search.target {
-                    Some(t) => {
-                        let x = pos.x.wrapping_add_signed(STEPS[d].dx);
-                        let y = pos.y.wrapping_add_signed(STEPS[d].dy);
-                        let h = t.scale
-                            * t.heuristic
-                                .distance(x.abs_diff(t.pos.x), y.abs_diff(t.pos.y));
-                        (h, t.mix)
-                    }
+                    Some(t) => (t.scale * moves.estimate(t.heuristic, to(), t.pos), t.mix),
                     None => (0.0, (1.0, 0.0)),
                 };
                 let priority = |g: f64| mix.0 * g + mix.1 * h;
@@ -520,11 +638,11 @@ fn check_endpoints(grid: &Grid, start: Pos, goal: Pos) -> Result<(), NoPath> {
 /// What one run of the loop needs to know.
 struct Search<'a> {
     grid: &'a Grid,
-    diagonal: Diagonal,
+    board: Board,
     target: Option<Target>,
     /// Cells costing more than this are not entered (infinite for point-to-point searches).
     budget: f64,
-    /// Tactics rules for a movement range.
+    /// Tactics rules: for a movement range, or a search around other units.
     passage: Option<&'a dyn Fn(Pos) -> Passage>,
     record: bool,
 }
@@ -532,7 +650,8 @@ struct Search<'a> {
 /// Sums of √2 steps are inexact: a cell costing the budget up to rounding is in range.
 const BUDGET_SLACK: f64 = 1e-9;
 
-/// What tactics rules make of a cell in a movement range ([`SearchContext::range_with`]).
+/// What tactics rules make of a cell in a movement range ([`SearchContext::range_with`]) or
+/// a search around other units ([`SearchContext::search_with`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Passage {
     /// Enter, stop, go on.
@@ -543,8 +662,84 @@ pub enum Passage {
     Blocked,
     /// Enter at the usual cost; the move ends there (a zone of control).
     EndsMove,
-    /// Entering costs every point left, whatever the terrain; the move ends there.
+    /// Entering costs every point left, whatever the terrain; the move ends there. Without
+    /// a budget ([`SearchContext::search_with`], or an infinite range budget) there are no
+    /// points to take: it is entered at the usual cost, like `EndsMove`.
     TakesAllPoints,
+}
+
+/// A board shape as the shared loop sees it, so that the loop is monomorphised per shape:
+/// a square board has one table of eight steps, a hex board two tables of six, picked by
+/// whether the cell's row (or column) is shifted. Both stay within one row and one column,
+/// so the padded storage's one-cell border makes every neighbour index valid.
+trait Moves: Copy {
+    /// Steps per cell: the first `COUNT` entries of each table.
+    const COUNT: usize;
+    /// The step tables, in the board's neighbour order.
+    fn tables(self) -> [[Step; 8]; 2];
+    /// Which table applies at `pos`.
+    fn table(self, pos: Pos) -> usize;
+    /// The steps allowed from a cell, as a bit mask (bit `d` for step `d`), given the same
+    /// mask of its passable neighbours.
+    fn allowed(self, passable: u32) -> u32;
+    /// The heuristic's step estimate from `a` to `b`.
+    fn estimate(self, heuristic: Heuristic, a: Pos, b: Pos) -> f64;
+}
+
+#[derive(Clone, Copy)]
+struct SquareMoves(Diagonal);
+
+impl Moves for SquareMoves {
+    const COUNT: usize = 8;
+    fn tables(self) -> [[Step; 8]; 2] {
+        [STEPS, STEPS]
+    }
+    #[inline]
+    fn table(self, _: Pos) -> usize {
+        0
+    }
+    #[inline]
+    fn allowed(self, passable: u32) -> u32 {
+        self.0.allowed_steps(passable)
+    }
+    #[inline]
+    fn estimate(self, heuristic: Heuristic, a: Pos, b: Pos) -> f64 {
+        heuristic.distance(a.x.abs_diff(b.x), a.y.abs_diff(b.y))
+    }
+}
+
+#[derive(Clone, Copy)]
+struct HexMoves(HexLayout);
+
+impl Moves for HexMoves {
+    const COUNT: usize = 6;
+    fn tables(self) -> [[Step; 8]; 2] {
+        [false, true].map(|shifted| {
+            // The last two slots are never allowed.
+            let mut table = [Step {
+                dx: 0,
+                dy: 0,
+                length: 1.0,
+            }; 8];
+            for (step, (dx, dy)) in table.iter_mut().zip(self.0.steps(shifted)) {
+                (step.dx, step.dy) = (dx, dy);
+            }
+            table
+        })
+    }
+    #[inline]
+    fn table(self, pos: Pos) -> usize {
+        usize::from(self.0.shifted(pos))
+    }
+    #[inline]
+    fn allowed(self, passable: u32) -> u32 {
+        // Hex steps have no corner rule: every passable neighbour.
+        passable
+    }
+    #[inline]
+    fn estimate(self, heuristic: Heuristic, a: Pos, b: Pos) -> f64 {
+        Board::Hex(self.0).heuristic(heuristic, a, b)
+    }
 }
 
 /// Where discovered cells wait to be expanded.

@@ -1,9 +1,12 @@
-//! After warm-up, `search_into` allocates nothing: counted by a global allocator.
+//! After warm-up, `search_into` and `search_into_with` allocate nothing, on square and hex
+//! boards: counted by a global allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tilewalk_path::{Algorithm, Grid, Path, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{
+    Algorithm, Board, Grid, HexLayout, Passage, Path, Pos, SearchContext, SearchOptions,
+};
 
 struct Counting;
 
@@ -57,13 +60,34 @@ fn warmed_up_searches_allocate_nothing() {
             ..SearchOptions::default()
         },
     ];
+    // Other units hold a few cells: the search goes around them.
+    let held = |p: Pos| {
+        if p.y == 32 && p.x % 5 == 1 {
+            Passage::Blocked
+        } else {
+            Passage::Open
+        }
+    };
     let mut run_all = || {
         for grid in &grids {
-            for options in &options {
-                for &(start, goal) in &queries {
-                    context
-                        .search_into(grid, start, goal, options, &mut path)
-                        .unwrap();
+            for board in [
+                Board::default(),
+                Board::Hex(HexLayout::OddR),
+                Board::Hex(HexLayout::EvenQ),
+            ] {
+                for options in &options {
+                    let options = SearchOptions { board, ..*options };
+                    if matches!(board, Board::Hex(_)) && options.algorithm == Algorithm::JumpPoint {
+                        continue;
+                    }
+                    for &(start, goal) in &queries {
+                        context
+                            .search_into(grid, start, goal, &options, &mut path)
+                            .unwrap();
+                        context
+                            .search_into_with(grid, start, goal, &options, &mut path, held)
+                            .unwrap();
+                    }
                 }
             }
         }

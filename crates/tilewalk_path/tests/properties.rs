@@ -1,81 +1,90 @@
-//! Property tests on random weighted grids in every diagonal mode, against an independent
-//! Dijkstra and BFS written here: optimal costs, legal paths, fewest steps, ranges,
-//! connectivity after edits.
+//! Property tests on random weighted grids on every board (square-4, the three 8-way rules,
+//! the four hex layouts; widths and heights both even and odd), against an independent
+//! Dijkstra, BFS and flood fill written here: optimal costs, legal paths, fewest steps,
+//! ranges, searches around blocked cells, connectivity after edits.
+
+mod common;
 
 use std::collections::{BTreeSet, VecDeque};
-use std::f64::consts::SQRT_2;
 
+use common::steps;
 use proptest::prelude::*;
-use tilewalk_path::{Algorithm, Diagonal, Grid, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{
+    Algorithm, Board, Grid, Heuristic, NoPath, Passage, Pos, SearchContext, SearchOptions,
+};
 
-/// The legal steps from `a` in `mode`, with their costs.
-fn steps(grid: &Grid, a: Pos, mode: Diagonal) -> Vec<(Pos, f64)> {
-    let mut out = Vec::new();
-    for dy in -1i64..=1 {
-        for dx in -1i64..=1 {
-            let (x, y) = (i64::from(a.x) + dx, i64::from(a.y) + dy);
-            if (dx, dy) == (0, 0) || x < 0 || y < 0 {
-                continue;
-            }
-            let b = Pos::new(x as u32, y as u32);
-            let Some(cost) = grid.cost(b) else { continue };
-            if dx != 0 && dy != 0 {
-                let sides = (
-                    grid.is_passable(Pos::new(b.x, a.y)),
-                    grid.is_passable(Pos::new(a.x, b.y)),
-                );
-                let allowed = match mode {
-                    Diagonal::Never => false,
-                    Diagonal::NoObstacles => sides.0 && sides.1,
-                    Diagonal::AtMostOneObstacle => sides.0 || sides.1,
-                    Diagonal::Always => true,
-                };
-                if !allowed {
-                    continue;
-                }
-                out.push((b, cost * SQRT_2));
-            } else {
-                out.push((b, cost));
-            }
-        }
-    }
-    out
+fn at(grid: &Grid, p: Pos) -> usize {
+    (p.y * grid.width() + p.x) as usize
 }
 
-/// Cheapest cost from `start` to every cell (O(n²) Dijkstra, no heap).
-fn reference(grid: &Grid, start: Pos, mode: Diagonal) -> Vec<f64> {
+/// Cheapest cost from `start` to every cell (O(n²) Dijkstra, no heap) under a passage rule:
+/// `Blocked` cells are never entered, and cells that end the move (other than the start)
+/// are reached but not left.
+fn reference(grid: &Grid, start: Pos, board: Board, passage: &dyn Fn(Pos) -> Passage) -> Vec<f64> {
     let (w, h) = (grid.width(), grid.height());
-    let index = |p: Pos| (p.y * w + p.x) as usize;
     let mut dist = vec![f64::INFINITY; (w * h) as usize];
     let mut done = vec![false; dist.len()];
-    dist[index(start)] = 0.0;
+    dist[at(grid, start)] = 0.0;
     while let Some(i) = (0..dist.len())
         .filter(|&i| !done[i] && dist[i].is_finite())
         .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))
     {
         done[i] = true;
         let a = Pos::new(i as u32 % w, i as u32 / w);
-        for (b, c) in steps(grid, a, mode) {
-            dist[index(b)] = dist[index(b)].min(dist[i] + c);
+        if a != start && matches!(passage(a), Passage::EndsMove | Passage::TakesAllPoints) {
+            continue;
+        }
+        for (b, c) in steps(grid, a, board) {
+            if passage(b) != Passage::Blocked {
+                dist[at(grid, b)] = dist[at(grid, b)].min(dist[i] + c);
+            }
         }
     }
     dist
 }
 
-fn fewest_steps(grid: &Grid, start: Pos, goal: Pos, mode: Diagonal) -> Option<usize> {
+fn fewest_steps(grid: &Grid, start: Pos, goal: Pos, board: Board) -> Option<usize> {
     let mut seen = BTreeSet::from([start]);
     let mut queue = VecDeque::from([(start, 0)]);
     while let Some((a, n)) = queue.pop_front() {
         if a == goal {
             return Some(n);
         }
-        for (b, _) in steps(grid, a, mode) {
+        for (b, _) in steps(grid, a, board) {
             if seen.insert(b) {
                 queue.push_back((b, n + 1));
             }
         }
     }
     None
+}
+
+/// The cells connected to `start` (none when it is impassable), by a depth-first fill.
+fn flood(grid: &Grid, start: Pos, board: Board) -> BTreeSet<Pos> {
+    let mut seen = BTreeSet::new();
+    let mut stack = Vec::new();
+    if grid.is_passable(start) {
+        stack.push(start);
+        seen.insert(start);
+    }
+    while let Some(a) = stack.pop() {
+        for (b, _) in steps(grid, a, board) {
+            if seen.insert(b) {
+                stack.push(b);
+            }
+        }
+    }
+    seen
+}
+
+/// The cost of `cells` as a walk of legal steps, `None` if a step is illegal.
+fn walk_cost(grid: &Grid, cells: &[Pos], board: Board) -> Option<f64> {
+    cells.windows(2).try_fold(0.0, |sum, pair| {
+        let step = steps(grid, pair[0], board)
+            .into_iter()
+            .find(|(b, _)| *b == pair[1])?;
+        Some(sum + step.1)
+    })
 }
 
 fn grid_strategy() -> impl Strategy<Value = (Grid, Pos, Pos)> {
@@ -89,67 +98,126 @@ fn grid_strategy() -> impl Strategy<Value = (Grid, Pos, Pos)> {
     })
 }
 
+fn passage_strategy() -> impl Strategy<Value = Vec<Passage>> {
+    let passage = prop_oneof![
+        8 => Just(Passage::Open),
+        1 => Just(Passage::PassOnly),
+        2 => Just(Passage::Blocked),
+        1 => Just(Passage::EndsMove),
+        1 => Just(Passage::TakesAllPoints),
+    ];
+    prop::collection::vec(passage, 100)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn searches_agree_with_the_reference((grid, start, goal) in grid_strategy(), weight in 1.0f64..2.0, budget in 0.0f64..8.0) {
         let mut context = SearchContext::new();
-        for mode in Diagonal::ALL {
-            let dist = reference(&grid, start, mode);
-            let optimal = dist[(goal.y * grid.width() + goal.x) as usize];
+        for board in Board::ALL {
+            let dist = reference(&grid, start, board, &|_| Passage::Open);
+            let optimal = dist[at(&grid, goal)];
             for algorithm in Algorithm::ALL {
-                let options = SearchOptions { algorithm, diagonal: mode, ..SearchOptions::default() };
+                let options = SearchOptions { algorithm, ..SearchOptions::on(board) };
                 let found = context.search(&grid, start, goal, &options);
-                prop_assert_eq!(found.is_ok(), optimal.is_finite(), "{:?} {:?}", algorithm, mode);
+                if algorithm == Algorithm::JumpPoint && matches!(board, Board::Hex(_)) {
+                    prop_assert_eq!(found, Err(NoPath::NeedsSquareBoard { option: "jump point search", board }));
+                    continue;
+                }
+                prop_assert_eq!(found.is_ok(), optimal.is_finite(), "{:?} {}", algorithm, board);
                 let Ok(found) = found else { continue };
                 let cells = &found.path.cells;
                 prop_assert_eq!(cells[0], start);
                 prop_assert_eq!(cells[cells.len() - 1], goal);
-                let mut sum = 0.0;
-                for pair in cells.windows(2) {
-                    let step = steps(&grid, pair[0], mode).into_iter().find(|(b, _)| *b == pair[1]);
-                    prop_assert!(step.is_some(), "{:?} {:?}: illegal step {:?} -> {:?}", algorithm, mode, pair[0], pair[1]);
-                    sum += step.map_or(0.0, |s| s.1);
-                }
-                prop_assert!((sum - found.path.cost).abs() < 1e-9, "cost is the sum of the steps");
+                let sum = walk_cost(&grid, cells, board);
+                prop_assert!(sum.is_some(), "{:?} {}: illegal step in {:?}", algorithm, board, cells);
+                prop_assert!((sum.unwrap_or(f64::NAN) - found.path.cost).abs() < 1e-9, "cost is the sum of the steps");
                 match algorithm {
-                    Algorithm::AStar | Algorithm::Dijkstra | Algorithm::JumpPoint => prop_assert!((found.path.cost - optimal).abs() < 1e-9, "{:?} {:?}: {} vs {}", algorithm, mode, found.path.cost, optimal),
-                    Algorithm::Bfs => prop_assert_eq!(Some(cells.len() - 1), fewest_steps(&grid, start, goal, mode)),
+                    Algorithm::AStar | Algorithm::Dijkstra | Algorithm::JumpPoint => prop_assert!((found.path.cost - optimal).abs() < 1e-9, "{:?} {}: {} vs {}", algorithm, board, found.path.cost, optimal),
+                    Algorithm::Bfs => prop_assert_eq!(Some(cells.len() - 1), fewest_steps(&grid, start, goal, board)),
                     Algorithm::BestFirst | Algorithm::Dfs => prop_assert!(found.path.cost >= optimal - 1e-9),
                 }
             }
-            let weighted = context.search(&grid, start, goal, &SearchOptions { weight, diagonal: mode, ..SearchOptions::default() });
+            // The heuristics that never overestimate on the board keep A* optimal.
+            let admissible: &[Heuristic] = match board {
+                Board::Hex(_) => &[Heuristic::Hex, Heuristic::Euclidean, Heuristic::Chebyshev, Heuristic::Zero],
+                Board::Square(_) => &[Heuristic::Euclidean, Heuristic::Chebyshev, Heuristic::Hex, Heuristic::Zero],
+            };
+            for &heuristic in admissible {
+                let options = SearchOptions { heuristic: Some(heuristic), ..SearchOptions::on(board) };
+                if let Ok(found) = context.search(&grid, start, goal, &options) {
+                    prop_assert!((found.path.cost - optimal).abs() < 1e-9, "{:?} on {}: {} vs {}", heuristic, board, found.path.cost, optimal);
+                }
+            }
+            let weighted = context.search(&grid, start, goal, &SearchOptions { weight, ..SearchOptions::on(board) });
             if let Ok(weighted) = weighted {
                 prop_assert!(weighted.path.cost <= weight * optimal + 1e-9, "weighted A* is bounded");
             }
-            let range = context.range(&grid, start, budget, mode).unwrap();
-            let expected: BTreeSet<Pos> = (0..grid.height()).flat_map(|y| (0..grid.width()).map(move |x| Pos::new(x, y))).filter(|p| dist[(p.y * grid.width() + p.x) as usize] <= budget + 1e-9).collect();
+            let range = context.range(&grid, start, budget, board).unwrap();
+            let expected: BTreeSet<Pos> = grid.cells().filter(|&p| dist[at(&grid, p)] <= budget + 1e-9).collect();
             let got: BTreeSet<Pos> = range.cells().iter().map(|r| r.pos).collect();
             prop_assert_eq!(&got, &expected);
             for r in range.cells() {
-                prop_assert!((r.cost - dist[(r.pos.y * grid.width() + r.pos.x) as usize]).abs() < 1e-9);
+                prop_assert!((r.cost - dist[at(&grid, r.pos)]).abs() < 1e-9);
                 let path = range.path_to(r.pos).unwrap();
-                let sum: f64 = path.cells.windows(2).map(|p| steps(&grid, p[0], mode).into_iter().find(|(b, _)| *b == p[1]).map_or(f64::NAN, |s| s.1)).sum();
+                let sum = walk_cost(&grid, &path.cells, board).unwrap_or(f64::NAN);
                 prop_assert!((sum - r.cost).abs() < 1e-9);
             }
         }
     }
 
     #[test]
-    fn connectivity_follows_edits((mut grid, start, _goal) in grid_strategy(), edits in prop::collection::vec((0u32..10, 0u32..10, prop::bool::ANY), 0..30)) {
+    fn searches_around_blocked_cells((grid, start, goal) in grid_strategy(), rules in passage_strategy()) {
+        let passage = |p: Pos| rules[at(&grid, p)];
+        let mut context = SearchContext::new();
+        for board in Board::ALL {
+            let dist = reference(&grid, start, board, &passage);
+            let optimal = dist[at(&grid, goal)];
+            for algorithm in [Algorithm::AStar, Algorithm::Dijkstra, Algorithm::Bfs, Algorithm::Dfs] {
+                let options = SearchOptions { algorithm, ..SearchOptions::on(board) };
+                let found = context.search_with(&grid, start, goal, &options, passage);
+                if goal != start && passage(goal) == Passage::Blocked {
+                    prop_assert_eq!(found, Err(NoPath::GoalBlocked(goal)));
+                    continue;
+                }
+                if goal != start && passage(goal) == Passage::PassOnly {
+                    prop_assert_eq!(found, Err(NoPath::GoalPassOnly(goal)));
+                    continue;
+                }
+                prop_assert_eq!(found.is_ok(), optimal.is_finite(), "{:?} {}: {:?}", algorithm, board, found);
+                let Ok(found) = found else { continue };
+                let cells = &found.path.cells;
+                prop_assert_eq!((cells[0], cells[cells.len() - 1]), (start, goal));
+                let sum = walk_cost(&grid, cells, board).unwrap_or(f64::NAN);
+                prop_assert!((sum - found.path.cost).abs() < 1e-9, "cost is the sum of the steps");
+                for &p in cells.iter().skip(1).take(cells.len().saturating_sub(2)) {
+                    prop_assert!(matches!(passage(p), Passage::Open | Passage::PassOnly), "{:?} {}: walked through {:?} ({:?})", algorithm, board, p, passage(p));
+                }
+                if matches!(algorithm, Algorithm::AStar | Algorithm::Dijkstra) {
+                    prop_assert!((found.path.cost - optimal).abs() < 1e-9, "{:?} {}: {} vs {}", algorithm, board, found.path.cost, optimal);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn connectivity_follows_edits((mut grid, start, _goal) in grid_strategy(), edits in prop::collection::vec((0u32..10, 0u32..10, prop::bool::ANY), 0..30), ask_first in prop::bool::ANY) {
+        // Asking before the edits builds the hex labelings early, so that the edits must
+        // repair them; asking only after builds them from the edited grid.
+        if ask_first {
+            for board in Board::ALL {
+                grid.connected(start, start, board);
+            }
+        }
         for (x, y, open) in edits {
             let p = Pos::new(x % grid.width(), y % grid.height());
             grid.set_cost(p, open.then_some(1.0)).unwrap();
         }
-        for mode in Diagonal::ALL {
-            let dist = reference(&grid, start, mode);
-            for y in 0..grid.height() {
-                for x in 0..grid.width() {
-                    let p = Pos::new(x, y);
-                    let reachable = grid.is_passable(start) && dist[(y * grid.width() + x) as usize].is_finite();
-                    prop_assert_eq!(grid.connected(start, p, mode), reachable, "{:?} {:?}", mode, p);
-                }
+        for board in Board::ALL {
+            let reachable = flood(&grid, start, board);
+            for p in grid.cells() {
+                prop_assert_eq!(grid.connected(start, p, board), reachable.contains(&p), "{} {:?}", board, p);
             }
         }
     }
