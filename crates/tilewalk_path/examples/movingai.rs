@@ -171,11 +171,8 @@ fn run_map(scen_file: &FsPath) -> Result<MapResult, String> {
     let map =
         parse_movingai_map(&read(&map_file)?).map_err(|e| format!("{}:{e}", map_file.display()))?;
     let grid: Grid = map.grid();
-    let width = map.width as usize;
-    let open: Vec<bool> = (0..map.height)
-        .flat_map(|y| (0..map.width).map(move |x| Pos::new(x, y)))
-        .map(|p| grid.is_passable(p))
-        .collect();
+    let width = map.width() as usize;
+    let open: Vec<bool> = grid.cells().map(|p| grid.is_passable(p)).collect();
     let slack = if length_decimals(&scen_text) <= 2 {
         0.005
     } else {
@@ -202,15 +199,15 @@ fn run_map(scen_file: &FsPath) -> Result<MapResult, String> {
         peer_us: Vec::new(),
     };
     for problem in &problems {
-        if (problem.width, problem.height) != (map.width, map.height) {
+        if (problem.width, problem.height) != (map.width(), map.height()) {
             return Err(format!(
                 "{}: a problem for a {}x{} map, but {} is {}x{}",
                 scen_file.display(),
                 problem.width,
                 problem.height,
                 map_file.display(),
-                map.width,
-                map.height
+                map.width(),
+                map.height()
             ));
         }
         let allowed = tolerance(problem.optimal);

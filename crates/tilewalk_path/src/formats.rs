@@ -1,8 +1,30 @@
 //! Text formats: Moving AI benchmark maps (`.map`) and scenarios (`.scen`), and plain
 //! character grids. Parsers return a [`ParseError`] with a 1-based line and column; the
-//! caller adds the file name.
+//! caller adds the file name. They take any text without panicking: a UTF-8 byte order mark
+//! at the start is skipped, and maps are capped at [`MAX_CELLS`] cells, checked before
+//! anything is allocated for them.
 
 use crate::grid::{Grid, Pos};
+
+/// The most cells a map read from text may have (2^24, the same cap the game puts on its
+/// own maps). A header may claim any size; memory grows only with the rows actually read.
+pub const MAX_CELLS: u64 = 1 << 24;
+
+/// The text without a leading UTF-8 byte order mark (which some editors write).
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// A grid of unit-cost cells, `open` saying which are passable, for a map of at most
+/// [`MAX_CELLS`] cells.
+fn unit_grid(width: u32, height: u32, open: impl Fn(Pos) -> bool) -> Grid {
+    // Cannot fail: with `w × h <= 2^24` the padded storage has
+    // `(w + 2)(h + 2) = w·h + 2(w + h) + 4 <= 2^24 + 2(2^24 + 1) + 4 < 2^31` cells (the
+    // grid's limit, since `w + h <= w·h + 1`), and every cost is 1, inside
+    // `[MIN_COST, MAX_COST]`.
+    Grid::from_fn(width, height, |p| open(p).then_some(1.0))
+        .expect("a map of at most MAX_CELLS cells with unit costs is a valid grid")
+}
 
 /// A parse failure at `line:column` (both 1-based).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -24,10 +46,11 @@ impl ParseError {
 }
 
 /// A Moving AI map: its glyphs row by row. `.` `G` `S` are passable; `@` `O` `T` `W` are not.
+/// Only [`parse_movingai_map`] makes one, so it has at most [`MAX_CELLS`] cells.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MovingAiMap {
-    pub width: u32,
-    pub height: u32,
+    width: u32,
+    height: u32,
     glyphs: Vec<u8>,
 }
 
@@ -35,6 +58,14 @@ pub struct MovingAiMap {
 pub const MOVINGAI_GLYPHS: &str = ".GS@OTW";
 
 impl MovingAiMap {
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
     /// The glyph at `pos` (which must be inside the map).
     pub fn glyph(&self, pos: Pos) -> char {
         char::from(self.glyphs[pos.y as usize * self.width as usize + pos.x as usize])
@@ -42,28 +73,58 @@ impl MovingAiMap {
 
     /// The benchmark grid: every passable cell costs 1.
     pub fn grid(&self) -> Grid {
-        Grid::from_fn(self.width, self.height, |p| {
-            matches!(self.glyph(p), '.' | 'G' | 'S').then_some(1.0)
+        unit_grid(self.width, self.height, |p| {
+            matches!(self.glyph(p), '.' | 'G' | 'S')
         })
-        .expect("a parsed map has a valid size and unit costs")
     }
 }
 
-/// Whether `text` looks like a Moving AI map (its first line is a `type` header).
+/// How many lines from the top [`is_movingai_map`] looks at for the header.
+const HEADER_LINES: usize = 6;
+
+/// Whether `text` looks like a Moving AI map: its first line is a `type` header, or, when
+/// that line is damaged, its first few lines hold the `height N`, `width N` and `map` lines
+/// (so that [`parse_movingai_map`] can say what is wrong with the first line).
 pub fn is_movingai_map(text: &str) -> bool {
-    text.lines()
+    let text = without_bom(text);
+    if text
+        .lines()
         .next()
         .is_some_and(|l| l.trim_start().starts_with("type "))
+    {
+        return true;
+    }
+    let header: Vec<Vec<&str>> = text
+        .lines()
+        .take(HEADER_LINES)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let has = |key: &str, words: usize| {
+        header
+            .iter()
+            .any(|w| w.len() == words && w[0] == key && (words == 1 || w[1].parse::<u64>().is_ok()))
+    };
+    has("height", 2) && has("width", 2) && has("map", 1)
 }
 
-/// Parses a Moving AI `.map`: `type octile`, `height H`, `width W`, `map`, then H rows of W glyphs.
+/// Parses a Moving AI `.map`: `type octile`, `height H`, `width W`, `map`, then H rows of W
+/// glyphs, at most [`MAX_CELLS`] in all.
 pub fn parse_movingai_map(text: &str) -> Result<MovingAiMap, ParseError> {
-    let mut lines = text
+    let mut lines = without_bom(text)
         .lines()
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
+    let first = lines.next().map_or("", |(_, line)| line);
+    if first.split_whitespace().ne(["type", "octile"]) {
+        return Err(ParseError::new(
+            1,
+            1,
+            format!("expected the header `type octile`, got `{first}`"),
+        ));
+    }
+    // Each value with where it was written: `(value, line, column)`.
     let (mut width, mut height) = (None, None);
-    let mut header_line = 0;
+    let mut header_line = 1;
     loop {
         let Some((number, line)) = lines.next() else {
             return Err(ParseError::new(
@@ -76,7 +137,6 @@ pub fn parse_movingai_map(text: &str) -> Result<MovingAiMap, ParseError> {
         let mut words = line.split_whitespace();
         match (words.next(), words.next()) {
             (Some("map"), None) => break,
-            (Some("type"), Some(_)) => {}
             (Some(key @ ("height" | "width")), Some(value)) => {
                 let column = line.find(value).unwrap_or(0) + 1;
                 let value: u32 = value.parse().ok().filter(|&v| v > 0).ok_or_else(|| {
@@ -86,45 +146,47 @@ pub fn parse_movingai_map(text: &str) -> Result<MovingAiMap, ParseError> {
                         format!("`{key}` needs a positive whole number, got `{value}`"),
                     )
                 })?;
-                if key == "height" {
-                    height = Some(value);
+                let slot = if key == "height" {
+                    &mut height
                 } else {
-                    width = Some(value);
-                }
+                    &mut width
+                };
+                *slot = Some((value, number, column));
             }
             _ => {
                 return Err(ParseError::new(
                     number,
                     1,
-                    format!(
-                        "expected a header line (`type`, `height`, `width` or `map`), got `{line}`"
-                    ),
+                    format!("expected a header line (`height`, `width` or `map`), got `{line}`"),
                 ));
             }
         }
     }
-    let Some(height) = height else {
+    let Some((height, height_line, height_column)) = height else {
         return Err(ParseError::new(
             header_line,
             1,
             "the header has no `height` line",
         ));
     };
-    let Some(width) = width else {
+    let Some((width, width_line, width_column)) = width else {
         return Err(ParseError::new(
             header_line,
             1,
             "the header has no `width` line",
         ));
     };
-    if Grid::new(width, 1).is_err() || u64::from(width) * u64::from(height) > 1 << 30 {
+    if u64::from(width) * u64::from(height) > MAX_CELLS {
+        // Point at whichever of the two came last: it made the map too large.
+        let (line, column) = (height_line, height_column).max((width_line, width_column));
         return Err(ParseError::new(
-            header_line,
-            1,
-            format!("a {width}x{height} map is too large"),
+            line,
+            column,
+            format!("a {width}x{height} map is too large (at most {MAX_CELLS} cells)"),
         ));
     }
-    let mut glyphs = Vec::with_capacity(width as usize * height as usize);
+    // Grows with the rows actually read, never from the header's claim.
+    let mut glyphs = Vec::new();
     let mut last_line = header_line;
     for row in 0..height {
         let Some((number, line)) = lines.next() else {
@@ -209,7 +271,10 @@ pub struct Scenario {
 /// whitespace-separated fields: bucket, map, width, height, start x, start y, goal x,
 /// goal y, optimal length.
 pub fn parse_scenarios(text: &str) -> Result<Vec<Scenario>, ParseError> {
-    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+    let mut lines = without_bom(text)
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l));
     match lines.next() {
         Some((_, first)) if first.split_whitespace().next() == Some("version") => {}
         _ => {
@@ -272,9 +337,10 @@ pub struct PlainGrid {
     pub goal: Option<Pos>,
 }
 
-/// Parses a plain grid: every non-empty line is a row, all rows as wide as the first.
+/// Parses a plain grid: every non-empty line is a row, all rows as wide as the first, at
+/// most [`MAX_CELLS`] cells in all.
 pub fn parse_plain_grid(text: &str) -> Result<PlainGrid, ParseError> {
-    let rows: Vec<(usize, &str)> = text
+    let rows: Vec<(usize, &str)> = without_bom(text)
         .lines()
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
@@ -283,8 +349,18 @@ pub fn parse_plain_grid(text: &str) -> Result<PlainGrid, ParseError> {
     let Some(&(_, first)) = rows.first() else {
         return Err(ParseError::new(1, 1, "the map is empty"));
     };
-    let width = first.chars().count() as u32;
-    let height = rows.len() as u32;
+    let width = first.chars().count() as u64;
+    // The first row past the cap, if any (the first row holds at least one cell).
+    let rows_allowed = usize::try_from(MAX_CELLS / width).unwrap_or(usize::MAX);
+    if let Some(&(number, _)) = rows.get(rows_allowed) {
+        return Err(ParseError::new(
+            number,
+            1,
+            format!("the map is too large (at most {MAX_CELLS} cells)"),
+        ));
+    }
+    // Within the cap, both fit in 32 bits.
+    let (width, height) = (width as u32, rows.len() as u32);
     let mut open = Vec::with_capacity(width as usize * rows.len());
     let (mut start, mut goal) = (None, None);
     for (y, &(number, line)) in rows.iter().enumerate() {
@@ -317,10 +393,9 @@ pub fn parse_plain_grid(text: &str) -> Result<PlainGrid, ParseError> {
             Ok(())
         })?;
     }
-    let grid = Grid::from_fn(width, height, |p| {
-        open[p.y as usize * width as usize + p.x as usize].then_some(1.0)
-    })
-    .map_err(|e| ParseError::new(1, 1, e.to_string()))?;
+    let grid = unit_grid(width, height, |p| {
+        open[p.y as usize * width as usize + p.x as usize]
+    });
     Ok(PlainGrid { grid, start, goal })
 }
 
@@ -331,7 +406,7 @@ mod tests {
     #[test]
     fn reads_a_movingai_map() {
         let map = parse_movingai_map("type octile\nheight 2\nwidth 3\nmap\n.@T\nGSW\n").unwrap();
-        assert_eq!((map.width, map.height), (3, 2));
+        assert_eq!((map.width(), map.height()), (3, 2));
         assert_eq!(map.glyph(Pos::new(1, 0)), '@');
         let grid = map.grid();
         let passable: Vec<bool> = (0..6)
@@ -343,7 +418,11 @@ mod tests {
     #[test]
     fn movingai_errors_point_at_the_fault() {
         let err = |text: &str| parse_movingai_map(text).unwrap_err().to_string();
-        assert_eq!(err(""), "1:1: missing the `map` line that ends the header");
+        assert_eq!(err(""), "1:1: expected the header `type octile`, got ``");
+        assert_eq!(
+            err("type octile\nheight 2\nwidth 3\n"),
+            "4:1: missing the `map` line that ends the header"
+        );
         assert_eq!(
             err("type octile\nwidth 3\nmap\n"),
             "3:1: the header has no `height` line"
@@ -371,6 +450,84 @@ mod tests {
         assert_eq!(
             err("type octile\nheight 1\nwidth 3\nmap\n...\n...\n"),
             "6:1: unexpected text after the 1 rows of the map: `...`"
+        );
+    }
+
+    #[test]
+    fn headers_that_lie_about_the_size_are_refused_before_any_allocation() {
+        let err = |text: &str| parse_movingai_map(text).unwrap_err().to_string();
+        // 1 × 715,827,881: once within the old cell limit, then past the grid's.
+        assert_eq!(
+            err("type octile\nheight 715827881\nwidth 1\nmap\n.\n"),
+            "3:7: a 1x715827881 map is too large (at most 16777216 cells)"
+        );
+        assert_eq!(
+            err("type octile\nwidth 100000\nheight 100000\nmap\n"),
+            "3:8: a 100000x100000 map is too large (at most 16777216 cells)"
+        );
+        // Exactly the cap is allowed; the rows the text lacks are what is wrong.
+        assert_eq!(
+            err("type octile\nheight 16777216\nwidth 1\nmap\n.\n.\n"),
+            "7:1: expected 16777216 rows of the map, found 2"
+        );
+        assert_eq!(
+            err("type octile\nheight 99999999999\nwidth 1\nmap\n"),
+            "2:8: `height` needs a positive whole number, got `99999999999`"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let map = parse_movingai_map("\u{feff}type octile\nheight 1\nwidth 2\nmap\n.@\n").unwrap();
+        assert!(map.grid().is_passable(Pos::new(0, 0)));
+        assert!(is_movingai_map("\u{feff}type octile\n"));
+        let scen = "\u{feff}version 1\n0\ta.map\t4\t4\t1\t2\t3\t2\t2.0\n";
+        assert_eq!(parse_scenarios(scen).unwrap()[0].goal, Pos::new(3, 2));
+        let plain = parse_plain_grid("\u{feff}SO\nXE\n").unwrap();
+        assert_eq!(plain.start, Some(Pos::new(0, 0)));
+        assert_eq!(
+            parse_plain_grid("\u{feff}SO\nXq\n")
+                .unwrap_err()
+                .to_string(),
+            "2:2: unknown glyph `q` (expected `O` open, `X` wall, `S` start or `E` end)"
+        );
+    }
+
+    #[test]
+    fn a_damaged_first_line_is_reported_as_such() {
+        for first in [
+            "tpye octile",
+            "typ octile",
+            "Type octile",
+            "type",
+            "type octagon",
+        ] {
+            let text = format!("{first}\nheight 1\nwidth 2\nmap\n..\n");
+            assert!(is_movingai_map(&text), "{first}");
+            assert_eq!(
+                parse_movingai_map(&text).unwrap_err().to_string(),
+                format!("1:1: expected the header `type octile`, got `{first}`")
+            );
+        }
+        // A plain grid is not mistaken for one.
+        assert!(!is_movingai_map("OOS\nXXE\n"));
+        assert!(!is_movingai_map("height 2\nwidth x\nmap\n"));
+    }
+
+    #[test]
+    fn plain_grids_are_capped_too() {
+        let wide = "O".repeat(MAX_CELLS as usize + 1);
+        assert_eq!(
+            parse_plain_grid(&wide).unwrap_err().to_string(),
+            "1:1: the map is too large (at most 16777216 cells)"
+        );
+        let rows = "OO\n".repeat(MAX_CELLS as usize / 2 + 1);
+        assert_eq!(
+            parse_plain_grid(&rows).unwrap_err().to_string(),
+            format!(
+                "{}:1: the map is too large (at most 16777216 cells)",
+                MAX_CELLS / 2 + 1
+            )
         );
     }
 

@@ -40,7 +40,7 @@ fn costs_match_the_scenarios() {
             .nth(1)
             .and_then(|l| l.split_whitespace().last())
             .is_some_and(|f| f.split_once('.').is_some_and(|(_, d)| d.len() <= 2));
-        let step = if map.width * map.height > 200 * 200 {
+        let step = if map.width() * map.height() > 200 * 200 {
             10
         } else {
             1
