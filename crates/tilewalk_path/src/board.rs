@@ -48,14 +48,14 @@ impl HexLayout {
         matches!(self, Self::OddR | Self::EvenR)
     }
 
-    /// Whether the row (`r` layouts) or column (`q` layouts) of `pos` is drawn shifted.
+    /// Whether the row `y` (`r` layouts) or the column `x` (`q` layouts) is drawn shifted.
     #[inline]
-    pub(crate) fn shifted(self, pos: Pos) -> bool {
+    pub(crate) fn shifted(self, x: u32, y: u32) -> bool {
         match self {
-            Self::OddR => pos.y % 2 == 1,
-            Self::EvenR => pos.y.is_multiple_of(2),
-            Self::OddQ => pos.x % 2 == 1,
-            Self::EvenQ => pos.x.is_multiple_of(2),
+            Self::OddR => y % 2 == 1,
+            Self::EvenR => y.is_multiple_of(2),
+            Self::OddQ => x % 2 == 1,
+            Self::EvenQ => x.is_multiple_of(2),
         }
     }
 
@@ -223,16 +223,18 @@ impl Board {
         Self::Hex(HexLayout::EvenQ),
     ];
 
-    /// The steps `(dx, dy)` out of `pos` in neighbour order, ignoring passability and
-    /// corner rules, and how many of the eight slots are used.
+    /// The steps `(dx, dy)` out of a cell in neighbour order, ignoring passability and
+    /// corner rules, and how many of the eight slots are used. `cell` gives the cell's
+    /// `(x, y)`; only hex boards ask, their steps depending on the row or column.
     #[inline]
-    pub(crate) fn steps_at(self, pos: Pos) -> ([(i32, i32); 8], usize) {
+    pub(crate) fn steps_at(self, cell: impl FnOnce() -> (u32, u32)) -> ([(i32, i32); 8], usize) {
         let mut steps = STEPS.map(|s| (s.dx, s.dy));
         match self {
             Self::Square(Diagonal::Never) => (steps, 4),
             Self::Square(_) => (steps, 8),
             Self::Hex(layout) => {
-                steps[..6].copy_from_slice(&layout.steps(layout.shifted(pos)));
+                let (x, y) = cell();
+                steps[..6].copy_from_slice(&layout.steps(layout.shifted(x, y)));
                 (steps, 6)
             }
         }
@@ -242,7 +244,7 @@ impl Board {
     /// [`Board`]), whether passable or not and whatever the corner rule: 8 on a square
     /// board with diagonals, 4 on `square-4`, 6 on a hex board (fewer at the edges).
     pub fn neighbours(self, pos: Pos, width: u32, height: u32) -> impl Iterator<Item = Pos> {
-        let (steps, count) = self.steps_at(pos);
+        let (steps, count) = self.steps_at(|| (pos.x, pos.y));
         steps.into_iter().take(count).filter_map(move |(dx, dy)| {
             let x = pos.x.checked_add_signed(dx).filter(|&x| x < width)?;
             let y = pos.y.checked_add_signed(dy).filter(|&y| y < height)?;

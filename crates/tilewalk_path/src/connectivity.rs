@@ -17,7 +17,6 @@
 use std::sync::OnceLock;
 
 use crate::board::{Board, HexLayout};
-use crate::grid::Pos;
 use crate::moves::Diagonal;
 
 #[derive(Clone, Debug, Default)]
@@ -149,8 +148,8 @@ impl Labels {
 
 /// The passable cells adjacent to the cell at padded index `index` (inside the border).
 fn neighbours(open: &[bool], stride: usize, index: usize, adjacency: Board) -> [Option<usize>; 8] {
-    let pos = Pos::new((index % stride) as u32 - 1, (index / stride) as u32 - 1);
-    let (steps, count) = adjacency.steps_at(pos);
+    let (steps, count) =
+        adjacency.steps_at(|| ((index % stride) as u32 - 1, (index / stride) as u32 - 1));
     let mut out = [None; 8];
     for (slot, (dx, dy)) in out.iter_mut().zip(&steps[..count]) {
         let n = index.wrapping_add_signed(*dy as isize * stride as isize + *dx as isize);
@@ -163,7 +162,7 @@ fn neighbours(open: &[bool], stride: usize, index: usize, adjacency: Board) -> [
 
 #[cfg(test)]
 mod tests {
-    use crate::{Diagonal, Grid, Pos};
+    use crate::{Diagonal, Grid, HexLayout, Pos};
 
     fn wall_column(grid: &mut Grid, x: u32, passable: bool) {
         for y in 0..grid.height() {
@@ -200,6 +199,33 @@ mod tests {
             Diagonal::AtMostOneObstacle,
         ] {
             assert!(!grid.connected(a, b, diagonal), "{diagonal:?}");
+        }
+    }
+
+    #[test]
+    fn hex_layouts_connect_different_cells_and_follow_edits() {
+        // .#
+        // #.
+        let mut grid = Grid::from_fn(2, 2, |p| (p.x == p.y).then_some(1.0)).unwrap();
+        let (a, b) = (Pos::new(0, 0), Pos::new(1, 1));
+        // Where row 0 (column 0) is drawn shifted, (1, 1) lies just below (beside) (0, 0).
+        let touching = [
+            (HexLayout::OddR, false),
+            (HexLayout::EvenR, true),
+            (HexLayout::OddQ, false),
+            (HexLayout::EvenQ, true),
+        ];
+        for (layout, connected) in touching {
+            assert_eq!(grid.connected(a, b, layout), connected, "{layout:?}");
+        }
+        // The labelings built above are repaired by edits: a bridge joins, a wall splits.
+        grid.set_cost(Pos::new(1, 0), Some(2.0)).unwrap();
+        for layout in HexLayout::ALL {
+            assert!(grid.connected(a, b, layout), "{layout:?}");
+        }
+        grid.set_cost(Pos::new(1, 0), None).unwrap();
+        for (layout, connected) in touching {
+            assert_eq!(grid.connected(a, b, layout), connected, "{layout:?}");
         }
     }
 

@@ -542,6 +542,7 @@ impl SearchContext {
             }
             let table = moves.table(pos);
             let (steps, offsets) = (&tables[table], &offsets[table]);
+            let prices = step_costs.as_ref().map(|prices| &prices[table]);
             let mut around = 0;
             for (d, offset) in offsets.iter().enumerate().take(M::COUNT) {
                 around |= u32::from(passable[index.wrapping_add_signed(*offset)]) << d;
@@ -557,8 +558,8 @@ impl SearchContext {
                 if stamp == closed || (on_frontier && !F::RELAXES) {
                     continue;
                 }
-                let step = match step_costs {
-                    Some(prices) => prices[table][d],
+                let step = match prices {
+                    Some(prices) => prices[d],
                     None => costs[next] * steps[d].length,
                 };
                 let mut g = node.g + step;
@@ -729,7 +730,7 @@ impl Moves for HexMoves {
     }
     #[inline]
     fn table(self, pos: Pos) -> usize {
-        usize::from(self.0.shifted(pos))
+        usize::from(self.0.shifted(pos.x, pos.y))
     }
     #[inline]
     fn allowed(self, passable: u32) -> u32 {
