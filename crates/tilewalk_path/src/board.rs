@@ -12,10 +12,11 @@ use crate::moves::{Diagonal, Heuristic, STEPS};
 /// row, and row 0 is the top line of the file, so "down" means a larger `y`.
 ///
 /// ```text
-///  odd-r (pointy-top)       odd-q (flat-top), columns 0 1 2 3
-///  row 0:  0 1 2 3           row 0:  0   2
-///  row 1:   0 1 2 3                    1   3
-///  row 2:  0 1 2 3           row 1:  0   2
+/// odd-r, cells labelled x,y        odd-q, cells labelled x,y
+///  0,0 1,0 2,0 3,0                  0,0     2,0
+///    0,1 1,1 2,1 3,1                    1,0     3,0
+///  0,2 1,2 2,2 3,2                  0,1     2,1
+///                                       1,1     3,1
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HexLayout {
@@ -41,6 +42,7 @@ const COLUMN_UNSHIFTED: [(i32, i32); 6] = [(0, -1), (1, -1), (1, 0), (0, 1), (-1
 const COLUMN_SHIFTED: [(i32, i32); 6] = [(0, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0)];
 
 impl HexLayout {
+    /// Every layout.
     pub const ALL: [Self; 4] = [Self::OddR, Self::EvenR, Self::OddQ, Self::EvenQ];
 
     /// Whether the layout stores rows of pointy-top hexes (`r`), not columns of flat-top ones.
@@ -125,8 +127,8 @@ impl HexLayout {
 /// √2. A hex board has six neighbours per cell, each step 1 long, so a step costs the
 /// entered cell's cost. Names ([`FromStr`], [`Display`](fmt::Display)): `square-8` (the
 /// default, [`Diagonal::NoObstacles`]), `square-4` ([`Diagonal::Never`]), `hex-odd-r`,
-/// `hex-even-r`, `hex-odd-q`, `hex-even-q`. The two other square rules display as
-/// `square-8 (one-obstacle)` and `square-8 (always)` but are not parsed.
+/// `hex-even-r`, `hex-odd-q`, `hex-even-q`. The two other square rules are named
+/// `square-8 (one-obstacle)` and `square-8 (always)`.
 ///
 /// # Neighbour order
 ///
@@ -147,7 +149,9 @@ impl HexLayout {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Board {
+    /// A square grid whose moves the diagonal rule picks.
     Square(Diagonal),
+    /// A hex grid stored in rows or columns as the layout says.
     Hex(HexLayout),
 }
 
@@ -169,16 +173,6 @@ impl From<HexLayout> for Board {
     }
 }
 
-/// The boards that have a name of their own, as [`Board::from_str`] reads them.
-const NAMED: [(&str, Board); 6] = [
-    ("square-8", Board::Square(Diagonal::NoObstacles)),
-    ("square-4", Board::Square(Diagonal::Never)),
-    ("hex-odd-r", Board::Hex(HexLayout::OddR)),
-    ("hex-even-r", Board::Hex(HexLayout::EvenR)),
-    ("hex-odd-q", Board::Hex(HexLayout::OddQ)),
-    ("hex-even-q", Board::Hex(HexLayout::EvenQ)),
-];
-
 /// A board name that [`Board::from_str`] does not know.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -189,24 +183,27 @@ pub struct UnknownBoard(pub String);
 impl FromStr for Board {
     type Err = UnknownBoard;
 
+    /// The board whose name (its [`Display`](fmt::Display)) is `name`.
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        NAMED
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, board)| board)
+        Self::ALL
+            .into_iter()
+            .find(|board| board.to_string() == name)
             .ok_or_else(|| UnknownBoard(name.to_owned()))
     }
 }
 
 impl fmt::Display for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some((name, _)) = NAMED.iter().find(|(_, b)| b == self) {
-            return f.write_str(name);
-        }
-        match self {
-            Self::Square(Diagonal::AtMostOneObstacle) => f.write_str("square-8 (one-obstacle)"),
-            _ => f.write_str("square-8 (always)"),
-        }
+        f.write_str(match self {
+            Self::Square(Diagonal::NoObstacles) => "square-8",
+            Self::Square(Diagonal::Never) => "square-4",
+            Self::Square(Diagonal::AtMostOneObstacle) => "square-8 (one-obstacle)",
+            Self::Square(Diagonal::Always) => "square-8 (always)",
+            Self::Hex(HexLayout::OddR) => "hex-odd-r",
+            Self::Hex(HexLayout::EvenR) => "hex-even-r",
+            Self::Hex(HexLayout::OddQ) => "hex-odd-q",
+            Self::Hex(HexLayout::EvenQ) => "hex-even-q",
+        })
     }
 }
 
@@ -287,9 +284,20 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for (name, board) in NAMED {
+        let names = [
+            ("square-8", Board::Square(Diagonal::NoObstacles)),
+            ("square-4", Board::Square(Diagonal::Never)),
+            ("hex-odd-r", Board::Hex(HexLayout::OddR)),
+            ("hex-even-r", Board::Hex(HexLayout::EvenR)),
+            ("hex-odd-q", Board::Hex(HexLayout::OddQ)),
+            ("hex-even-q", Board::Hex(HexLayout::EvenQ)),
+        ];
+        for (name, board) in names {
             assert_eq!(name.parse::<Board>(), Ok(board));
             assert_eq!(board.to_string(), name);
+        }
+        for board in Board::ALL {
+            assert_eq!(board.to_string().parse::<Board>(), Ok(board));
         }
         assert_eq!(Board::default().to_string(), "square-8");
         assert_eq!(

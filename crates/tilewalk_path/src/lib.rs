@@ -6,8 +6,8 @@
 //!
 //! Each cell of a [`Grid`] has a movement cost (from [`MIN_COST`] to [`MAX_COST`]) or is
 //! impassable. **Stepping into cell `b` costs `cost(b) × step length`**, where a step is 1
-//! long orthogonally and √2 diagonally on a square board, and 1 between hexes. A path's cost is the sum of its steps; the start cell's
-//! own cost is never paid. The same model prices movement ranges ([`SearchContext::range`])
+//! long orthogonally and √2 diagonally on a square board, and 1 between hexes. A path's
+//! cost is the sum of its steps; the start cell's own cost is never paid. The same model prices movement ranges ([`SearchContext::range`])
 //! and, in the game, the time a unit takes to walk a path, so the cheapest path is always
 //! the fastest walk.
 //!
@@ -51,26 +51,29 @@
 //!
 //! The same trap exists on hexes. Read with its rows and columns as a square grid, a hex
 //! map has cells one step apart that differ by one column *and* one row: Manhattan counts
-//! 2 for them, octile √2. Only the hex distance (or Chebyshev, or the straight line between
-//! centres) never overestimates there; see [`Board::heuristic`].
+//! 2 for them, octile √2. Only the hex distance, Chebyshev, the straight line between
+//! centres and zero never overestimate there; see [`Board::heuristic`]. Here `S` reaches
+//! `E` in two steps down-right, but Manhattan makes that way look dearer than going right
+//! first:
 //!
 //! ```text
-//! odd-r: odd rows drawn shifted right      . . . . .
-//!                                           . S # E .
-//!                                          . . . . .
+//! odd-r: odd rows drawn shifted right      S . #
+//!                                           . . .
+//!                                          . E .
 //! ```
 //!
 //! ```
-//! use tilewalk_path::{find_path, Board, Grid, HexLayout, Pos, SearchOptions};
+//! use tilewalk_path::{find_path, Board, Grid, Heuristic, HexLayout, Pos, SearchOptions};
 //!
-//! let grid = Grid::from_fn(5, 3, |p| (p != Pos::new(2, 1)).then_some(1.0)).unwrap();
+//! let grid = Grid::from_fn(3, 3, |p| (p != Pos::new(2, 0)).then_some(1.0)).unwrap();
 //! let board = Board::Hex(HexLayout::OddR);
-//! let (start, goal) = (Pos::new(1, 1), Pos::new(3, 1));
-//! let found = find_path(&grid, start, goal, &SearchOptions::on(board)).unwrap();
-//! // Two steps apart, but the wall between them makes it three: up and over, or down.
+//! let (start, goal) = (Pos::new(0, 0), Pos::new(1, 2));
 //! assert_eq!(board.distance(start, goal), 2);
-//! assert_eq!(found.path.cells, [(1, 1), (2, 0), (3, 0), (3, 1)].map(Pos::from));
-//! assert_eq!(found.path.cost, 3.0);
+//! let hex = find_path(&grid, start, goal, &SearchOptions::on(board)).unwrap();
+//! assert_eq!(hex.path.cells, [(0, 0), (0, 1), (1, 2)].map(Pos::from));
+//! let manhattan = SearchOptions { heuristic: Some(Heuristic::Manhattan), ..SearchOptions::on(board) };
+//! let manhattan = find_path(&grid, start, goal, &manhattan).unwrap();
+//! assert_eq!(manhattan.path.cells, [(0, 0), (1, 0), (1, 1), (1, 2)].map(Pos::from));
 //! ```
 //!
 //! # Jump point search
@@ -78,19 +81,19 @@
 //! Where every passable cell costs the same and corners are not cut (Moving AI maps, mazes,
 //! open fields), [`Algorithm::JumpPoint`] returns A*'s optimal cost while expanding only the
 //! cells where an optimal path may turn, and scans the straight lines between them 64 cells
-//! at a time. Elsewhere on a square board it falls back to plain A*; on a hex board, which
-//! has no straight lines to jump along in both axes, it is an error
-//! ([`NoPath::NeedsSquareBoard`]). The `movingai` example checks both
-//! searches against every Moving AI scenario in a folder and times them against the
-//! `pathfinding` crate's `astar`:
+//! at a time. Elsewhere on a square board it falls back to plain A*. Its pruning rules are
+//! those of square grids, so on a hex board it is an error ([`NoPath::NeedsSquareBoard`])
+//! rather than a quiet A*. The `movingai` example checks both searches against every
+//! Moving AI scenario in a folder and times them against the `pathfinding` crate's `astar`:
 //! `cargo run --release -p tilewalk_path --example movingai -- ../shared/benchmarks/movingai`.
 //!
 //! # Reuse
 //!
 //! A [`SearchContext`] holds the per-cell memory of a search in generation-stamped arrays:
 //! once warmed up on a grid, [`SearchContext::search_into`] allocates nothing. Ties are
-//! broken deterministically (lowest `f`, then highest `g`, then lowest cell index), so the
-//! same query on the same grid always returns the same path.
+//! broken deterministically (lowest `f`, then highest `g`, then lowest cell index, with
+//! neighbours visited in the board's fixed order, see [`Board`]), so the same query on the
+//! same grid always returns the same path.
 //!
 //! ```
 //! use tilewalk_path::{Diagonal, Grid, Pos, SearchContext, SearchOptions};
