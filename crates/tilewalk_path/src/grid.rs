@@ -61,7 +61,7 @@ pub enum GridError {
 }
 
 /// Marks an impassable cell in the cost array.
-pub(crate) const BLOCKED: f64 = f64::INFINITY;
+const BLOCKED: f64 = f64::INFINITY;
 
 /// A `width` × `height` grid of movement costs.
 ///
