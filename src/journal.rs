@@ -8,7 +8,7 @@ use tilewalk_path::Pos;
 
 use crate::AppSystems;
 use crate::movement::Arrived;
-use crate::pathing::OrderRefused;
+use crate::pathing::{OrderRefused, Refusal};
 use crate::units::Unit;
 
 /// One thing that happened to a unit's order.
@@ -22,7 +22,7 @@ pub enum Entry {
     Refused {
         unit: String,
         goal: Pos,
-        reason: String,
+        reason: Refusal,
     },
 }
 
@@ -44,7 +44,7 @@ impl Entry {
                 "event": "arrived", "unit": unit, "tile": [tile.x, tile.y], "seconds": round_seconds(*seconds),
             }),
             Self::Refused { unit, goal, reason } => serde_json::json!({
-                "event": "refused", "unit": unit, "goal": [goal.x, goal.y], "reason": reason,
+                "event": "refused", "unit": unit, "goal": [goal.x, goal.y], "reason": reason.to_string(),
             }),
         }
     }
@@ -80,14 +80,14 @@ pub(super) fn plugin(app: &mut App) {
 fn record_entries(
     mut arrived: MessageReader<Arrived>,
     mut refused: MessageReader<OrderRefused>,
-    units: Query<&Unit>,
+    units: Query<&Name, With<Unit>>,
     mut journal: ResMut<Journal>,
     log: Option<ResMut<EventLog>>,
 ) -> Result {
     let name = |e: Entity| {
         units
             .get(e)
-            .map_or_else(|_| format!("{e}"), |u| u.name.clone())
+            .map_or_else(|_| format!("{e}"), |n| n.as_str().to_owned())
     };
     let start = journal.0.len();
     for a in arrived.read() {

@@ -1,4 +1,5 @@
-//! The `tilewalk` binary: plays the game, or runs a headless command (`path`, `simulate`, `gen`).
+//! The `tilewalk` binary: plays the game, or runs a headless command (`path`, `simulate`,
+//! `tactics`, `gen`).
 
 use std::process::ExitCode;
 

@@ -4,15 +4,15 @@
 use std::collections::{HashMap, HashSet};
 use std::f64::consts::SQRT_2;
 
+use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
 use crate::AppSystems;
 use crate::convert::cell_center;
 use crate::level::Level;
-use crate::pathing::{OrderRefused, Path, Replan};
-use crate::terrain::MovementClass;
-use crate::units::{Tile, UNIT_Z, Unit};
+use crate::pathing::{OrderRefused, Path, Refusal, Replan};
+use crate::units::{Motion, MovementClass, Stride, Tile, UNIT_Z, Unit};
 
 /// How many cost-1 tiles a unit crosses per second (straight steps).
 pub const UNIT_SPEED_TILES_PER_SEC: f64 = 3.0;
@@ -22,21 +22,6 @@ pub const WAIT_FOR_IDLE_SECS: f32 = 0.5;
 pub const WAIT_FOR_MOVING_SECS: f32 = 2.0;
 /// Re-plans around blocking units before a unit gives up its order.
 pub const MAX_REPLANS: u32 = 3;
-
-/// A step under way from one tile into the next.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Stride {
-    pub from: Pos,
-    pub to: Pos,
-    pub elapsed: f64,
-    pub duration: f64,
-}
-
-/// How a unit is moving right now.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
-pub struct Motion {
-    pub stride: Option<Stride>,
-}
 
 /// A unit reached the end of its path.
 #[derive(Message, Clone, Copy, Debug)]
@@ -66,38 +51,46 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
-type Walker<'a> = (
-    Entity,
-    &'a Unit,
-    &'a MovementClass,
-    &'a mut Tile,
-    &'a mut Motion,
-    Option<&'a mut Path>,
-    &'a mut Transform,
-);
+/// What walking reads and moves of a unit.
+#[derive(QueryData)]
+#[query_data(mutable)]
+struct Walker {
+    entity: Entity,
+    name: &'static Name,
+    class: &'static MovementClass,
+    tile: &'static mut Tile,
+    motion: &'static mut Motion,
+    path: Option<&'static mut Path>,
+    transform: &'static mut Transform,
+}
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a system: each parameter is one piece of world state"
-)]
 fn follow_paths(
     mut commands: Commands,
     time: Res<Time>,
     level: Res<Level>,
-    mut units: Query<Walker>,
+    mut units: Query<Walker, With<Unit>>,
     mut arrived: MessageWriter<Arrived>,
     mut replan: MessageWriter<Replan>,
     mut refused: MessageWriter<OrderRefused>,
-    names: Query<&Unit>,
+    names: Query<&Name, With<Unit>>,
 ) {
-    let mut holders: HashMap<Pos, Entity> = units.iter().map(|u| (u.3.0, u.0)).collect();
+    let mut holders: HashMap<Pos, Entity> = units.iter().map(|u| (u.tile.0, u.entity)).collect();
     let moving: HashSet<Entity> = units
         .iter()
-        .filter(|u| u.5.is_some())
-        .map(|u| u.0)
+        .filter(|u| u.path.is_some())
+        .map(|u| u.entity)
         .collect();
     let now = time.elapsed_secs_f64();
-    for (entity, unit, &class, mut tile, mut motion, mut path, mut transform) in &mut units {
+    for walker in &mut units {
+        let WalkerItem {
+            entity,
+            name,
+            class,
+            mut tile,
+            mut motion,
+            mut path,
+            mut transform,
+        } = walker;
         let mut left = time.delta_secs_f64();
         loop {
             if let Some(stride) = &mut motion.stride {
@@ -135,16 +128,15 @@ fn follow_paths(
                     path.waited = 0.0;
                     if path.replans >= MAX_REPLANS {
                         commands.entity(entity).remove::<Path>();
-                        let blocker = names
-                            .get(holder)
-                            .map_or("another unit", |u| u.name.as_str());
+                        let blocker = names.get(holder).map_or("another unit", |n| n.as_str());
                         refused.write(OrderRefused {
                             unit: entity,
                             goal: path.goal(),
-                            reason: format!(
-                                "{}: gave up, {blocker} blocks the way at {to}",
-                                unit.name
-                            ),
+                            reason: Refusal::GaveUp {
+                                unit: name.as_str().into(),
+                                blocker: blocker.into(),
+                                at: to,
+                            },
                         });
                     } else {
                         path.replans += 1;
@@ -157,7 +149,7 @@ fn follow_paths(
                 break;
             }
             // A tile that became impassable: the re-plan for that change is on its way.
-            let Some(cost) = level.grid(class).cost(to) else {
+            let Some(cost) = level.grid(*class).cost(to) else {
                 break;
             };
             path.waited = 0.0;

@@ -1,16 +1,16 @@
 //! Move orders become searches and `Path` components; paths are re-planned when the
 //! terrain under them changes or a unit is blocked.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
+use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
-use tilewalk_path::{Grid, NoPath, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{Grid, NoPath, Passage, Pos, SearchContext, SearchOptions};
 
 use crate::AppSystems;
 use crate::level::{Level, LevelChanged};
-use crate::terrain::MovementClass;
-use crate::units::{Tile, Unit};
+use crate::units::{MovementClass, Selected, Team, Tile, Unit};
 
 /// Orders units to a tile. Each unit gets its own free tile: the clicked one, or the nearest
 /// free one it can reach. With `append`, the trip is added after the unit's current path.
@@ -32,7 +32,56 @@ pub struct StopOrder {
 pub struct OrderRefused {
     pub unit: Entity,
     pub goal: Pos,
-    pub reason: String,
+    pub reason: Refusal,
+}
+
+/// Why an order (real-time or tactics) was refused or given up, naming the unit. The HUD, the
+/// journal and the JSON outputs print its `Display`.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Refusal {
+    #[error("{unit}: {goal} is outside the map")]
+    OutsideMap { unit: String, goal: Pos },
+    #[error("{unit}: {terrain} at {goal} is impassable for {class}")]
+    Impassable {
+        unit: String,
+        terrain: String,
+        goal: Pos,
+        class: MovementClass,
+    },
+    #[error("{unit}: it stands on terrain impassable for {class}")]
+    StandsOnImpassable { unit: String, class: MovementClass },
+    #[error("{unit}: {goal} cannot be reached: {why}")]
+    Unreachable {
+        unit: String,
+        goal: Pos,
+        why: NoPath,
+    },
+    #[error("{unit}: no free tile near there")]
+    NoFreeTile { unit: String },
+    #[error("{unit}: {why}")]
+    NoPath { unit: String, why: NoPath },
+    #[error("{unit}: no way on to {goal}: {why}")]
+    NoWayOn {
+        unit: String,
+        goal: Pos,
+        why: NoPath,
+    },
+    #[error("{unit}: gave up, {blocker} blocks the way at {at}")]
+    GaveUp {
+        unit: String,
+        blocker: String,
+        at: Pos,
+    },
+    #[error("{unit} cannot move: it is {turn}'s turn")]
+    NotYourTurn { unit: String, turn: Team },
+    #[error("{unit} has already moved this turn")]
+    AlreadyMoved { unit: String },
+    #[error("{unit} cannot stop on {to}: a unit stands there")]
+    Occupied { unit: String, to: Pos },
+    #[error("{to} is out of {unit}'s range")]
+    OutOfRange { unit: String, to: Pos },
+    #[error("wait: units are still moving")]
+    StillMoving,
 }
 
 /// Asks for a new path through the unit's remaining waypoints.
@@ -109,6 +158,11 @@ pub struct LastSearch {
     pub expansions: Vec<Pos>,
 }
 
+/// Whether searches keep their expanded cells for the search view: off headless; the
+/// view turns it on while it shows them. The selected units' searches are always kept.
+#[derive(Resource, Clone, Copy, Debug, Default)]
+pub struct RecordSearches(pub bool);
+
 /// One reusable search context for every order.
 #[derive(Resource, Default)]
 struct Pathfinder(SearchContext);
@@ -119,6 +173,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_message::<OrderRefused>()
         .add_message::<Replan>()
         .init_resource::<LastSearch>()
+        .init_resource::<RecordSearches>()
         .init_resource::<Pathfinder>()
         .add_systems(
             Update,
@@ -137,13 +192,16 @@ fn stop_units(mut commands: Commands, mut stops: MessageReader<StopOrder>) {
     }
 }
 
-type UnitState<'a> = (
-    Entity,
-    &'a Unit,
-    &'a MovementClass,
-    &'a Tile,
-    Option<&'a Path>,
-);
+/// What planning reads of a unit.
+#[derive(QueryData)]
+struct Planned {
+    entity: Entity,
+    name: &'static Name,
+    class: &'static MovementClass,
+    tile: &'static Tile,
+    path: Option<&'static Path>,
+    selected: Has<Selected>,
+}
 
 fn plan_orders(
     mut commands: Commands,
@@ -151,58 +209,81 @@ fn plan_orders(
     mut refused: MessageWriter<OrderRefused>,
     mut finder: ResMut<Pathfinder>,
     mut last: ResMut<LastSearch>,
+    record: Res<RecordSearches>,
     level: Res<Level>,
-    units: Query<UnitState>,
+    units: Query<Planned, With<Unit>>,
 ) {
     // Paths planned this frame: they are not in the world until commands apply, yet a
-    // second order in the same frame (a shift+click waypoint) must build on them.
-    let mut planned: HashMap<Entity, Path> = HashMap::new();
+    // second order in the same frame (a shift+click waypoint) must build on them. Ordered,
+    // so the paths are inserted in the same order every run: that order is the order in
+    // which movement later visits the units, and so who takes a contested tile first.
+    let mut planned: BTreeMap<Entity, Path> = BTreeMap::new();
     for order in orders.read() {
-        let mut ordered: Vec<UnitState> = order
+        let mut ordered: Vec<PlannedItem> = order
             .units
             .iter()
             .filter_map(|&e| units.get(e).ok())
             .collect();
-        ordered.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+        ordered.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
         // Tiles others will hold: where idle units stand and where moving ones are going.
         let mut claimed: HashSet<Pos> = units
             .iter()
-            .filter(|u| !order.units.contains(&u.0))
-            .map(|(entity, _, _, tile, path)| {
-                planned.get(&entity).or(path).map_or(tile.0, Path::goal)
+            .filter(|u| !order.units.contains(&u.entity))
+            .map(|u| {
+                planned
+                    .get(&u.entity)
+                    .or(u.path)
+                    .map_or(u.tile.0, Path::goal)
             })
             .collect();
-        for (entity, unit, &class, tile, path) in ordered {
-            let path = planned.get(&entity).or(path).cloned();
+        for unit in ordered {
+            let name = unit.name.as_str();
+            let path = planned.get(&unit.entity).or(unit.path).cloned();
             let from = match &path {
                 Some(path) if order.append => path.goal(),
-                _ => tile.0,
+                _ => unit.tile.0,
             };
+            let class = *unit.class;
             let grid = level.grid(class);
-            let refuse = |reason: String| OrderRefused {
-                unit: entity,
+            let refuse = |reason: Refusal| OrderRefused {
+                unit: unit.entity,
                 goal: order.goal,
-                reason: format!("{}: {reason}", unit.name),
+                reason,
             };
-            if let Err(reason) = check_goal(&level, grid, class, from, order.goal) {
+            if let Err(reason) = check_goal(&level, name, class, from, order.goal) {
                 refused.write(refuse(reason));
                 continue;
             }
             let Some(goal) = free_goal(grid, from, order.goal, &claimed) else {
-                refused.write(refuse("no free tile near there".into()));
+                refused.write(refuse(Refusal::NoFreeTile { unit: name.into() }));
                 continue;
             };
-            match search_legs(&mut finder.0, &mut last, &unit.name, grid, from, &[goal]) {
+            let recorder = Recorder {
+                unit: name,
+                record: record.0 || unit.selected,
+            };
+            match search_legs(
+                &mut finder.0,
+                &mut last,
+                recorder,
+                grid,
+                from,
+                &[goal],
+                None,
+            ) {
                 Ok(leg) => {
                     claimed.insert(goal);
                     let new = match path {
                         Some(old) if order.append => old.extended(leg),
                         _ => leg,
                     };
-                    planned.insert(entity, new);
+                    planned.insert(unit.entity, new);
                 }
-                Err(reason) => {
-                    refused.write(refuse(reason.to_string()));
+                Err(why) => {
+                    refused.write(refuse(Refusal::NoPath {
+                        unit: name.into(),
+                        why,
+                    }));
                 }
             }
         }
@@ -212,35 +293,36 @@ fn plan_orders(
     }
 }
 
-/// Why a goal cannot be ordered, in the player's words.
+/// Why a goal cannot be ordered.
 fn check_goal(
     level: &Level,
-    grid: &Grid,
+    unit: &str,
     class: MovementClass,
     from: Pos,
     goal: Pos,
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
+    let grid = level.grid(class);
+    let unit = unit.to_owned();
     let Some(terrain) = level.terrain(goal) else {
-        return Err(format!("{goal} is outside the map"));
+        return Err(Refusal::OutsideMap { unit, goal });
     };
     if !grid.is_passable(goal) {
-        return Err(format!(
-            "{} at {goal} is impassable for {}",
-            terrain.name,
-            class.name()
-        ));
+        return Err(Refusal::Impassable {
+            unit,
+            terrain: terrain.name.clone(),
+            goal,
+            class,
+        });
     }
     if !grid.is_passable(from) {
-        return Err(format!(
-            "it stands on terrain impassable for {}",
-            class.name()
-        ));
+        return Err(Refusal::StandsOnImpassable { unit, class });
     }
-    if !grid.connected(from, goal, SearchOptions::default().diagonal) {
-        return Err(format!(
-            "{goal} cannot be reached: {}",
-            NoPath::DifferentRegions
-        ));
+    if !grid.connected(from, goal, SearchOptions::default().board) {
+        return Err(Refusal::Unreachable {
+            unit,
+            goal,
+            why: NoPath::DifferentRegions,
+        });
     }
     Ok(())
 }
@@ -248,8 +330,8 @@ fn check_goal(
 /// The tile nearest to `goal` (by straight-line distance, ties by row then column) that is
 /// passable, reachable from `from` and not claimed. `goal` itself when it is free.
 fn free_goal(grid: &Grid, from: Pos, goal: Pos, claimed: &HashSet<Pos>) -> Option<Pos> {
-    let diagonal = SearchOptions::default().diagonal;
-    let free = |p: Pos| (p == from || !claimed.contains(&p)) && grid.connected(from, p, diagonal);
+    let board = SearchOptions::default().board;
+    let free = |p: Pos| (p == from || !claimed.contains(&p)) && grid.connected(from, p, board);
     let reach = grid.width().max(grid.height()) as i64;
     (0..=reach).find_map(|r| {
         let mut ring: Vec<(i64, Pos)> = (-r..=r)
@@ -278,18 +360,31 @@ impl Path {
     }
 }
 
+/// Whose search this is, and whether to keep its expanded cells for the search view.
+#[derive(Clone, Copy)]
+struct Recorder<'a> {
+    unit: &'a str,
+    record: bool,
+}
+
 /// Searches `from` → each waypoint in turn with A* and joins the legs into one path.
+/// `avoid` holds tiles to treat as walls (other units, on a re-plan around them).
 fn search_legs(
     context: &mut SearchContext,
     last: &mut LastSearch,
-    unit: &str,
+    recorder: Recorder,
     grid: &Grid,
     from: Pos,
     waypoints: &[Pos],
+    avoid: Option<&HashSet<Pos>>,
 ) -> Result<Path, NoPath> {
     let options = SearchOptions {
-        record_expansions: true,
+        record_expansions: recorder.record,
         ..SearchOptions::default()
+    };
+    let passage = |p: Pos| match avoid {
+        Some(avoid) if avoid.contains(&p) => Passage::Blocked,
+        _ => Passage::Open,
     };
     let mut path = Path {
         cells: vec![from],
@@ -302,9 +397,9 @@ fn search_legs(
     };
     for &waypoint in waypoints {
         let started = Instant::now();
-        let found = context.search(grid, path.goal(), waypoint, &options);
+        let found = context.search_with(grid, path.goal(), waypoint, &options, passage);
         *last = LastSearch {
-            unit: unit.to_owned(),
+            unit: recorder.unit.to_owned(),
             algorithm: "A*",
             found: found.is_ok(),
             cost: found.as_ref().map_or(0.0, |f| f.path.cost),
@@ -322,10 +417,6 @@ fn search_legs(
 }
 
 /// Re-plans paths that a terrain change crosses, and paths of units that movement found blocked.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a system: each parameter is one piece of world state"
-)]
 fn replan_paths(
     mut commands: Commands,
     mut changes: MessageReader<LevelChanged>,
@@ -333,8 +424,9 @@ fn replan_paths(
     mut refused: MessageWriter<OrderRefused>,
     mut finder: ResMut<Pathfinder>,
     mut last: ResMut<LastSearch>,
+    record: Res<RecordSearches>,
     level: Res<Level>,
-    units: Query<UnitState>,
+    units: Query<Planned, With<Unit>>,
 ) {
     let changed: HashSet<Pos> = changes
         .read()
@@ -344,58 +436,67 @@ fn replan_paths(
     requests.extend(
         units
             .iter()
-            .filter(|(_, _, _, _, path)| {
-                path.is_some_and(|p| p.remaining().iter().any(|c| changed.contains(c)))
+            .filter(|u| {
+                u.path
+                    .is_some_and(|p| p.remaining().iter().any(|c| changed.contains(c)))
             })
-            .map(|(unit, ..)| Replan {
-                unit,
+            .map(|u| Replan {
+                unit: u.entity,
                 avoid_units: false,
             }),
     );
     for request in requests {
-        let Ok((entity, unit, &class, tile, Some(path))) = units.get(request.unit) else {
+        let Ok(unit) = units.get(request.unit) else {
             continue;
         };
-        let mut grid = level.grid(class).clone();
+        let Some(path) = unit.path else { continue };
+        let grid = level.grid(*unit.class);
         let mut waypoints = path.remaining_waypoints();
-        if request.avoid_units {
-            let others: HashSet<Pos> = units
+        let others: Option<HashSet<Pos>> = request.avoid_units.then(|| {
+            units
                 .iter()
-                .filter(|u| u.0 != entity)
-                .map(|u| u.3.0)
-                .collect();
-            for &other in &others {
-                // Editing a valid cell of our own clone cannot fail.
-                grid.set_cost(other, None).ok();
-            }
-            // A goal someone else now stands on: settle for the nearest free tile.
-            if let Some(goal) = waypoints.last_mut()
-                && others.contains(goal)
-                && let Some(free) = free_goal(&grid, tile.0, *goal, &others)
-            {
-                *goal = free;
-            }
+                .filter(|u| u.entity != unit.entity)
+                .map(|u| u.tile.0)
+                .collect()
+        });
+        // A goal someone else now stands on: settle for the nearest free tile.
+        if let Some(others) = &others
+            && let Some(goal) = waypoints.last_mut()
+            && others.contains(goal)
+            && let Some(free) = free_goal(grid, unit.tile.0, *goal, others)
+        {
+            *goal = free;
         }
-        match search_legs(
+        let recorder = Recorder {
+            unit: unit.name.as_str(),
+            record: record.0 || unit.selected,
+        };
+        let searched = search_legs(
             &mut finder.0,
             &mut last,
-            &unit.name,
-            &grid,
-            tile.0,
+            recorder,
+            grid,
+            unit.tile.0,
             &waypoints,
-        ) {
+            others.as_ref(),
+        );
+        match searched {
             Ok(new) => {
-                commands.entity(entity).insert(Path {
+                commands.entity(unit.entity).insert(Path {
                     replans: path.replans,
                     ..new
                 });
             }
-            Err(reason) => {
-                commands.entity(entity).remove::<Path>();
+            Err(why) => {
+                commands.entity(unit.entity).remove::<Path>();
                 refused.write(OrderRefused {
-                    unit: entity,
+                    unit: unit.entity,
                     goal: path.goal(),
-                    reason: format!("{}: no way on to {}: {reason}", unit.name, path.goal()),
+                    reason: Refusal::NoWayOn {
+                        unit: unit.name.as_str().into(),
+                        goal: path.goal(),
+                        why,
+                    },
                 });
             }
         }

@@ -8,16 +8,21 @@
 
 use std::collections::BTreeSet;
 
+use bevy::asset::{AssetLoader, LoadContext, io::Reader};
+use bevy::ecs::query::QueryData;
+use bevy::ecs::system::SystemState;
 use bevy::prelude::*;
 use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
 use tilewalk_path::{Passage, Pos, Range, SearchContext, SearchOptions};
 
 use crate::AppSystems;
+use crate::assets::{
+    AssetFileError, FileErrors, Tracks, read_text, report_failed_loads, ron_error, touches,
+};
 use crate::level::Level;
-use crate::pathing::{OrderRefused, Path};
-use crate::terrain::MovementClass;
-use crate::units::{AttackRange, Team, Tile, Unit};
+use crate::pathing::{OrderRefused, Path, Refusal};
+use crate::units::{AttackRange, MovementClass, Team, Tile, Unit};
 
 /// A value for each movement class.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
@@ -59,7 +64,7 @@ pub struct TacticsRules {
 
 impl TacticsRules {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
-        let rules: Self = ron::from_str(text).map_err(crate::ron_error)?;
+        let rules: Self = ron::from_str(text).map_err(ron_error)?;
         let at = |key: &str, message: String| {
             let (line, column) = text
                 .lines()
@@ -177,33 +182,35 @@ pub struct Board<'a> {
     pub pieces: Vec<Piece>,
 }
 
+/// What a [`Board`] reads of each unit.
+#[derive(QueryData)]
+pub struct PieceData {
+    entity: Entity,
+    name: &'static Name,
+    team: &'static Team,
+    class: &'static MovementClass,
+    tile: &'static Tile,
+    attack: Option<&'static AttackRange>,
+    moved: Has<Moved>,
+}
+
 /// The query a [`Board`] is built from.
-pub type PieceQuery<'w, 's> = Query<
-    'w,
-    's,
-    (
-        Entity,
-        &'static Unit,
-        &'static Team,
-        &'static MovementClass,
-        &'static Tile,
-        Option<&'static AttackRange>,
-        Has<Moved>,
-    ),
->;
+pub type PieceQuery<'w, 's> = Query<'w, 's, PieceData, With<Unit>>;
 
 impl<'a> Board<'a> {
     pub fn new(level: &'a Level, rules: &'a TacticsRules, units: &PieceQuery) -> Self {
         let mut pieces: Vec<Piece> = units
             .iter()
-            .map(|(entity, unit, &team, &class, tile, attack, moved)| Piece {
-                entity,
-                name: unit.name.clone(),
-                team,
-                class,
-                tile: tile.0,
-                attack: attack.map_or(rules.attack_range.get(class), |a| (a.0, a.1)),
-                moved,
+            .map(|u| Piece {
+                entity: u.entity,
+                name: u.name.as_str().to_owned(),
+                team: *u.team,
+                class: *u.class,
+                tile: u.tile.0,
+                attack: u
+                    .attack
+                    .map_or(rules.attack_range.get(*u.class), |a| (a.0, a.1)),
+                moved: u.moved,
             })
             .collect();
         pieces.sort_by(|a, b| a.name.cmp(&b.name));
@@ -247,7 +254,7 @@ impl<'a> Board<'a> {
                 self.level.grid(piece.class),
                 piece.tile,
                 budget,
-                SearchOptions::default().diagonal,
+                SearchOptions::default().board,
                 passage,
             )
             .unwrap_or_default()
@@ -300,27 +307,23 @@ impl<'a> Board<'a> {
         range: &Range,
         to: Pos,
         turn: Turn,
-    ) -> Result<Path, String> {
+    ) -> Result<Path, Refusal> {
+        let unit = piece.name.clone();
         if piece.team != turn.team {
-            return Err(
-                format!("{} cannot move: it is {:?}'s turn", piece.name, turn.team).to_lowercase(),
-            );
+            return Err(Refusal::NotYourTurn {
+                unit,
+                turn: turn.team,
+            });
         }
         if piece.moved {
-            return Err(format!("{} has already moved this turn", piece.name));
+            return Err(Refusal::AlreadyMoved { unit });
         }
-        match range.get(to) {
-            Some(reached) if reached.can_stop => {
-                let planned = range
-                    .path_to(to)
-                    .ok_or_else(|| format!("{to} is not in {}'s range", piece.name))?;
+        match (range.get(to), range.path_to(to)) {
+            (Some(reached), Some(planned)) if reached.can_stop => {
                 Ok(Path::through(planned.cells, planned.cost))
             }
-            Some(_) => Err(format!(
-                "{} cannot stop on {to}: a unit stands there",
-                piece.name
-            )),
-            None => Err(format!("{to} is out of {}'s range", piece.name)),
+            (Some(_), _) => Err(Refusal::Occupied { unit, to }),
+            (None, _) => Err(Refusal::OutOfRange { unit, to }),
         }
     }
 
@@ -368,15 +371,6 @@ impl<'a> Board<'a> {
     }
 }
 
-/// Whether any unit is still walking.
-fn anyone_walking(paths: &Query<(), With<Path>>) -> bool {
-    !paths.is_empty()
-}
-
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a system: each parameter is one piece of world state"
-)]
 fn apply_moves(
     mut commands: Commands,
     mut moves: MessageReader<TacticsMove>,
@@ -394,8 +388,8 @@ fn apply_moves(
             continue;
         };
         let range = board.range(&mut context, &piece);
-        let checked = if anyone_walking(&walking) {
-            Err("wait: units are still moving".to_owned())
+        let checked = if !walking.is_empty() {
+            Err(Refusal::StillMoving)
         } else {
             board.check_move(&piece, &range, order.to, *turn)
         };
@@ -419,10 +413,6 @@ fn apply_moves(
     }
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a system: each parameter is one piece of world state"
-)]
 fn end_turn(
     mut commands: Commands,
     mut ends: MessageReader<EndTurn>,
@@ -437,11 +427,7 @@ fn end_turn(
         return;
     }
     let mut board = Board::new(&level, &rules, &units);
-    let enemy = match turn.team {
-        Team::Blue => Team::Red,
-        Team::Red => Team::Blue,
-    };
-    let moves = board.plan_turn(&mut context, enemy);
+    let moves = board.plan_turn(&mut context, turn.team.opponent());
     enemy_turn.0 = moves
         .iter()
         .filter_map(|(entity, path)| {
@@ -465,9 +451,80 @@ pub fn with_board<R>(
     world: &mut World,
     f: impl FnOnce(&mut Board, &mut SearchContext) -> R,
 ) -> Result<R, String> {
-    let mut state: bevy::ecs::system::SystemState<(Res<Level>, Res<TacticsRules>, PieceQuery)> =
-        bevy::ecs::system::SystemState::new(world);
+    let mut state: SystemState<(Res<Level>, Res<TacticsRules>, PieceQuery)> =
+        SystemState::new(world);
     let (level, rules, units) = state.get(world).map_err(|e| e.to_string())?;
     let mut board = Board::new(&level, &rules, &units);
     Ok(f(&mut board, &mut SearchContext::new()))
+}
+
+/// Loads `assets/tactics.ron` through the asset server and keeps the [`TacticsRules`]
+/// resource in step with it: an edit applies at once (the shown range is recomputed); a
+/// broken edit is reported and the last good rules stay.
+pub fn assets_plugin(app: &mut App) {
+    app.init_asset::<TacticsRules>()
+        .init_asset_loader::<TacticsLoader>()
+        .add_systems(Startup, load_rules_file)
+        .add_systems(
+            Update,
+            (
+                report_failed_loads::<TacticsRules, RulesHandle>,
+                apply_rules_file,
+            )
+                .chain()
+                .in_set(AppSystems::Load),
+        );
+}
+
+/// Loads `tactics.ron` through [`TacticsRules::parse`].
+#[derive(Default, TypePath)]
+struct TacticsLoader;
+
+impl AssetLoader for TacticsLoader {
+    type Asset = TacticsRules;
+    type Settings = ();
+    type Error = AssetFileError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        context: &mut LoadContext<'_>,
+    ) -> Result<TacticsRules, Self::Error> {
+        let text = read_text(reader, context).await?;
+        TacticsRules::parse(&text).map_err(|e| AssetFileError::parse(context, e))
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["ron"]
+    }
+}
+
+#[derive(Resource)]
+struct RulesHandle(Handle<TacticsRules>);
+
+impl Tracks<TacticsRules> for RulesHandle {
+    fn tracks(&self, id: AssetId<TacticsRules>) -> bool {
+        id == self.0.id()
+    }
+}
+
+fn load_rules_file(mut commands: Commands, server: Res<AssetServer>) {
+    commands.insert_resource(RulesHandle(server.load("tactics.ron")));
+}
+
+fn apply_rules_file(
+    mut commands: Commands,
+    mut events: MessageReader<AssetEvent<TacticsRules>>,
+    handle: Res<RulesHandle>,
+    assets: Res<Assets<TacticsRules>>,
+    mut errors: ResMut<FileErrors>,
+) {
+    if !events.read().any(|e| touches(e, handle.0.id())) {
+        return;
+    }
+    if let Some(rules) = assets.get(&handle.0) {
+        errors.0.retain(|file, _| !file.ends_with("tactics.ron"));
+        commands.insert_resource(rules.clone());
+    }
 }

@@ -5,33 +5,8 @@ use bevy::prelude::*;
 use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
 
-/// How a unit moves; each class has its own cost for every terrain.
-#[derive(
-    Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum MovementClass {
-    #[default]
-    Foot,
-    Horse,
-    Flyer,
-}
-
-impl MovementClass {
-    pub const ALL: [Self; 3] = [Self::Foot, Self::Horse, Self::Flyer];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Foot => "foot",
-            Self::Horse => "horse",
-            Self::Flyer => "flyer",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.name() == name)
-    }
-}
+use crate::assets::{AssetFileError, read_text, ron_error};
+use crate::units::MovementClass;
 
 /// One kind of ground.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -74,7 +49,7 @@ pub const ATLAS_TILES: u32 = 7;
 impl TerrainTable {
     /// Parses and validates a table: unique names and glyphs, known tiles, costs positive and finite.
     pub fn parse(text: &str) -> Result<Self, ParseError> {
-        let table: Self = ron::from_str(text).map_err(crate::ron_error)?;
+        let table: Self = ron::from_str(text).map_err(ron_error)?;
         let at = |terrain: &Terrain, message: String| {
             // Point at the terrain's entry: the line that names it.
             let needle = format!("\"{}\"", terrain.name);
@@ -167,7 +142,7 @@ pub struct TerrainLoader;
 impl AssetLoader for TerrainLoader {
     type Asset = TerrainTable;
     type Settings = ();
-    type Error = crate::AssetFileError;
+    type Error = AssetFileError;
 
     async fn load(
         &self,
@@ -175,8 +150,8 @@ impl AssetLoader for TerrainLoader {
         _settings: &(),
         context: &mut LoadContext<'_>,
     ) -> Result<TerrainTable, Self::Error> {
-        let text = crate::read_text(reader, context).await?;
-        TerrainTable::parse(&text).map_err(|e| crate::AssetFileError::parse(context, e))
+        let text = read_text(reader, context).await?;
+        TerrainTable::parse(&text).map_err(|e| AssetFileError::parse(context, e))
     }
 
     fn extensions(&self) -> &[&str] {

@@ -1,19 +1,15 @@
-//! Units: who they are (name, team, movement class), which tile they hold, and selection.
+//! Units as plain components: a unit's name (Bevy's `Name`), team and movement class, the
+//! tile it holds, how it is moving and whether it is selected. Every simulation module reads
+//! these; this module imports nothing of the game.
 
 use bevy::prelude::*;
+use serde::Deserialize;
 use tilewalk_path::Pos;
 
-use crate::convert::cell_center;
-use crate::level::Level;
-use crate::map::MapAsset;
-use crate::movement::Motion;
-
-/// A unit on the map, named by the map file.
-#[derive(Component, Clone, Debug)]
+/// A unit on the map. Its name is its `Name`, unique on the map.
+#[derive(Component, Clone, Copy, Debug, Default)]
 #[require(Transform, Visibility, Motion)]
-pub struct Unit {
-    pub name: String,
-}
+pub struct Unit;
 
 /// Which side a unit is on. Blue is the player's.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,6 +25,61 @@ impl Team {
             "red" => Some(Self::Red),
             _ => None,
         }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Blue => "blue",
+            Self::Red => "red",
+        }
+    }
+
+    /// The other side.
+    pub fn opponent(self) -> Self {
+        match self {
+            Self::Blue => Self::Red,
+            Self::Red => Self::Blue,
+        }
+    }
+}
+
+impl std::fmt::Display for Team {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a unit moves; each class has its own cost for every terrain.
+#[derive(
+    Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum MovementClass {
+    #[default]
+    Foot,
+    Horse,
+    Flyer,
+}
+
+impl MovementClass {
+    pub const ALL: [Self; 3] = [Self::Foot, Self::Horse, Self::Flyer];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Foot => "foot",
+            Self::Horse => "horse",
+            Self::Flyer => "flyer",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+impl std::fmt::Display for MovementClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -46,23 +97,37 @@ pub struct AttackRange(pub u32, pub u32);
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Selected;
 
-/// Spawns the units a map places.
-pub fn spawn_units(commands: &mut Commands, map: &MapAsset, level: &Level) {
-    for spawn in &map.units {
-        let mut unit = commands.spawn((
-            Name::new(spawn.name.clone()),
-            Unit {
-                name: spawn.name.clone(),
-            },
-            spawn.team,
-            spawn.class,
-            Tile(spawn.pos),
-            Transform::from_translation(cell_center(spawn.pos, level.height).extend(UNIT_Z)),
-        ));
-        if let Some((min, max)) = spawn.attack {
-            unit.insert(AttackRange(min, max));
-        }
-    }
+/// A step under way from one tile into the next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stride {
+    pub from: Pos,
+    pub to: Pos,
+    pub elapsed: f64,
+    pub duration: f64,
+}
+
+/// How a unit is moving right now.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+pub struct Motion {
+    pub stride: Option<Stride>,
+}
+
+/// A unit standing on `tile`, drawn at `translation`.
+pub fn unit(
+    name: &str,
+    team: Team,
+    class: MovementClass,
+    tile: Pos,
+    translation: Vec3,
+) -> impl Bundle {
+    (
+        Unit,
+        Name::new(name.to_owned()),
+        team,
+        class,
+        Tile(tile),
+        Transform::from_translation(translation),
+    )
 }
 
 /// Units draw above the tilemap and the overlays.

@@ -11,8 +11,7 @@ use bevy::asset::io::file::FileAssetReader;
 use bevy::prelude::*;
 use clap::{Parser, Subcommand};
 
-use crate::AssetFileError;
-use crate::level::{MapFile, register_map_source};
+use crate::assets::{AssetFileError, MapFile, register_map_source};
 use crate::map::MapAsset;
 use crate::terrain::TerrainTable;
 

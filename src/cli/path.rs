@@ -6,12 +6,12 @@ use std::time::Instant;
 
 use clap::ValueEnum;
 use tilewalk_path::formats::{is_movingai_map, parse_movingai_map, parse_plain_grid};
-use tilewalk_path::{Algorithm, Diagonal, Grid, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{Algorithm, Board, Diagonal, Grid, Pos, SearchContext, SearchOptions};
 
-use crate::AssetFileError;
+use crate::assets::AssetFileError;
 use crate::level::Level;
 use crate::map::{MapAsset, parse_pos};
-use crate::terrain::MovementClass;
+use crate::units::MovementClass;
 
 #[derive(clap::Args, Debug)]
 pub struct PathArgs {
@@ -96,10 +96,7 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
     } else if is_movingai_map(&text) {
         let map = parse_movingai_map(&text).map_err(in_file)?;
         let grid = map.grid();
-        let glyphs = (0..map.height)
-            .flat_map(|y| (0..map.width).map(move |x| Pos::new(x, y)))
-            .map(|p| map.glyph(p))
-            .collect();
+        let glyphs = grid.cells().map(|p| map.glyph(p)).collect();
         Ok(Loaded {
             grid,
             glyphs,
@@ -149,12 +146,12 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, String> {
             AlgorithmArg::Dfs => Algorithm::Dfs,
             AlgorithmArg::Jps => Algorithm::JumpPoint,
         },
-        diagonal: match (args.four_way, args.diagonal) {
+        board: Board::Square(match (args.four_way, args.diagonal) {
             (true, _) | (false, DiagonalArg::Never) => Diagonal::Never,
             (false, DiagonalArg::NoObstacles) => Diagonal::NoObstacles,
             (false, DiagonalArg::OneObstacle) => Diagonal::AtMostOneObstacle,
             (false, DiagonalArg::Always) => Diagonal::Always,
-        },
+        }),
         ..SearchOptions::default()
     };
     let mut context = SearchContext::new();

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
+use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal, round_seconds};
 use crate::map::parse_pos;
 use crate::pathing::MoveOrder;
@@ -51,12 +52,12 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
     let map = super::read_map(&args.map)?;
     let table = super::read_terrain(args.terrain.as_deref())?;
     let mut app = headless_app(&map, &table)
-        .map_err(|e| crate::AssetFileError::in_file(&args.map, e).to_string())?;
+        .map_err(|e| AssetFileError::in_file(&args.map, e).to_string())?;
     let world = app.world_mut();
     let units: Vec<(Entity, String)> = world
-        .query::<(Entity, &Unit)>()
+        .query_filtered::<(Entity, &Name), With<Unit>>()
         .iter(world)
-        .map(|(e, u)| (e, u.name.clone()))
+        .map(|(e, n)| (e, n.as_str().to_owned()))
         .collect();
     for (i, (name, goal)) in args.orders.iter().enumerate() {
         let Some(&(unit, _)) = units.iter().find(|(_, n)| n == name) else {
@@ -90,16 +91,16 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
     let world = app.world_mut();
     let journal = world.resource::<Journal>().0.clone();
     let mut finals: Vec<(Entity, String, Pos)> = world
-        .query::<(Entity, &Unit, &Tile)>()
+        .query_filtered::<(Entity, &Name, &Tile), With<Unit>>()
         .iter(world)
-        .map(|(e, u, t)| (e, u.name.clone(), t.0))
+        .map(|(e, n, t)| (e, n.as_str().to_owned(), t.0))
         .collect();
     finals.sort_by_key(|(e, ..)| units.iter().position(|(u, _)| u == e));
     for (_, name, tile) in finals {
         let last = journal.iter().rev().find(|e| e.unit() == name);
         let (arrived, seconds, reason) = match last {
             Some(Entry::Arrived { seconds, .. }) => (true, Some(round_seconds(*seconds)), None),
-            Some(Entry::Refused { reason, .. }) => (false, None, Some(reason.clone())),
+            Some(Entry::Refused { reason, .. }) => (false, None, Some(reason.to_string())),
             None => (false, None, None),
         };
         if args.json {

@@ -9,6 +9,7 @@ use bevy::prelude::*;
 use serde_json::{Value, json};
 use tilewalk_path::Pos;
 
+use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal};
 use crate::map::parse_pos;
 use crate::pathing::Path;
@@ -84,7 +85,7 @@ pub(crate) fn read_rules(file: Option<&std::path::Path>) -> Result<TacticsRules,
         std::path::Path::to_path_buf,
     );
     let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    TacticsRules::parse(&text).map_err(|e| crate::AssetFileError::in_file(&file, e).to_string())
+    TacticsRules::parse(&text).map_err(|e| AssetFileError::in_file(&file, e).to_string())
 }
 
 pub fn run(args: &TacticsArgs) -> Result<ExitCode, String> {
@@ -93,7 +94,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, String> {
     let table = super::read_terrain(args.terrain.as_deref())?;
     let rules = read_rules(args.rules.as_deref())?;
     let mut app = crate::headless_app(&map, &table)
-        .map_err(|e| crate::AssetFileError::in_file(&args.map, e).to_string())?;
+        .map_err(|e| AssetFileError::in_file(&args.map, e).to_string())?;
     app.insert_resource(rules);
     app.world_mut()
         .resource_mut::<NextState<Mode>>()
@@ -126,7 +127,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, String> {
             }
             Action::Threat(team) => with_board(
                 app.world_mut(),
-                |board, context| json!({"action": "threat", "team": format!("{team:?}").to_lowercase(), "tiles": tiles(board.threat(context, team))}),
+                |board, context| json!({"action": "threat", "team": team.name(), "tiles": tiles(board.threat(context, team))}),
             )?,
             Action::Move(name, to) => {
                 let piece = unit(&mut app, &name)?;
@@ -139,7 +140,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, String> {
                 let refusal = app.world().resource::<Journal>().0[seen..]
                     .iter()
                     .find_map(|e| match e {
-                        Entry::Refused { reason, .. } => Some(reason.clone()),
+                        Entry::Refused { reason, .. } => Some(reason.to_string()),
                         Entry::Arrived { .. } => None,
                     });
                 match (

@@ -52,8 +52,9 @@ pub fn generate(seed: u64, width: u32, height: u32) -> String {
     };
     let elevation = octaves(&mut rng, 24);
     let moisture = octaves(&mut rng, 20);
-    let cells: Vec<Pos> = (0..height)
-        .flat_map(|y| (0..width).map(move |x| Pos::new(x, y)))
+    let cells: Vec<Pos> = Grid::new(width, height)
+        .expect("a generated map has a valid size")
+        .cells()
         .collect();
     let mut glyphs: Vec<char> = cells
         .iter()

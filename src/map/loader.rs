@@ -4,7 +4,7 @@ use bevy::asset::{AssetLoader, LoadContext, io::Reader};
 use bevy::prelude::*;
 
 use super::MapAsset;
-use crate::AssetFileError;
+use crate::assets::{AssetFileError, read_text};
 
 #[derive(Default, TypePath)]
 pub struct MapLoader;
@@ -20,7 +20,7 @@ impl AssetLoader for MapLoader {
         _settings: &(),
         context: &mut LoadContext<'_>,
     ) -> Result<MapAsset, AssetFileError> {
-        let text = crate::read_text(reader, context).await?;
+        let text = read_text(reader, context).await?;
         MapAsset::parse(&text).map_err(|e| AssetFileError::parse(context, e))
     }
 

@@ -24,8 +24,8 @@ use bevy::prelude::*;
 use tilewalk_path::Pos;
 use tilewalk_path::formats::{ParseError, is_movingai_map, parse_movingai_map};
 
-use crate::terrain::{MovementClass, TerrainTable};
-use crate::units::Team;
+use crate::terrain::TerrainTable;
+use crate::units::{MovementClass, Team};
 
 /// A unit placed by the map.
 #[derive(Clone, Debug, PartialEq)]
@@ -222,10 +222,8 @@ impl MapAsset {
     fn from_movingai(text: &str) -> Result<Self, ParseError> {
         let source = parse_movingai_map(text)?;
         let header_lines = text.lines().take_while(|l| l.trim() != "map").count() + 1;
-        let (width, height) = (source.width, source.height);
-        let cells: Vec<Pos> = (0..height)
-            .flat_map(|y| (0..width).map(move |x| Pos::new(x, y)))
-            .collect();
+        let (width, height) = (source.width(), source.height());
+        let cells: Vec<Pos> = source.grid().cells().collect();
         let open = |p: &&Pos| matches!(source.glyph(**p), '.' | 'G');
         let mut units = Vec::new();
         let teams = [

@@ -3,42 +3,18 @@
 
 use bevy::prelude::*;
 
-use super::input::{Cursor, DragBox, ShowSearch};
+use super::{Cursor, DragBox, NOTICE_SECS, Notice, ShowSearch};
 use crate::AppSystems;
+use crate::assets::FileErrors;
 use crate::convert::{TILE_SIZE, cell_center};
 use crate::journal::{Entry, Journal};
-use crate::level::{FileErrors, Level};
-use crate::movement::Motion;
+use crate::level::Level;
 use crate::pathing::{LastSearch, Path};
 use crate::tactics::Mode;
-use crate::terrain::MovementClass;
-use crate::units::{Selected, Unit};
-
-/// How long a notice stays on screen.
-const NOTICE_SECS: f32 = 5.0;
-
-/// A short message for the player (why an order was refused, what to do next).
-#[derive(Resource, Default, Debug)]
-pub struct Notice {
-    text: String,
-    shown_for: f32,
-    hint: String,
-}
-
-impl Notice {
-    pub fn say(&mut self, text: impl Into<String>) {
-        self.text = text.into();
-        self.shown_for = 0.0;
-    }
-
-    /// A line about what is under the cursor, shown for this frame only.
-    pub fn hint(&mut self, text: impl Into<String>) {
-        self.hint = text.into();
-    }
-}
+use crate::units::{Motion, MovementClass, Selected};
 
 #[derive(Component)]
-pub(super) struct StatusText;
+struct StatusText;
 
 #[derive(Component)]
 struct ErrorText;
@@ -51,23 +27,16 @@ const TACTICS_HELP: &str = "left click: select  hover: preview path  right click
 struct HelpText;
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<Notice>()
-        .add_systems(Startup, spawn_hud)
-        .add_systems(
-            Update,
-            (
-                notice_journal,
-                show_help,
-                update_status,
-                update_errors,
-                draw_paths,
-                draw_drag_box,
-                draw_search,
-            )
+    app.add_systems(Startup, spawn_hud).add_systems(
+        Update,
+        (
+            (draw_paths, draw_drag_box, draw_search).in_set(AppSystems::Present),
+            (notice_journal, show_help, update_status, update_errors)
                 .chain()
-                .in_set(AppSystems::Present)
-                .run_if(resource_exists::<Level>),
-        );
+                .in_set(AppSystems::Hud),
+        )
+            .run_if(resource_exists::<Level>),
+    );
 }
 
 fn spawn_hud(mut commands: Commands) {
@@ -138,12 +107,12 @@ fn notice_journal(
     notice.shown_for += time.delta_secs();
 }
 
-pub(super) fn update_status(
+fn update_status(
     cursor: Res<Cursor>,
     level: Res<Level>,
     last: Res<LastSearch>,
     mut notice: ResMut<Notice>,
-    selected: Query<(&Unit, &MovementClass), With<Selected>>,
+    selected: Query<(&Name, &MovementClass), With<Selected>>,
     mut text: Single<&mut Text, With<StatusText>>,
 ) {
     let classes: Vec<MovementClass> = {
@@ -172,10 +141,7 @@ pub(super) fn update_status(
             None => "tile: -".to_owned(),
         },
     );
-    let mut names: Vec<String> = selected
-        .iter()
-        .map(|(u, c)| format!("{} ({})", u.name, c.name()))
-        .collect();
+    let mut names: Vec<String> = selected.iter().map(|(n, c)| format!("{n} ({c})")).collect();
     names.sort();
     lines.push(if names.is_empty() {
         "selected: none".to_owned()

@@ -4,53 +4,31 @@
 
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use tilewalk_path::Pos;
 
-use super::hud::Notice;
+use super::{Cursor, DragBox, Notice, ShowSearch};
 use crate::AppSystems;
 use crate::convert::{TILE_SIZE, world_to_cell};
 use crate::level::Level;
-use crate::pathing::{MoveOrder, StopOrder};
+use crate::pathing::{MoveOrder, RecordSearches, StopOrder};
 use crate::tactics::Mode;
 use crate::units::{Selected, Unit};
-
-/// Where the pointer is, in the world and on the map.
-#[derive(Resource, Default, Debug)]
-pub struct Cursor {
-    pub world: Option<Vec2>,
-    pub tile: Option<Pos>,
-}
-
-/// A left-button drag under way, from where it started (world coordinates).
-#[derive(Resource, Default, Debug)]
-pub struct DragBox {
-    pub start: Option<Vec2>,
-    pub dragging: bool,
-}
-
-/// Whether the last search's expanded cells are drawn.
-#[derive(Resource, Default, Debug)]
-pub struct ShowSearch(pub bool);
 
 /// A drag shorter than this (in screen pixels) is a click.
 const DRAG_THRESHOLD_PX: f32 = 6.0;
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<Cursor>()
-        .init_resource::<DragBox>()
-        .init_resource::<ShowSearch>()
-        .add_systems(
-            Update,
-            (
-                track_cursor,
-                select_with_box,
-                // Tactics mode gives its own orders (view::tactics).
-                (order_selected, keyboard_commands).run_if(in_state(Mode::RealTime)),
-            )
-                .chain()
-                .in_set(AppSystems::RecordInput)
-                .run_if(resource_exists::<Level>),
-        );
+    app.add_systems(
+        Update,
+        (
+            track_cursor,
+            select_with_box,
+            // Tactics mode gives its own orders (view::tactics).
+            (order_selected, keyboard_commands).run_if(in_state(Mode::RealTime)),
+        )
+            .chain()
+            .in_set(AppSystems::RecordInput)
+            .run_if(resource_exists::<Level>),
+    );
 }
 
 fn shift(keys: &ButtonInput<KeyCode>) -> bool {
@@ -183,6 +161,7 @@ fn keyboard_commands(
     selected: Query<Entity, With<Selected>>,
     mut stops: MessageWriter<StopOrder>,
     mut show_search: ResMut<ShowSearch>,
+    mut record: ResMut<RecordSearches>,
 ) {
     if keys.just_pressed(KeyCode::KeyS) && !selected.is_empty() {
         stops.write(StopOrder {
@@ -191,5 +170,7 @@ fn keyboard_commands(
     }
     if keys.just_pressed(KeyCode::KeyE) {
         show_search.0 = !show_search.0;
+        // Keep every search's expanded cells only while they are shown.
+        record.0 = show_search.0;
     }
 }

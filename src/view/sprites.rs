@@ -6,8 +6,7 @@ use crate::AppSystems;
 use crate::convert::{TILE_SIZE, cell_center};
 use crate::level::Level;
 use crate::pathing::OrderRefused;
-use crate::terrain::MovementClass;
-use crate::units::{Selected, Team, Unit};
+use crate::units::{MovementClass, Selected, Team, Unit};
 
 pub const BLUE: Color = Color::srgb(0.30, 0.55, 1.0);
 pub const RED: Color = Color::srgb(0.95, 0.30, 0.28);

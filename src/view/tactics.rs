@@ -8,19 +8,18 @@ use std::collections::BTreeSet;
 use bevy::prelude::*;
 use tilewalk_path::{Pos, Range, SearchContext};
 
-use super::hud::Notice;
-use super::input::Cursor;
 use super::sprites::team_color;
+use super::{Cursor, Notice};
 use crate::AppSystems;
 use crate::convert::{TILE_SIZE, cell_center};
 use crate::level::Level;
 use crate::tactics::{
     Board, EndTurn, EnemyTurn, Mode, Moved, PieceQuery, TacticsMove, TacticsRules, Turn,
 };
-use crate::units::{Selected, Team, Unit};
+use crate::units::{MovementClass, Selected, Team, Tile, Unit};
 
-/// The range shown for the selected unit, computed once per change and read by the
-/// highlight, the preview and the move alike.
+/// The range shown for the selected unit, computed when the board, the rules, the selection
+/// or the threat toggle change, and read by the highlight, the preview and the move alike.
 #[derive(Resource, Default)]
 struct ShownRange {
     unit: Option<Entity>,
@@ -68,7 +67,6 @@ pub(super) fn plugin(app: &mut App) {
             )
                 .chain()
                 .in_set(AppSystems::Present)
-                .before(super::hud::update_status)
                 .run_if(
                     in_state(Mode::Tactics)
                         .and_then(resource_exists::<Level>)
@@ -137,20 +135,25 @@ fn single(selected: &Query<Entity, With<Selected>>) -> Option<Entity> {
     all.next().is_none().then_some(first)
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a system: each parameter is one piece of world state"
-)]
+/// Anything that changes what the range shows: units moving or (de)selected, turns passing.
+type BoardChanged = Or<(Changed<Tile>, Added<Selected>, Added<Moved>, Added<Unit>)>;
+
 fn update_range(
     level: Res<Level>,
     rules: Res<TacticsRules>,
     units: PieceQuery,
     selected: Query<Entity, With<Selected>>,
-    show: Res<ShowThreat>,
-    turn: Res<Turn>,
+    (show, turn): (Res<ShowThreat>, Res<Turn>),
+    changed: Query<(), BoardChanged>,
+    (mut deselected, mut unmoved): (RemovedComponents<Selected>, RemovedComponents<Moved>),
     mut shown: ResMut<ShownRange>,
     mut context: Local<SearchContext>,
 ) {
+    let removed = deselected.read().count() + unmoved.read().count() > 0;
+    let resources = level.is_changed() || rules.is_changed() || show.is_changed();
+    if !(resources || turn.is_changed() || removed || !changed.is_empty()) {
+        return;
+    }
     let board = Board::new(&level, &rules, &units);
     let piece = single(&selected).and_then(|e| board.piece(e));
     let (range, attack) = match piece {
@@ -161,12 +164,8 @@ fn update_range(
         }
         None => Default::default(),
     };
-    let enemy = match turn.team {
-        Team::Blue => Team::Red,
-        Team::Red => Team::Blue,
-    };
     let threat = if show.0 {
-        board.threat(&mut context, enemy)
+        board.threat(&mut context, turn.team.opponent())
     } else {
         BTreeSet::new()
     };
@@ -230,7 +229,7 @@ fn draw_preview(
     cursor: Res<Cursor>,
     level: Res<Level>,
     rules: Res<TacticsRules>,
-    units: Query<(&Unit, &crate::terrain::MovementClass)>,
+    units: Query<(&Name, &MovementClass), With<Unit>>,
     mut notice: ResMut<Notice>,
 ) {
     for &pos in shown.attack.iter().filter(|p| !shown.range.contains(**p)) {
@@ -243,7 +242,7 @@ fn draw_preview(
     let (Some(unit), Some(pos)) = (shown.unit, cursor.tile) else {
         return;
     };
-    let Ok((unit, &class)) = units.get(unit) else {
+    let Ok((name, &class)) = units.get(unit) else {
         return;
     };
     match (shown.range.get(pos), shown.range.path_to(pos)) {
@@ -251,16 +250,12 @@ fn draw_preview(
             let points = path.cells.iter().map(|&p| cell_center(p, level.height));
             gizmos.linestrip_2d(points, Color::srgb(1.0, 0.9, 0.2));
             notice.hint(format!(
-                "{} to {pos}: cost {:.2} of {} points",
-                unit.name,
+                "{name} to {pos}: cost {:.2} of {} points",
                 reached.cost,
                 rules.movement_points.get(class)
             ));
         }
-        (Some(_), _) => notice.hint(format!(
-            "{} cannot stop on {pos}: a unit stands there",
-            unit.name
-        )),
+        (Some(_), _) => notice.hint(format!("{name} cannot stop on {pos}: a unit stands there")),
         _ => {
             let centre = cell_center(pos, level.height);
             gizmos.line_2d(
@@ -273,7 +268,7 @@ fn draw_preview(
                 centre + Vec2::new(10.0, -10.0),
                 Color::srgb(0.95, 0.3, 0.25),
             );
-            notice.hint(format!("{pos} is out of {}'s range", unit.name));
+            notice.hint(format!("{pos} is out of {name}'s range"));
         }
     }
 }

@@ -5,14 +5,17 @@ use std::path::{Path as FsPath, PathBuf};
 use std::time::Duration;
 
 use bevy::time::TimeUpdateStrategy;
-use tilewalk::level::{FileErrors, Level, MapFile, assets_plugin, register_map_source};
+use tilewalk::assets::{FileErrors, MapFile, register_map_source};
+use tilewalk::level::{Level, assets_plugin};
 use tilewalk::simulation_plugin;
-use tilewalk::terrain::MovementClass;
+use tilewalk::tactics::{self, TacticsRules};
+use tilewalk::units::MovementClass;
 use tilewalk_path::{SearchOptions, find_path};
 
 use super::*;
 
 const TERRAIN: &str = include_str!("../../assets/terrain.ron");
+const RULES: &str = include_str!("../../assets/tactics.ron");
 const GRASS: &str = r#"(name: "grass", glyphs: ".G", tile: 0, foot: 1.0,"#;
 const MAP: &str = "\
 [terrain]
@@ -30,6 +33,7 @@ fn folder(test: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("terrain.ron"), TERRAIN).unwrap();
     std::fs::write(dir.join("field.map"), MAP).unwrap();
+    std::fs::write(dir.join("tactics.ron"), RULES).unwrap();
     dir
 }
 
@@ -47,6 +51,7 @@ fn watching_app(dir: &FsPath) -> App {
         },
         simulation_plugin,
         assets_plugin,
+        tactics::assets_plugin,
     ))
     .insert_resource(MapFile(map))
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::ZERO));
@@ -206,5 +211,48 @@ fn broken_edits_are_reported_with_file_line_col_and_keep_the_last_good_level() {
     update_until(&mut app, "the fixes load", |app| {
         errors(app).is_empty() && grass(app) == Some(2.0)
     });
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn tactics_rules_hot_reload_and_a_broken_edit_keeps_the_last_good_rules() {
+    let dir = folder("rules");
+    let mut app = watching_app(&dir);
+    let foot_points = |app: &App| {
+        app.world()
+            .get_resource::<TacticsRules>()
+            .map(|r| r.movement_points.foot)
+    };
+    update_until(&mut app, "the rules load", |app| {
+        foot_points(app) == Some(5.0)
+    });
+    edit(
+        dir.join("tactics.ron"),
+        &RULES.replace("foot: 5.0", "foot: 7.0"),
+    );
+    update_until(&mut app, "the edit applies", |app| {
+        foot_points(app) == Some(7.0)
+    });
+
+    edit(
+        dir.join("tactics.ron"),
+        &RULES.replace("foot: 5.0", "foot: -1.0"),
+    );
+    update_until(&mut app, "the error shows", |app| {
+        !app.world().resource::<FileErrors>().0.is_empty()
+    });
+    let errors = app.world().resource::<FileErrors>().0.clone();
+    let (file, message) = errors.iter().next().unwrap();
+    assert!(file.ends_with("tactics.ron"), "{file}");
+    let line = 1 + RULES
+        .lines()
+        .position(|l| l.contains("movement_points"))
+        .unwrap();
+    assert!(
+        message.contains(&format!("tactics.ron:{line}:"))
+            && message.contains("foot movement points"),
+        "{message}"
+    );
+    assert_eq!(foot_points(&app), Some(7.0), "the last good rules stay");
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -30,9 +30,9 @@ pub fn app(map: &str) -> App {
 pub fn unit(app: &mut App, name: &str) -> Entity {
     let world = app.world_mut();
     world
-        .query::<(Entity, &Unit)>()
+        .query_filtered::<(Entity, &Name), With<Unit>>()
         .iter(world)
-        .find(|(_, u)| u.name == name)
+        .find(|(_, n)| n.as_str() == name)
         .map(|(e, _)| e)
         .unwrap_or_else(|| panic!("no unit {name}"))
 }

@@ -3,8 +3,9 @@
 use tilewalk::journal::Entry;
 use tilewalk::level::Level;
 use tilewalk::movement::UNIT_SPEED_TILES_PER_SEC;
-use tilewalk::terrain::MovementClass;
-use tilewalk_path::{Pos, SearchOptions, find_path};
+use tilewalk::pathing::Refusal;
+use tilewalk::units::MovementClass;
+use tilewalk_path::{NoPath, Pos, SearchOptions, find_path};
 
 use super::*;
 
@@ -120,7 +121,7 @@ lancer blue horse 0,1
     app.update();
     assert!(path(&mut app, "knight").is_none());
     assert!(path(&mut app, "lancer").is_none());
-    let reasons: Vec<String> = journal(&app)
+    let reasons: Vec<Refusal> = journal(&app)
         .into_iter()
         .filter_map(|e| match e {
             Entry::Refused { reason, .. } => Some(reason),
@@ -130,10 +131,28 @@ lancer blue horse 0,1
     assert_eq!(
         reasons,
         [
-            "knight: rock at (3,1) is impassable for foot",
-            "knight: (4,1) cannot be reached: start and goal are in different regions",
-            "lancer: water at (6,2) is impassable for horse",
+            Refusal::Impassable {
+                unit: "knight".into(),
+                terrain: "rock".into(),
+                goal: Pos::new(3, 1),
+                class: MovementClass::Foot
+            },
+            Refusal::Unreachable {
+                unit: "knight".into(),
+                goal: Pos::new(4, 1),
+                why: NoPath::DifferentRegions
+            },
+            Refusal::Impassable {
+                unit: "lancer".into(),
+                terrain: "water".into(),
+                goal: Pos::new(6, 2),
+                class: MovementClass::Horse
+            },
         ]
+    );
+    assert_eq!(
+        reasons[1].to_string(),
+        "knight: (4,1) cannot be reached: start and goal are in different regions"
     );
     app.update();
     assert_eq!(
@@ -223,7 +242,17 @@ idle   red  foot 3,0
     order(&mut app, &["walker"], Pos::new(6, 0), false);
     run_until_idle(&mut app, 30.0);
     assert_eq!(tile(&mut app, "walker"), Pos::new(2, 0));
-    assert!(journal(&app).iter().any(|e| matches!(e, Entry::Refused { reason, .. } if reason.contains("no way on") || reason.contains("gave up"))), "{:?}", journal(&app));
+    assert!(
+        journal(&app).iter().any(|e| matches!(
+            e,
+            Entry::Refused {
+                reason: Refusal::NoWayOn { .. } | Refusal::GaveUp { .. },
+                ..
+            }
+        )),
+        "{:?}",
+        journal(&app)
+    );
 }
 
 #[test]
@@ -242,4 +271,30 @@ fn the_same_orders_replay_identically() {
     let first = run();
     assert_eq!(first.len(), 4);
     assert_eq!(first, run());
+}
+
+#[test]
+fn crowded_orders_replay_identically() {
+    // Two armies crossing each other on the large map: units wait, re-plan around each other
+    // and contest tiles, and every run must settle those contests the same way.
+    let run = || {
+        let mut app = app(include_str!("../../assets/maps/large.map"));
+        for (name, goal) in [
+            ("knight", Pos::new(150, 60)),
+            ("lancer", Pos::new(150, 61)),
+            ("griffin", Pos::new(150, 62)),
+            ("brute", Pos::new(5, 60)),
+            ("raider", Pos::new(5, 61)),
+            ("wyvern", Pos::new(5, 62)),
+        ] {
+            order(&mut app, &[name], goal, false);
+        }
+        run_until_idle(&mut app, 200.0);
+        journal(&app)
+    };
+    let first = run();
+    assert_eq!(first.len(), 6);
+    for _ in 0..3 {
+        assert_eq!(first, run());
+    }
 }

@@ -2,6 +2,7 @@
 //! path, turns, threat and the enemy's moves.
 
 use tilewalk::movement::UNIT_SPEED_TILES_PER_SEC;
+use tilewalk::pathing::Refusal;
 use tilewalk::tactics::{
     EndTurn, EnemyTurn, Mode, PerClass, TacticsMove, TacticsRules, ZoneOfControl, with_board,
 };
@@ -55,7 +56,7 @@ fn tactics_move(app: &mut App, name: &str, to: Pos) {
     run_until_idle(app, 60.0);
 }
 
-fn refusals(app: &App) -> Vec<String> {
+fn refusals(app: &App) -> Vec<Refusal> {
     journal(app)
         .into_iter()
         .filter_map(|e| match e {
@@ -109,13 +110,18 @@ fn a_moved_unit_cannot_move_again_until_the_next_turn() {
     tactics_move(&mut app, "knight", Pos::new(1, 1));
     tactics_move(&mut app, "knight", Pos::new(2, 2));
     tactics_move(&mut app, "orc", Pos::new(5, 1));
-    assert_eq!(
-        refusals(&app),
-        [
-            "knight has already moved this turn",
-            "orc cannot move: it is blue's turn"
-        ]
+    let refused = refusals(&app);
+    assert!(
+        matches!(
+            &refused[..],
+            [
+                Refusal::AlreadyMoved { unit: knight },
+                Refusal::NotYourTurn { unit: orc, turn: Team::Blue },
+            ] if knight == "knight" && orc == "orc"
+        ),
+        "{refused:?}"
     );
+    assert_eq!(refused[1].to_string(), "orc cannot move: it is blue's turn");
     assert_eq!(tile(&mut app, "knight"), Pos::new(1, 1));
     app.world_mut().write_message(EndTurn);
     run_until_idle(&mut app, 60.0);
@@ -157,7 +163,10 @@ orc    red  foot 5,1
     tactics_move(&mut app, "knight", Pos::new(1, 1));
     assert_eq!(
         refusals(&app),
-        ["knight cannot stop on (1,1): a unit stands there"]
+        [Refusal::Occupied {
+            unit: "knight".into(),
+            to: Pos::new(1, 1)
+        }]
     );
     tactics_move(&mut app, "knight", Pos::new(3, 1));
     assert_eq!(

@@ -1,0 +1,44 @@
+//! The simulation without a window: a deterministic app for the headless commands and the
+//! tests, and the question they keep asking it (has everything stopped moving?).
+
+use bevy::prelude::*;
+use tilewalk_path::formats::ParseError;
+
+use crate::level::{Level, spawn_units};
+use crate::map::MapAsset;
+use crate::pathing::Path;
+use crate::simulation_plugin;
+use crate::terrain::TerrainTable;
+use crate::units::Motion;
+
+/// The simulated time one headless frame advances.
+pub const FIXED_STEP_SECS: f64 = 1.0 / 60.0;
+
+/// A headless app (no window, no renderer) playing `map` under `table`, with a fixed
+/// 1/60 s time step so runs are deterministic: what the `simulate` command and the tests use.
+pub fn headless_app(map: &MapAsset, table: &TerrainTable) -> Result<App, ParseError> {
+    let level = Level::build(map, table)?;
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, simulation_plugin))
+        .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
+            std::time::Duration::from_secs_f64(FIXED_STEP_SECS),
+        ));
+    let world = app.world_mut();
+    spawn_units(&mut world.commands(), map, &level);
+    world.insert_resource(level);
+    world.flush();
+    Ok(app)
+}
+
+/// Whether every unit stands still: no path to follow and no step under way.
+pub fn all_idle(world: &mut World) -> bool {
+    world
+        .query_filtered::<(), With<Path>>()
+        .iter(world)
+        .next()
+        .is_none()
+        && world
+            .query::<&Motion>()
+            .iter(world)
+            .all(|m| m.stride.is_none())
+}

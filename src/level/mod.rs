@@ -1,0 +1,105 @@
+//! The level: the map's terrain under the current terrain table, with one cost grid per
+//! movement class, and the diff between two levels when a file changes. The files behind it
+//! (loading, hot reload, errors) are [`files`].
+
+mod files;
+
+pub use files::plugin as assets_plugin;
+
+use bevy::prelude::*;
+use tilewalk_path::formats::ParseError;
+use tilewalk_path::{Grid, Pos};
+
+use crate::convert::cell_center;
+use crate::map::MapAsset;
+use crate::terrain::{Terrain, TerrainTable};
+use crate::units::{AttackRange, MovementClass, UNIT_Z, unit};
+
+/// The terrain of every cell and what it costs each movement class.
+#[derive(Resource, Clone, Debug)]
+pub struct Level {
+    pub width: u32,
+    pub height: u32,
+    pub table: TerrainTable,
+    terrain: Vec<usize>,
+    grids: [Grid; 3],
+}
+
+impl Level {
+    /// Combines a map with a terrain table; fails on a glyph the table does not know.
+    pub fn build(map: &MapAsset, table: &TerrainTable) -> Result<Self, ParseError> {
+        let terrain = map.terrain(table)?;
+        let grid = |class| {
+            Grid::from_fn(map.width, map.height, |p| {
+                table.terrains[terrain[(p.y * map.width + p.x) as usize]].cost(class)
+            })
+            .map_err(|e| ParseError::new(1, 1, e.to_string()))
+        };
+        Ok(Self {
+            width: map.width,
+            height: map.height,
+            table: table.clone(),
+            grids: [
+                grid(MovementClass::Foot)?,
+                grid(MovementClass::Horse)?,
+                grid(MovementClass::Flyer)?,
+            ],
+            terrain,
+        })
+    }
+
+    /// The cost grid searches use for a movement class.
+    pub fn grid(&self, class: MovementClass) -> &Grid {
+        &self.grids[class as usize]
+    }
+
+    pub fn contains(&self, pos: Pos) -> bool {
+        pos.x < self.width && pos.y < self.height
+    }
+
+    pub fn terrain(&self, pos: Pos) -> Option<&Terrain> {
+        self.contains(pos)
+            .then(|| &self.table.terrains[self.terrain[(pos.y * self.width + pos.x) as usize]])
+    }
+
+    /// Every cell, row by row.
+    pub fn cells(&self) -> impl Iterator<Item = Pos> + use<> {
+        self.grids[0].cells()
+    }
+
+    /// The cells whose terrain or cost for some class differs in `new`.
+    pub fn changed_cells(&self, new: &Level) -> Vec<Pos> {
+        if (self.width, self.height) != (new.width, new.height) {
+            return new.cells().collect();
+        }
+        self.cells()
+            .filter(|&p| {
+                self.terrain(p).map(|t| t.tile) != new.terrain(p).map(|t| t.tile)
+                    || MovementClass::ALL
+                        .iter()
+                        .any(|&c| self.grid(c).cost(p) != new.grid(c).cost(p))
+            })
+            .collect()
+    }
+}
+
+/// The level was rebuilt after a file changed: which cells changed (all of them on a resize).
+#[derive(Message, Clone, Debug)]
+pub struct LevelChanged {
+    pub cells: Vec<Pos>,
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_message::<LevelChanged>();
+}
+
+/// Spawns the units a map places.
+pub fn spawn_units(commands: &mut Commands, map: &MapAsset, level: &Level) {
+    for spawn in &map.units {
+        let at = cell_center(spawn.pos, level.height).extend(UNIT_Z);
+        let mut entity = commands.spawn(unit(&spawn.name, spawn.team, spawn.class, spawn.pos, at));
+        if let Some((min, max)) = spawn.attack {
+            entity.insert(AttackRange(min, max));
+        }
+    }
+}
