@@ -26,6 +26,19 @@ impl AssetFileError {
         }
     }
 
+    fn text(file: &str, error: TextError) -> Self {
+        match error {
+            TextError::NotUtf8(error) => Self::Parse {
+                file: file.to_owned(),
+                error,
+            },
+            TextError::TooLarge => Self::Io {
+                file: file.to_owned(),
+                message: error.to_string(),
+            },
+        }
+    }
+
     /// The same error, named after a file path given on the command line.
     pub fn in_file(file: &Path, error: ParseError) -> Self {
         Self::Parse {
@@ -35,33 +48,179 @@ impl AssetFileError {
     }
 }
 
-/// Reads an asset as UTF-8 text.
+/// The largest file the game reads (maps, terrain tables, tactics rules): 64 MiB, four times
+/// a map at the 16M-tile cap. Files are read through a bounded reader, so a huge file or an
+/// endless one (`/dev/zero`) is refused after this many bytes instead of filling memory.
+pub const MAX_FILE_BYTES: usize = 64 << 20;
+
+/// Why a file's bytes are not text the game can read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TextError {
+    #[error("the file is larger than {} MiB", MAX_FILE_BYTES >> 20)]
+    TooLarge,
+    #[error("{0}")]
+    NotUtf8(ParseError),
+}
+
+/// UTF-8 text from a file's bytes, without a leading byte order mark; the first byte that is
+/// not UTF-8 is reported at its line and column (and byte offset).
+pub fn decode_text(bytes: Vec<u8>) -> Result<String, TextError> {
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(TextError::TooLarge);
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let good = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+        let line = good.matches('\n').count() + 1;
+        let column = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        TextError::NotUtf8(ParseError::new(
+            line,
+            column,
+            format!(
+                "not UTF-8 text: byte 0x{:02x} at byte offset {at} is not valid UTF-8",
+                bytes[at]
+            ),
+        ))
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    })
+}
+
+/// Reads a file from disk as text, refusing it beyond [`MAX_FILE_BYTES`] without reading on.
+pub fn read_file(file: &Path) -> Result<String, AssetFileError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| AssetFileError::Io {
+        file: file.display().to_string(),
+        message: e.to_string(),
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .map_err(io)?
+        .take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    decode_text(bytes).map_err(|e| AssetFileError::text(&file.display().to_string(), e))
+}
+
+/// Reads an asset as text, the same way as [`read_file`].
 pub async fn read_text(
     reader: &mut dyn Reader,
     context: &LoadContext<'_>,
 ) -> Result<String, AssetFileError> {
-    let file = || context.path().path().display().to_string();
+    use bevy::asset::AsyncReadExt;
+    let file = context.path().path().display().to_string();
     let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .await
-        .map_err(|e| AssetFileError::Io {
-            file: file(),
-            message: e.to_string(),
-        })?;
-    String::from_utf8(bytes).map_err(|e| AssetFileError::Io {
-        file: file(),
-        message: format!("not UTF-8 text ({e})"),
-    })
+    let mut chunk = vec![0; 64 << 10];
+    loop {
+        let read = reader
+            .read(&mut chunk)
+            .await
+            .map_err(|e| AssetFileError::Io {
+                file: file.clone(),
+                message: e.to_string(),
+            })?;
+        if read == 0 || bytes.len() > MAX_FILE_BYTES {
+            break;
+        }
+        bytes.extend_from_slice(&chunk[..read]);
+    }
+    decode_text(bytes).map_err(|e| AssetFileError::text(&file, e))
 }
 
-/// A RON syntax error as a [`ParseError`] at its line and column.
-pub fn ron_error(error: ron::error::SpannedError) -> ParseError {
-    ParseError::new(
-        error.span.start.line,
-        error.span.start.col,
-        error.code.to_string(),
-    )
+/// A RON error in `text` as a [`ParseError`] at its line and column, with a hint where the
+/// parser's own words do not say what to write: which field wants `Some(..)`, and which
+/// bracket is still open when the parser stumbles lines after the real mistake.
+pub fn ron_error(text: &str, error: ron::error::SpannedError) -> ParseError {
+    use ron::Error as E;
+    let (line, column) = (error.span.start.line, error.span.start.col);
+    let at = offset_of(text, line, column);
+    let mut message = error.code.to_string();
+    match &error.code {
+        E::ExpectedOption => {
+            let before = text[..at].trim_end().trim_end_matches(':');
+            let field = before
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or_default();
+            let value: String = text[at..]
+                .chars()
+                .take_while(|c| !matches!(c, ',' | ')' | '\n'))
+                .collect();
+            message = format!(
+                "`{field}` is optional: write `{field}: Some({})`, or put `#![enable(implicit_some)]` before the file's opening `(` ({message})",
+                value.trim()
+            );
+        }
+        E::ExpectedComma => message.push_str(": a `,` is missing before this"),
+        E::Eof
+        | E::ExpectedIdentifier
+        | E::ExpectedStructLikeEnd
+        | E::ExpectedArrayEnd
+        | E::ExpectedMapEnd
+        | E::ExpectedOptionEnd
+        | E::TrailingCharacters
+        | E::UnexpectedChar(_) => {
+            if let Some((open, open_line, open_column)) = unclosed_bracket(&text[..at])
+                && open_line < line
+            {
+                message.push_str(&format!(
+                    " (unclosed `{open}` opened at {open_line}:{open_column})"
+                ));
+            }
+        }
+        _ => {}
+    }
+    ParseError::new(line, column, message)
+}
+
+/// The byte offset of a 1-based line and column (in characters), clamped to the text.
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let rest = &text[start.min(text.len())..];
+    start
+        + rest
+            .char_indices()
+            .nth(column.saturating_sub(1))
+            .map_or(rest.len(), |(i, _)| i)
+}
+
+/// The innermost bracket left open at the end of `text` (RON strings and comments skipped),
+/// with its 1-based line and column.
+fn unclosed_bracket(text: &str) -> Option<(char, usize, usize)> {
+    let mut open = Vec::new();
+    let (mut line, mut column) = (1, 0);
+    let mut chars = text.chars().peekable();
+    let (mut in_string, mut in_comment) = (false, false);
+    while let Some(c) = chars.next() {
+        column += 1;
+        if c == '\n' {
+            (line, column, in_comment) = (line + 1, 0, false);
+            continue;
+        }
+        match c {
+            _ if in_comment => {}
+            '\\' if in_string => {
+                chars.next();
+                column += 1;
+            }
+            '"' => in_string = !in_string,
+            _ if in_string => {}
+            '/' if chars.peek() == Some(&'/') => in_comment = true,
+            '(' | '[' | '{' => open.push((c, line, column)),
+            ')' | ']' | '}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.pop()
 }
 
 /// The latest problem with each file, `file:line:col: message`; cleared when the file loads.

@@ -22,7 +22,7 @@ use crate::assets::{
 };
 use crate::level::Level;
 use crate::pathing::{OrderRefused, Path, Refusal};
-use crate::units::{AttackRange, MovementClass, Team, Tile, Unit};
+use crate::units::{AttackRange, MAX_ATTACK_RANGE, MovementClass, Team, Tile, Unit};
 
 /// A value for each movement class.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
@@ -52,6 +52,10 @@ pub enum ZoneOfControl {
     TakesAllPoints,
 }
 
+/// The most movement points a class may have: far more than any map needs (a range never
+/// leaves the map), and small enough that costs summed up to it stay exact.
+pub const MAX_MOVEMENT_POINTS: f64 = 1e6;
+
 /// The rules of tactics mode (`assets/tactics.ron`).
 #[derive(Asset, TypePath, Resource, Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,7 +68,7 @@ pub struct TacticsRules {
 
 impl TacticsRules {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
-        let rules: Self = ron::from_str(text).map_err(ron_error)?;
+        let rules: Self = ron::from_str(text).map_err(|e| ron_error(text, e))?;
         let at = |key: &str, message: String| {
             let (line, column) = text
                 .lines()
@@ -75,22 +79,20 @@ impl TacticsRules {
         };
         for class in MovementClass::ALL {
             let points = rules.movement_points.get(class);
-            if !(points.is_finite() && points >= 0.0) {
+            if !(0.0..=MAX_MOVEMENT_POINTS).contains(&points) {
                 return Err(at(
                     "movement_points",
                     format!(
-                        "{} movement points must be a number of at least 0, got {points}",
-                        class.name()
+                        "{class} movement points must be a number from 0 to {MAX_MOVEMENT_POINTS}, got {points}"
                     ),
                 ));
             }
             let (min, max) = rules.attack_range.get(class);
-            if !(1 <= min && min <= max) {
+            if !(1 <= min && min <= max && max <= MAX_ATTACK_RANGE) {
                 return Err(at(
                     "attack_range",
                     format!(
-                        "{} attack range must be (min, max) with 1 <= min <= max, got ({min}, {max})",
-                        class.name()
+                        "{class} attack range must be (min, max) with 1 <= min <= max <= {MAX_ATTACK_RANGE}, got ({min}, {max})"
                     ),
                 ));
             }
@@ -263,29 +265,34 @@ impl<'a> Board<'a> {
     /// Every tile a piece could attack after a move within `range` (or standing still).
     pub fn attack_tiles(&self, piece: &Piece, range: &Range) -> BTreeSet<Pos> {
         let (min, max) = piece.attack;
-        let from = range
+        let stands: Vec<Pos> = range
             .cells()
             .iter()
             .filter(|r| r.can_stop)
             .map(|r| r.pos)
-            .chain([piece.tile]);
-        let mut tiles = BTreeSet::new();
-        for stand in from {
-            let max = i64::from(max);
-            for dy in -max..=max {
-                for dx in -max..=max {
-                    let distance = (dx.abs() + dy.abs()) as u32;
-                    let (x, y) = (i64::from(stand.x) + dx, i64::from(stand.y) + dy);
-                    if (min..=piece.attack.1).contains(&distance) && x >= 0 && y >= 0 {
-                        let pos = Pos::new(x as u32, y as u32);
-                        if self.level.contains(pos) {
-                            tiles.insert(pos);
-                        }
-                    }
-                }
-            }
-        }
-        tiles
+            .chain([piece.tile])
+            .collect();
+        // No two tiles are farther apart than the map's width + height, so a longer reach is
+        // the same reach: the work stays proportional to the tiles that matter.
+        let max = max.min(self.level.width + self.level.height);
+        let (Some(left), Some(right), Some(top), Some(bottom)) = (
+            stands.iter().map(|s| s.x).min(),
+            stands.iter().map(|s| s.x).max(),
+            stands.iter().map(|s| s.y).min(),
+            stands.iter().map(|s| s.y).max(),
+        ) else {
+            return BTreeSet::new();
+        };
+        let xs = left.saturating_sub(max)..=right.saturating_add(max).min(self.level.width - 1);
+        let ys = top.saturating_sub(max)..=bottom.saturating_add(max).min(self.level.height - 1);
+        let distance = |a: Pos, b: Pos| a.x.abs_diff(b.x) + a.y.abs_diff(b.y);
+        ys.flat_map(|y| xs.clone().map(move |x| Pos::new(x, y)))
+            .filter(|&tile| {
+                stands
+                    .iter()
+                    .any(|&s| (min..=max).contains(&distance(s, tile)))
+            })
+            .collect()
     }
 
     /// Every tile `team` could attack next turn.

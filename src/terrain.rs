@@ -4,6 +4,7 @@ use bevy::asset::{AssetLoader, LoadContext, io::Reader};
 use bevy::prelude::*;
 use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
+use tilewalk_path::{MAX_COST, MIN_COST};
 
 use crate::assets::{AssetFileError, read_text, ron_error};
 use crate::units::MovementClass;
@@ -47,9 +48,10 @@ pub struct TerrainTable {
 pub const ATLAS_TILES: u32 = 7;
 
 impl TerrainTable {
-    /// Parses and validates a table: unique names and glyphs, known tiles, costs positive and finite.
+    /// Parses and validates a table: unique names and glyphs, known tiles, costs within
+    /// `[MIN_COST, MAX_COST]`.
     pub fn parse(text: &str) -> Result<Self, ParseError> {
-        let table: Self = ron::from_str(text).map_err(ron_error)?;
+        let table: Self = ron::from_str(text).map_err(|e| ron_error(text, e))?;
         let at = |terrain: &Terrain, message: String| {
             // Point at the terrain's entry: the line that names it.
             let needle = format!("\"{}\"", terrain.name);
@@ -107,15 +109,15 @@ impl TerrainTable {
                 ));
             }
             for class in MovementClass::ALL {
+                // The bounds the search can order exactly (see `tilewalk_path::MIN_COST`).
                 if let Some(cost) = terrain.cost(class)
-                    && !(cost > 0.0 && cost.is_finite())
+                    && !(MIN_COST..=MAX_COST).contains(&cost)
                 {
                     return Err(at(
                         terrain,
                         format!(
-                            "terrain `{}`: the {} cost must be positive, got {cost}",
+                            "terrain `{}`: the {class} cost must be between {MIN_COST} and {MAX_COST}, got {cost}",
                             terrain.name,
-                            class.name()
                         ),
                     ));
                 }
@@ -193,15 +195,33 @@ mod tests {
         let err = |text: &str| TerrainTable::parse(text).unwrap_err().to_string();
         assert_eq!(
             err("(terrains: [(name: \"a\", glyphs: \".\", tile: 0, foot: 1.0)"),
-            "1:52: Expected option"
+            "1:52: `foot` is optional: write `foot: Some(1.0)`, or put `#![enable(implicit_some)]` before the file's opening `(` (Expected option)"
+        );
+        let unclosed = "#![enable(implicit_some)]\n(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0,\n (name: \"b\", glyphs: \"x\", tile: 1),\n])";
+        assert_eq!(
+            err(unclosed),
+            "4:2: Expected identifier (unclosed `(` opened at 3:2)"
+        );
+        let comma = "(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0)\n (name: \"b\", glyphs: \"x\", tile: 1),\n])";
+        assert_eq!(
+            err(comma),
+            "3:2: Expected comma: a `,` is missing before this"
         );
         let twice = "(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0),\n (name: \"b\", glyphs: \"x.\", tile: 1),\n])";
         assert_eq!(err(twice), "3:9: glyph `.` stands for both `a` and `b`");
         let negative = "#![enable(implicit_some)]\n(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0, horse: -1.0),\n])";
         assert_eq!(
             err(negative),
-            "3:9: terrain `a`: the horse cost must be positive, got -1"
+            "3:9: terrain `a`: the horse cost must be between 0.001 and 1000000, got -1"
         );
+        for bad in ["1e308", "1e-320", "0.0", "inf", "NaN"] {
+            let text = negative.replace("-1.0", bad);
+            assert!(
+                err(&text).starts_with("3:9: terrain `a`: the horse cost must be between"),
+                "{bad}: {}",
+                err(&text)
+            );
+        }
         let tile = "(terrains: [(name: \"a\", glyphs: \".\", tile: 9)])";
         assert_eq!(
             err(tile),

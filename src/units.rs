@@ -93,6 +93,9 @@ pub struct Tile(pub Pos);
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AttackRange(pub u32, pub u32);
 
+/// The longest attack reach a class or a unit may have, in steps.
+pub const MAX_ATTACK_RANGE: u32 = 1000;
+
 /// Marks the units the player has selected.
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Selected;

@@ -11,7 +11,7 @@ use bevy::asset::io::file::FileAssetReader;
 use bevy::prelude::*;
 use clap::{Parser, Subcommand};
 
-use crate::assets::{AssetFileError, MapFile, register_map_source};
+use crate::assets::{AssetFileError, MapFile, read_file, register_map_source};
 use crate::map::MapAsset;
 use crate::terrain::TerrainTable;
 
@@ -80,6 +80,36 @@ struct GenArgs {
 /// Exit status for bad input (unreadable or malformed files, bad arguments).
 pub const EXIT_BAD_INPUT: u8 = 2;
 
+/// Why a command stopped before its end.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// Bad input (files, arguments): printed as `error: …`, exit status 2.
+    BadInput(String),
+    /// Whoever reads the output went away (`| head`): stop quietly.
+    Closed,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Self::BadInput(message)
+    }
+}
+
+impl From<AssetFileError> for Failure {
+    fn from(error: AssetFileError) -> Self {
+        Self::BadInput(error.to_string())
+    }
+}
+
+/// Prints one line of a command's output; a closed pipe ends the command quietly.
+pub(crate) fn say(line: impl std::fmt::Display) -> Result<(), Failure> {
+    use std::io::Write;
+    writeln!(std::io::stdout().lock(), "{line}").map_err(|e| match e.kind() {
+        std::io::ErrorKind::BrokenPipe => Failure::Closed,
+        _ => Failure::BadInput(format!("cannot write the output: {e}")),
+    })
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command.unwrap_or(Command::Play(PlayArgs::default())) {
@@ -89,10 +119,14 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Tactics(args) => tactics::run(&args),
         Command::Gen(args) => generate(&args),
     };
-    result.unwrap_or_else(|message| {
-        eprintln!("error: {message}");
-        ExitCode::from(EXIT_BAD_INPUT)
-    })
+    match result {
+        Ok(code) => code,
+        Err(Failure::Closed) => ExitCode::SUCCESS,
+        Err(Failure::BadInput(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
 }
 
 /// Where `assets/` is: beside the package when run through cargo (or `BEVY_ASSET_ROOT`),
@@ -106,22 +140,35 @@ pub fn asset_root() -> PathBuf {
     }
 }
 
-fn read(file: &FsPath) -> Result<String, String> {
-    std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))
-}
-
 /// Reads and parses the terrain table (`assets/terrain.ron` unless another file is given).
 pub(crate) fn read_terrain(file: Option<&FsPath>) -> Result<TerrainTable, String> {
     let file = file.map_or_else(|| asset_root().join("terrain.ron"), FsPath::to_path_buf);
-    TerrainTable::parse(&read(&file)?).map_err(|e| AssetFileError::in_file(&file, e).to_string())
+    TerrainTable::parse(&read_file(&file).map_err(|e| e.to_string())?)
+        .map_err(|e| AssetFileError::in_file(&file, e).to_string())
+}
+
+/// A headless app playing `file`'s map; units placed on impassable terrain are warned about
+/// on stderr, at their line.
+pub(crate) fn headless_map_app(
+    file: &FsPath,
+    map: &MapAsset,
+    table: &TerrainTable,
+) -> Result<App, Failure> {
+    let app = crate::headless_app(map, table).map_err(|e| AssetFileError::in_file(file, e))?;
+    let level = app.world().resource::<crate::level::Level>();
+    for warning in crate::level::stranded_units(map, level) {
+        eprintln!("warning: {}", AssetFileError::in_file(file, warning));
+    }
+    Ok(app)
 }
 
 /// Reads and parses a tilewalk or Moving AI map.
 pub(crate) fn read_map(file: &FsPath) -> Result<MapAsset, String> {
-    MapAsset::parse(&read(file)?).map_err(|e| AssetFileError::in_file(file, e).to_string())
+    MapAsset::parse(&read_file(file).map_err(|e| e.to_string())?)
+        .map_err(|e| AssetFileError::in_file(file, e).to_string())
 }
 
-fn play(args: PlayArgs) -> Result<ExitCode, String> {
+fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
     let map = args
         .map
         .unwrap_or_else(|| asset_root().join("maps/meadow.map"));
@@ -177,17 +224,22 @@ fn play(args: PlayArgs) -> Result<ExitCode, String> {
     })
 }
 
-fn generate(args: &GenArgs) -> Result<ExitCode, String> {
-    if !(16..=1024).contains(&args.width) || !(16..=1024).contains(&args.height) {
+fn generate(args: &GenArgs) -> Result<ExitCode, Failure> {
+    let sizes = crate::map::generate::SIZES;
+    if !sizes.contains(&args.width) || !sizes.contains(&args.height) {
         return Err(format!(
-            "--width and --height must be within 16..=1024, got {}x{}",
-            args.width, args.height
-        ));
+            "--width and --height must be within {}..={}, got {}x{}",
+            sizes.start(),
+            sizes.end(),
+            args.width,
+            args.height
+        )
+        .into());
     }
     let text = crate::map::generate::generate(args.seed, args.width, args.height);
     match &args.out {
         Some(out) => std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?,
-        None => print!("{text}"),
+        None => say(text.trim_end())?,
     }
     Ok(ExitCode::SUCCESS)
 }

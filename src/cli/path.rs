@@ -8,7 +8,8 @@ use clap::ValueEnum;
 use tilewalk_path::formats::{is_movingai_map, parse_movingai_map, parse_plain_grid};
 use tilewalk_path::{Algorithm, Board, Diagonal, Grid, Pos, SearchContext, SearchOptions};
 
-use crate::assets::AssetFileError;
+use super::{Failure, say};
+use crate::assets::{AssetFileError, read_file};
 use crate::level::Level;
 use crate::map::{MapAsset, parse_pos};
 use crate::units::MovementClass;
@@ -19,10 +20,10 @@ pub struct PathArgs {
     #[arg(long)]
     map: PathBuf,
     /// Start tile as X,Y (X = column, Y = row, 0,0 top-left); defaults to the map's `S`.
-    #[arg(long, value_parser = pos_arg)]
+    #[arg(long, value_parser = pos_arg, allow_hyphen_values = true)]
     from: Option<Pos>,
     /// Goal tile as X,Y; defaults to the map's `E`.
-    #[arg(long, value_parser = pos_arg)]
+    #[arg(long, value_parser = pos_arg, allow_hyphen_values = true)]
     to: Option<Pos>,
     /// When a diagonal step is allowed.
     #[arg(long, value_enum, default_value_t = DiagonalArg::NoObstacles)]
@@ -63,7 +64,7 @@ enum AlgorithmArg {
 }
 
 fn pos_arg(text: &str) -> Result<Pos, String> {
-    parse_pos(text).ok_or_else(|| format!("expected X,Y (two whole numbers), got `{text}`"))
+    parse_pos(text).ok_or_else(|| format!("expected X,Y (two whole numbers from 0), got `{text}`"))
 }
 
 fn class_arg(text: &str) -> Result<MovementClass, String> {
@@ -79,8 +80,7 @@ struct Loaded {
 }
 
 fn load(args: &PathArgs) -> Result<Loaded, String> {
-    let text =
-        std::fs::read_to_string(&args.map).map_err(|e| format!("{}: {e}", args.map.display()))?;
+    let text = read_file(&args.map).map_err(|e| e.to_string())?;
     let in_file = |e| AssetFileError::in_file(&args.map, e).to_string();
     if text.lines().any(|l| l.trim() == "[terrain]") {
         let map = MapAsset::parse(&text).map_err(in_file)?;
@@ -119,7 +119,7 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
     }
 }
 
-pub fn run(args: &PathArgs) -> Result<ExitCode, String> {
+pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
     let map = load(args)?;
     let (width, height) = (map.grid.width(), map.grid.height());
     let endpoint = |given: Option<Pos>, marked: Option<Pos>, flag: &str, glyph: char| {
@@ -164,7 +164,7 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, String> {
             if args.json {
                 let steps: Vec<[u32; 2]> = found.path.cells.iter().map(|p| [p.x, p.y]).collect();
                 let json = serde_json::json!({"found": true, "cost": found.path.cost, "steps": steps, "expanded": expanded, "micros": micros});
-                println!("{json}");
+                say(json)?;
             } else {
                 let mut glyphs = map.glyphs;
                 for (i, p) in found.path.cells.iter().enumerate() {
@@ -175,24 +175,23 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, String> {
                     };
                 }
                 for row in glyphs.chunks(width as usize) {
-                    println!("{}", row.iter().collect::<String>());
+                    say(row.iter().collect::<String>())?;
                 }
-                println!(
+                say(format!(
                     "cost {:.3}  steps {}  expanded {expanded}  time {micros:.0} µs",
                     found.path.cost,
                     found.path.cells.len() - 1
-                );
+                ))?;
             }
             Ok(ExitCode::SUCCESS)
         }
         Err(reason) => {
             if args.json {
-                println!(
-                    "{}",
-                    serde_json::json!({"found": false, "reason": reason.to_string(), "expanded": expanded, "micros": micros})
-                );
+                say(
+                    serde_json::json!({"found": false, "reason": reason.to_string(), "expanded": expanded, "micros": micros}),
+                )?;
             } else {
-                println!("no path: {reason}");
+                say(format!("no path: {reason}"))?;
             }
             Ok(ExitCode::from(1))
         }

@@ -7,12 +7,12 @@ use std::process::ExitCode;
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
-use crate::assets::AssetFileError;
+use super::{Failure, say};
+use crate::FIXED_STEP_SECS;
 use crate::journal::{Entry, Journal, round_seconds};
 use crate::map::parse_pos;
 use crate::pathing::MoveOrder;
 use crate::units::{Tile, Unit};
-use crate::{FIXED_STEP_SECS, headless_app};
 
 #[derive(clap::Args, Debug)]
 pub struct SimulateArgs {
@@ -42,17 +42,17 @@ fn order_arg(text: &str) -> Result<(String, Pos), String> {
     Ok((name.to_owned(), pos))
 }
 
-pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
+pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
     if !(args.seconds.is_finite() && args.seconds >= 0.0) {
         return Err(format!(
             "--seconds must be a non-negative number, got {}",
             args.seconds
-        ));
+        )
+        .into());
     }
     let map = super::read_map(&args.map)?;
     let table = super::read_terrain(args.terrain.as_deref())?;
-    let mut app = headless_app(&map, &table)
-        .map_err(|e| AssetFileError::in_file(&args.map, e).to_string())?;
+    let mut app = super::headless_map_app(&args.map, &map, &table)?;
     let world = app.world_mut();
     let units: Vec<(Entity, String)> = world
         .query_filtered::<(Entity, &Name), With<Unit>>()
@@ -66,13 +66,15 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
                 "no unit named `{name}` on {} (units: {})",
                 args.map.display(),
                 known.join(", ")
-            ));
+            )
+            .into());
         };
         if goal.x >= map.width || goal.y >= map.height {
             return Err(format!(
                 "order {name}:{},{}: the tile is outside the {}x{} map",
                 goal.x, goal.y, map.width, map.height
-            ));
+            )
+            .into());
         }
         let append = args.orders[..i].iter().any(|(earlier, _)| earlier == name);
         world.write_message(MoveOrder {
@@ -108,14 +110,14 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, String> {
             if let Some(reason) = reason {
                 json["reason"] = reason.into();
             }
-            println!("{json}");
+            say(json)?;
         } else {
             let outcome = match (seconds, reason) {
                 (Some(s), _) => format!("arrived after {s} s"),
                 (None, Some(reason)) => format!("refused: {reason}"),
                 (None, None) => "no order".to_owned(),
             };
-            println!("{name:<12} ({},{})  {outcome}", tile.x, tile.y);
+            say(format!("{name:<12} ({},{})  {outcome}", tile.x, tile.y))?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -9,7 +9,8 @@ use bevy::prelude::*;
 use serde_json::{Value, json};
 use tilewalk_path::Pos;
 
-use crate::assets::AssetFileError;
+use super::{Failure, say};
+use crate::assets::{AssetFileError, read_file};
 use crate::journal::{Entry, Journal};
 use crate::map::parse_pos;
 use crate::pathing::Path;
@@ -84,17 +85,16 @@ pub(crate) fn read_rules(file: Option<&std::path::Path>) -> Result<TacticsRules,
         || super::asset_root().join("tactics.ron"),
         std::path::Path::to_path_buf,
     );
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let text = read_file(&file).map_err(|e| e.to_string())?;
     TacticsRules::parse(&text).map_err(|e| AssetFileError::in_file(&file, e).to_string())
 }
 
-pub fn run(args: &TacticsArgs) -> Result<ExitCode, String> {
+pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
     let actions = parse_actions(&args.actions)?;
     let map = super::read_map(&args.map)?;
     let table = super::read_terrain(args.terrain.as_deref())?;
     let rules = read_rules(args.rules.as_deref())?;
-    let mut app = crate::headless_app(&map, &table)
-        .map_err(|e| AssetFileError::in_file(&args.map, e).to_string())?;
+    let mut app = super::headless_map_app(&args.map, &map, &table)?;
     app.insert_resource(rules);
     app.world_mut()
         .resource_mut::<NextState<Mode>>()
@@ -162,7 +162,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, String> {
                 json!({"action": "end_turn", "turn": app.world().resource::<Turn>().number, "enemy_moves": moves})
             }
         };
-        println!("{line}");
+        say(line)?;
     }
     Ok(ExitCode::SUCCESS)
 }

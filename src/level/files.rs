@@ -4,7 +4,7 @@
 use bevy::asset::AssetPath;
 use bevy::prelude::*;
 
-use super::{Level, LevelChanged, spawn_units};
+use super::{Level, LevelChanged, spawn_units, stranded_units};
 use crate::AppSystems;
 use crate::assets::{
     AssetFileError, FileErrors, MAP_SOURCE, MapFile, Tracks, report_failed_loads, touches,
@@ -113,6 +113,9 @@ fn rebuild_level(
             changed.write(LevelChanged { cells });
         }
         None => {
+            for warning in stranded_units(map, &built) {
+                warn!("{}", AssetFileError::in_file(&map_file.0, warning));
+            }
             spawn_units(&mut commands, map, &built);
             commands.insert_resource(built);
         }

@@ -93,6 +93,26 @@ pub(super) fn plugin(app: &mut App) {
     app.add_message::<LevelChanged>();
 }
 
+/// Units the map places on terrain impassable for their class, as warnings at their tile's
+/// `line:col` (they are not lost: an order makes them step off first).
+pub fn stranded_units(map: &MapAsset, level: &Level) -> Vec<ParseError> {
+    map.units
+        .iter()
+        .filter(|u| !level.grid(u.class).is_passable(u.pos))
+        .map(|u| {
+            let terrain = level.terrain(u.pos).map_or("?", |t| t.name.as_str());
+            ParseError::new(
+                u.line,
+                u.column,
+                format!(
+                    "unit `{}` stands on {terrain} at {}, impassable for {}: it steps off when ordered",
+                    u.name, u.pos, u.class
+                ),
+            )
+        })
+        .collect()
+}
+
 /// Spawns the units a map places.
 pub fn spawn_units(commands: &mut Commands, map: &MapAsset, level: &Level) {
     for spawn in &map.units {

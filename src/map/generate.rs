@@ -40,7 +40,12 @@ impl ValueNoise {
     }
 }
 
-/// The text of a generated map, in the tilewalk map format.
+/// The sizes (width and height alike) a map can be generated at: up to 4096 × 4096, the
+/// 16M-tile cap of map files.
+pub const SIZES: std::ops::RangeInclusive<u32> = 1..=4096;
+
+/// The text of a generated map, in the tilewalk map format. Small maps get what fits: the
+/// river needs 6 columns, villages and roads a 25 × 9 map.
 pub fn generate(seed: u64, width: u32, height: u32) -> String {
     let mut rng = StdRng::seed_from_u64(seed);
     let octaves = |rng: &mut StdRng, spacing: u32| {
@@ -73,25 +78,31 @@ pub fn generate(seed: u64, width: u32, height: u32) -> String {
     let index = |p: Pos| (p.y * width + p.x) as usize;
 
     // A river meandering from the top edge to the bottom, two tiles wide, with fords.
-    let mut x = rng.random_range(width / 3..2 * width / 3) as i64;
-    for y in 0..height {
-        x = (x + rng.random_range(-1..=1)).clamp(2, i64::from(width) - 3);
-        let ford = y % 37 == 18;
-        for dx in 0..2 {
-            glyphs[index(Pos::new((x + dx) as u32, y))] = if ford { ',' } else { '~' };
+    if width >= 6 {
+        let mut x = rng.random_range(width / 3..2 * width / 3) as i64;
+        for y in 0..height {
+            x = (x + rng.random_range(-1..=1)).clamp(2, i64::from(width) - 3);
+            let ford = y % 37 == 18;
+            for dx in 0..2 {
+                glyphs[index(Pos::new((x + dx) as u32, y))] = if ford { ',' } else { '~' };
+            }
         }
     }
 
     // Villages joined by roads that A* routes over the terrain as a road builder would price it.
-    let villages: Vec<Pos> = (0..5)
-        .map(|i| {
-            let band = width / 5;
-            Pos::new(
-                rng.random_range(i * band + 2..(i + 1) * band - 2),
-                rng.random_range(4..height - 4),
-            )
-        })
-        .collect();
+    let band = width / 5;
+    let villages: Vec<Pos> = if band >= 5 && height >= 9 {
+        (0..5)
+            .map(|i| {
+                Pos::new(
+                    rng.random_range(i * band + 2..(i + 1) * band - 2),
+                    rng.random_range(4..height - 4),
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let build_cost = |g: char| match g {
         '.' | '=' => Some(1.0),
         'f' => Some(3.0),
@@ -117,31 +128,29 @@ pub fn generate(seed: u64, width: u32, height: u32) -> String {
 
     // Three units a side, on open ground near the west and east edges.
     let open_near = |glyphs: &[char], around: Pos, taken: &[Pos]| {
-        let mut candidates: Vec<Pos> = cells
+        cells
             .iter()
             .copied()
             .filter(|&p| glyphs[index(p)] == '.' && !taken.contains(&p))
-            .collect();
-        candidates.sort_by_key(|p| {
-            (
-                p.x.abs_diff(around.x).pow(2) + p.y.abs_diff(around.y).pow(2),
-                p.y,
-                p.x,
-            )
-        });
-        candidates.first().copied()
+            .min_by_key(|p| {
+                (
+                    p.x.abs_diff(around.x).pow(2) + p.y.abs_diff(around.y).pow(2),
+                    p.y,
+                    p.x,
+                )
+            })
     };
     let mut units = String::new();
     let mut taken = Vec::new();
     let sides = [
         (
             "blue",
-            Pos::new(4, height / 2),
+            Pos::new(4.min(width - 1), height / 2),
             ["knight", "lancer", "griffin"],
         ),
         (
             "red",
-            Pos::new(width - 5, height / 2),
+            Pos::new(width.saturating_sub(5), height / 2),
             ["brute", "raider", "wyvern"],
         ),
     ];
@@ -170,6 +179,18 @@ pub fn generate(seed: u64, width: u32, height: u32) -> String {
 mod tests {
     use super::*;
     use crate::map::MapAsset;
+
+    #[test]
+    fn every_size_generates_a_map_that_parses() {
+        for width in (1..=40).chain([63, 64, 65]) {
+            for height in [1, 2, 3, 8, 9, 10, 17, 40] {
+                let text = generate(u64::from(width * 100 + height), width, height);
+                let map =
+                    MapAsset::parse(&text).unwrap_or_else(|e| panic!("{width}x{height}: {e}"));
+                assert_eq!((map.width, map.height), (width, height));
+            }
+        }
+    }
 
     #[test]
     fn same_seed_same_map_and_it_parses() {

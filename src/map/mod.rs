@@ -20,12 +20,17 @@ mod loader;
 
 pub use loader::MapLoader;
 
+use std::collections::HashMap;
+
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 use tilewalk_path::formats::{ParseError, is_movingai_map, parse_movingai_map};
 
 use crate::terrain::TerrainTable;
-use crate::units::{MovementClass, Team};
+use crate::units::{MAX_ATTACK_RANGE, MovementClass, Team};
+
+/// The most units a map may place.
+pub const MAX_UNITS: usize = 100_000;
 
 /// A unit placed by the map.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,8 +41,9 @@ pub struct UnitSpawn {
     pub pos: Pos,
     /// Its own attack range (min, max) for tactics, instead of its class's.
     pub attack: Option<(u32, u32)>,
-    /// The line that places it, for error messages.
+    /// Where its tile is written (line, column), for messages.
     pub line: usize,
+    pub column: usize,
 }
 
 /// A parsed map: glyphs row by row and the units it places. Glyphs are checked against
@@ -54,8 +60,10 @@ pub struct MapAsset {
 }
 
 impl MapAsset {
-    /// Parses either format: a Moving AI map (it starts with `type`) or a tilewalk map.
+    /// Parses either format: a Moving AI map (it starts with `type`) or a tilewalk map. A
+    /// leading byte order mark is skipped.
     pub fn parse(text: &str) -> Result<Self, ParseError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if is_movingai_map(text) {
             Self::from_movingai(text)
         } else {
@@ -104,6 +112,7 @@ impl MapAsset {
             units: Vec::new(),
         };
         let mut last_line = 0;
+        let mut names = HashMap::new();
         for (i, raw) in text.lines().enumerate() {
             let number = i + 1;
             last_line = number;
@@ -142,14 +151,21 @@ impl MapAsset {
                     }
                     Section::Terrain => map.push_row(number, indent + 1, trimmed)?,
                     Section::Units => {
+                        if map.units.len() == MAX_UNITS {
+                            return Err(ParseError::new(
+                                number,
+                                indent + 1,
+                                format!("too many units (a map places at most {MAX_UNITS})"),
+                            ));
+                        }
                         let unit = parse_unit(number, line)?;
-                        if let Some(twin) = map.units.iter().find(|u| u.name == unit.name) {
+                        if let Some(twin) = names.insert(unit.name.clone(), number) {
                             return Err(ParseError::new(
                                 number,
                                 indent + 1,
                                 format!(
-                                    "a second unit named `{}` (the first is on line {})",
-                                    unit.name, twin.line
+                                    "a second unit named `{}` (the first is on line {twin})",
+                                    unit.name
                                 ),
                             ));
                         }
@@ -166,6 +182,7 @@ impl MapAsset {
             ));
         }
         map.height = map.rows.len() as u32;
+        let mut tiles: HashMap<Pos, &str> = HashMap::new();
         for unit in &map.units {
             if unit.pos.x >= map.width || unit.pos.y >= map.height {
                 return Err(ParseError::new(
@@ -177,18 +194,11 @@ impl MapAsset {
                     ),
                 ));
             }
-            if let Some(other) = map
-                .units
-                .iter()
-                .find(|u| u.pos == unit.pos && u.line < unit.line)
-            {
+            if let Some(other) = tiles.insert(unit.pos, &unit.name) {
                 return Err(ParseError::new(
                     unit.line,
                     1,
-                    format!(
-                        "unit `{}` stands on the same tile as `{}`",
-                        unit.name, other.name
-                    ),
+                    format!("unit `{}` stands on the same tile as `{other}`", unit.name),
                 ));
             }
         }
@@ -247,6 +257,7 @@ impl MapAsset {
                     pos: *pos,
                     attack: None,
                     line: 1,
+                    column: 1,
                 });
             }
         }
@@ -319,12 +330,14 @@ fn parse_unit(number: usize, line: &str) -> Result<UnitSpawn, ParseError> {
         .map(|&(column, text)| {
             let (min, max) = text.split_once('-').unwrap_or((text, text));
             match (min.parse::<u32>(), max.parse::<u32>()) {
-                (Ok(min), Ok(max)) if 1 <= min && min <= max => Ok((min, max)),
+                (Ok(min), Ok(max)) if 1 <= min && min <= max && max <= MAX_ATTACK_RANGE => {
+                    Ok((min, max))
+                }
                 _ => Err(ParseError::new(
                     number,
                     column,
                     format!(
-                        "expected an attack range as N or MIN-MAX (1 <= MIN <= MAX), got `{text}`"
+                        "expected an attack range as N or MIN-MAX (1 <= MIN <= MAX <= {MAX_ATTACK_RANGE}), got `{text}`"
                     ),
                 )),
             }
@@ -337,6 +350,7 @@ fn parse_unit(number: usize, line: &str) -> Result<UnitSpawn, ParseError> {
         pos,
         attack,
         line: number,
+        column: pos_col,
     })
 }
 
@@ -371,7 +385,8 @@ mod tests {
                 class: MovementClass::Flyer,
                 pos: Pos::new(2, 1),
                 attack: None,
-                line: 8
+                line: 8,
+                column: 15
             }
         );
         let terrain = map.terrain(&table()).unwrap();
@@ -427,7 +442,7 @@ mod tests {
         );
         assert_eq!(
             err("[terrain]\n...\n[units]\nk blue foot 0,0 3-2\n"),
-            "4:17: expected an attack range as N or MIN-MAX (1 <= MIN <= MAX), got `3-2`"
+            "4:17: expected an attack range as N or MIN-MAX (1 <= MIN <= MAX <= 1000), got `3-2`"
         );
         assert_eq!(
             err("[terrain]\n...\n[units]\nk blue foot\n"),

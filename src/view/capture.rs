@@ -1,15 +1,23 @@
-//! Screenshots (F12) and, with `--events`, where the map is on screen: what a player uses
-//! to share a moment, and what the end-to-end test uses to click tiles and check the frame.
+//! Screenshots (F12) and, with `--events`, what the player's input did: where the map is on
+//! screen, the tile under the pointer, the selection, the orders given. A player uses F12 to
+//! share a moment; the end-to-end test clicks tiles and waits on these events instead of
+//! sleeping, so it holds on a slow, busy machine.
 
 use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 
+use tilewalk_path::Pos;
+
+use super::Cursor;
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::journal::EventLog;
 use crate::level::Level;
+use crate::pathing::MoveOrder;
+use crate::tactics::TacticsMove;
+use crate::units::Selected;
 
 /// Where F12 saves the next screenshot (`play --screenshot FILE`); by default
 /// `screenshots/tilewalk-N.png` in the current folder.
@@ -21,7 +29,8 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (
             take_screenshot,
-            report_view.run_if(resource_exists::<EventLog>.and_then(resource_exists::<Level>)),
+            (report_view, report_hover, report_selection, report_orders)
+                .run_if(resource_exists::<EventLog>.and_then(resource_exists::<Level>)),
         )
             .in_set(AppSystems::Present),
     );
@@ -87,6 +96,54 @@ fn report_view(
             "origin": [origin.x, origin.y],
             "tile_px": view.1,
         }))?;
+    }
+    Ok(())
+}
+
+/// The tile under the pointer, whenever it changes (`null` off the map).
+fn report_hover(
+    cursor: Res<Cursor>,
+    mut log: ResMut<EventLog>,
+    mut last: Local<Option<Pos>>,
+) -> Result {
+    if *last != cursor.tile {
+        *last = cursor.tile;
+        let tile = cursor.tile.map(|p| [p.x, p.y]);
+        log.write(&serde_json::json!({"event": "hover", "tile": tile}))?;
+    }
+    Ok(())
+}
+
+/// The selected units by name, whenever the selection changes.
+fn report_selection(
+    added: Query<(), Added<Selected>>,
+    mut removed: RemovedComponents<Selected>,
+    selected: Query<&Name, With<Selected>>,
+    mut log: ResMut<EventLog>,
+) -> Result {
+    if added.is_empty() && removed.read().count() == 0 {
+        return Ok(());
+    }
+    let mut names: Vec<&str> = selected.iter().map(Name::as_str).collect();
+    names.sort_unstable();
+    log.write(&serde_json::json!({"event": "selected", "units": names}))?;
+    Ok(())
+}
+
+/// Every order the player gave, with the units it went to.
+fn report_orders(
+    mut moves: MessageReader<MoveOrder>,
+    mut tactics: MessageReader<TacticsMove>,
+    names: Query<&Name>,
+    mut log: ResMut<EventLog>,
+) -> Result {
+    let name = |e: Entity| names.get(e).map_or("?", Name::as_str);
+    for order in moves.read() {
+        let units: Vec<&str> = order.units.iter().map(|&e| name(e)).collect();
+        log.write(&serde_json::json!({"event": "ordered", "units": units, "goal": [order.goal.x, order.goal.y]}))?;
+    }
+    for order in tactics.read() {
+        log.write(&serde_json::json!({"event": "ordered", "units": [name(order.unit)], "goal": [order.to.x, order.to.y]}))?;
     }
     Ok(())
 }

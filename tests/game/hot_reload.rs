@@ -256,3 +256,53 @@ fn tactics_rules_hot_reload_and_a_broken_edit_keeps_the_last_good_rules() {
     assert_eq!(foot_points(&app), Some(7.0), "the last good rules stay");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn hostile_edits_while_playing_are_reported_and_change_nothing() {
+    let dir = folder("hostile");
+    let mut app = watching_app(&dir);
+    let errors = |app: &App| app.world().resource::<FileErrors>().0.clone();
+    let wait_for = |app: &mut App, file: &str, needle: &str| {
+        update_until(app, needle, |app| {
+            errors(app)
+                .iter()
+                .any(|(f, e)| f.ends_with(file) && e.contains(needle))
+        });
+        errors(app)
+            .into_iter()
+            .find(|(f, _)| f.ends_with(file))
+            .unwrap()
+            .1
+    };
+
+    // A byte that is not UTF-8, in the first row of the terrain.
+    std::thread::sleep(Duration::from_millis(400));
+    let mut bytes = MAP.as_bytes().to_vec();
+    bytes[13] = 0xff;
+    std::fs::write(dir.join("field.map"), bytes).unwrap();
+    let message = wait_for(&mut app, "field.map", "not UTF-8");
+    assert!(
+        message.contains("field.map:2:4: not UTF-8 text: byte 0xff"),
+        "{message}"
+    );
+
+    // A cost the search cannot order, at the terrain's line.
+    edit(
+        dir.join("terrain.ron"),
+        &TERRAIN.replace(GRASS, &GRASS.replace("foot: 1.0", "foot: 1e308")),
+    );
+    let message = wait_for(&mut app, "terrain.ron", "between 0.001 and 1000000");
+    let line = 1 + TERRAIN.lines().position(|l| l.contains(GRASS)).unwrap();
+    assert!(
+        message.contains(&format!("terrain.ron:{line}:")),
+        "{message}"
+    );
+
+    let level = app.world().resource::<Level>();
+    assert_eq!(
+        level.grid(MovementClass::Foot).cost(Pos::new(1, 1)),
+        Some(1.0)
+    );
+    assert_eq!(tile(&mut app, "knight"), Pos::new(0, 2), "nothing was lost");
+    let _ = std::fs::remove_dir_all(dir);
+}

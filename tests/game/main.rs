@@ -2,6 +2,7 @@
 //! the command line. (One binary, so Bevy is linked once.)
 
 mod cli;
+mod fuzz;
 mod hot_reload;
 mod simulation;
 mod tactics;

@@ -1,6 +1,8 @@
 //! The game a player runs: the real binary in a real window under Xvfb, rendered by
 //! lavapipe, driven by real pointer and key events from xdotool. It checks what the game
-//! itself reports (`--events`) and what it shows (an F12 screenshot).
+//! itself reports (`--events`) and what it shows (an F12 screenshot). Every step waits on an
+//! event the game reports (the hovered tile, the selection, the order, the screenshot), never
+//! on a fixed sleep: on a busy machine a lavapipe frame can take a second.
 //!
 //! Set `TILEWALK_SCREENSHOT_OUT=docs/screenshot.png` to keep the screenshot for the README.
 
@@ -91,6 +93,11 @@ impl Game {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
+    /// Events after the first `from`.
+    fn events_from(&self, from: usize) -> Vec<Value> {
+        self.events().into_iter().skip(from).collect()
+    }
+
     fn events(&self) -> Vec<Value> {
         let text = std::fs::read_to_string(&self.events).unwrap_or_default();
         text.lines()
@@ -98,15 +105,17 @@ impl Game {
             .collect()
     }
 
-    fn wait_event(
+    /// Waits for an event after the first `from` that `matches`.
+    fn wait_event_from(
         &mut self,
+        from: usize,
         what: &str,
         timeout: Duration,
         matches: impl Fn(&Value) -> bool,
     ) -> Value {
         let deadline = Instant::now() + timeout;
         loop {
-            if let Some(event) = self.events().into_iter().find(&matches) {
+            if let Some(event) = self.events_from(from).into_iter().find(&matches) {
                 return event;
             }
             assert!(
@@ -122,6 +131,15 @@ impl Game {
             );
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    fn wait_event(
+        &mut self,
+        what: &str,
+        timeout: Duration,
+        matches: impl Fn(&Value) -> bool,
+    ) -> Value {
+        self.wait_event_from(0, what, timeout, matches)
     }
 
     /// The end of the game's log, for failure messages.
@@ -155,15 +173,23 @@ impl Game {
         )
     }
 
-    /// A real click: move, let the pointer settle (picking hovers first, as under a hand), press, release.
-    fn click(&self, x: u32, y: u32, button: &str) {
+    /// A real click on tile (x, y): move the pointer there, wait until the game reports it
+    /// hovers that tile, press, release. Returns how many events there were before the press,
+    /// so the caller can wait for what the click did.
+    fn click(&mut self, x: u32, y: u32, button: &str) -> usize {
         let (px, py) = self.tile_center(x, y);
+        let before = self.events().len();
         self.xdotool(&["mousemove", &px.to_string(), &py.to_string()]);
-        std::thread::sleep(Duration::from_millis(400));
+        let tile = serde_json::json!([x, y]);
+        let hovering = |e: &Value| e["event"] == "hover" && e["tile"] == tile;
+        let already = self.events().into_iter().rfind(|e| e["event"] == "hover");
+        if already.as_ref().is_none_or(|e| !hovering(e)) {
+            self.wait_event_from(before, "the pointer over the tile", STARTUP, hovering);
+        }
+        let pressed = self.events().len();
         self.xdotool(&["mousedown", button]);
-        std::thread::sleep(Duration::from_millis(150));
         self.xdotool(&["mouseup", button]);
-        std::thread::sleep(Duration::from_millis(300));
+        pressed
     }
 }
 
@@ -210,16 +236,24 @@ fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
     });
 
     // Select the knight, order it across the river; the cheapest way is over the ford.
-    game.click(2, 5, "1");
-    game.click(28, 5, "3");
-    std::thread::sleep(Duration::from_millis(1500));
+    let pressed = game.click(2, 5, "1");
+    game.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
+        e["event"] == "selected" && e["units"] == serde_json::json!(["knight"])
+    });
+    let pressed = game.click(28, 5, "3");
+    game.wait_event_from(pressed, "the order", STARTUP, |e| {
+        e["event"] == "ordered" && e["goal"] == serde_json::json!([28, 5])
+    });
+    let before = game.events().len();
     game.xdotool(&["key", "F12"]);
-    let shot = game.wait_event("the screenshot", STARTUP, |e| e["event"] == "screenshot");
+    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
+        e["event"] == "screenshot"
+    });
     let shot = PathBuf::from(shot["path"].as_str().unwrap());
 
     // A refused order: rock is impassable; the game says so and keeps running.
-    game.click(31, 0, "3");
-    let refused = game.wait_event("the refusal", WALK, |e| e["event"] == "refused");
+    let pressed = game.click(31, 0, "3");
+    let refused = game.wait_event_from(pressed, "the refusal", WALK, |e| e["event"] == "refused");
     assert_eq!(refused["unit"], "knight");
     assert_eq!(refused["goal"], serde_json::json!([31, 0]));
     assert!(

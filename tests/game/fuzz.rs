@@ -1,0 +1,224 @@
+//! Bad input, as a hostile tester would write it: arbitrary bytes and structured mutations of
+//! the shipped maps, terrain table and tactics rules, and mangled command lines. Nothing may
+//! panic, and every error from a file names a line and column inside it. (The long campaign
+//! that runs the release binary on 100,000 inputs is `fuzz/campaign.py`.)
+
+use clap::Parser;
+use proptest::prelude::*;
+use tilewalk::assets::{TextError, decode_text};
+use tilewalk::cli::Cli;
+use tilewalk::level::{Level, stranded_units};
+use tilewalk::map::MapAsset;
+use tilewalk::tactics::TacticsRules;
+use tilewalk::terrain::TerrainTable;
+use tilewalk_path::formats::ParseError;
+
+const MAPS: [&str; 4] = [
+    include_str!("../../assets/maps/meadow.map"),
+    include_str!("../../assets/maps/skirmish.map"),
+    include_str!("../../assets/maps/maze.map"),
+    "type octile\nheight 3\nwidth 4\nmap\n@...\n.TW.\n...S\n",
+];
+const TERRAIN: &str = include_str!("../../assets/terrain.ron");
+const RULES: &str = include_str!("../../assets/tactics.ron");
+
+/// Pieces a mutation inserts: glyphs, brackets, separators, numbers a parser may choke on.
+const PIECES: [&str; 24] = [
+    "#",
+    "~",
+    "?",
+    "[units]",
+    "[terrain]",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\n",
+    "\r\n",
+    "-",
+    "1e308",
+    "1e-320",
+    "NaN",
+    "-1",
+    "4294967296",
+    "99999999999999999999",
+    "\u{feff}",
+    "é",
+    "Some(",
+    "//",
+];
+
+/// One edit of a text: where (a fraction of its length) and what.
+#[derive(Clone, Debug)]
+enum Edit {
+    Delete(f64, usize),
+    Insert(f64, usize),
+    DuplicateLine(f64),
+    DeleteLine(f64),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (0.0..1.0, 1..8usize).prop_map(|(at, n)| Edit::Delete(at, n)),
+        (0.0..1.0, 0..PIECES.len()).prop_map(|(at, i)| Edit::Insert(at, i)),
+        (0.0..1.0).prop_map(Edit::DuplicateLine),
+        (0.0..1.0).prop_map(Edit::DeleteLine),
+    ]
+}
+
+/// `text` with `edits` applied (on character boundaries).
+fn mutate(text: &str, edits: &[Edit]) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for edit in edits {
+        let at = |f: f64, len: usize| ((f * len as f64) as usize).min(len);
+        match *edit {
+            Edit::Delete(f, n) => {
+                let start = at(f, chars.len());
+                chars.drain(start..(start + n).min(chars.len()));
+            }
+            Edit::Insert(f, i) => {
+                let start = at(f, chars.len());
+                chars.splice(start..start, PIECES[i].chars());
+            }
+            Edit::DuplicateLine(f) | Edit::DeleteLine(f) => {
+                let text: String = chars.iter().collect();
+                let mut lines: Vec<&str> = text.split('\n').collect();
+                let i = at(f, lines.len() - 1);
+                if matches!(edit, Edit::DuplicateLine(_)) {
+                    lines.insert(i, lines[i]);
+                } else {
+                    lines.remove(i);
+                }
+                chars = lines.join("\n").chars().collect();
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
+/// The error points inside the text (a line one past the end is allowed: "expected more").
+fn located(error: &ParseError, text: &str) {
+    let lines = text.lines().count().max(1);
+    assert!(
+        error.line >= 1 && error.column >= 1 && error.line <= lines + 1,
+        "{error} is not inside the {lines} lines"
+    );
+}
+
+fn table() -> TerrainTable {
+    TerrainTable::parse(TERRAIN).expect("the shipped table parses")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_maps_parse_or_fail_at_a_place(
+        base in 0..MAPS.len(),
+        edits in prop::collection::vec(edit(), 1..6),
+    ) {
+        let text = mutate(MAPS[base], &edits);
+        match MapAsset::parse(&text) {
+            Ok(map) => match Level::build(&map, &table()) {
+                Ok(level) => {
+                    for warning in stranded_units(&map, &level) {
+                        located(&warning, &text);
+                    }
+                }
+                Err(error) => located(&error, &text),
+            },
+            Err(error) => located(&error, &text),
+        }
+    }
+
+    #[test]
+    fn mutated_terrain_tables_and_rules_parse_or_fail_at_a_place(
+        edits in prop::collection::vec(edit(), 1..6),
+    ) {
+        let terrain = mutate(TERRAIN, &edits);
+        if let Err(error) = TerrainTable::parse(&terrain) {
+            located(&error, &terrain);
+        }
+        let rules = mutate(RULES, &edits);
+        if let Err(error) = TacticsRules::parse(&rules) {
+            located(&error, &rules);
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_are_refused_at_a_place(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        match decode_text(bytes) {
+            Ok(text) => {
+                let errors = [
+                    MapAsset::parse(&text).err(),
+                    TerrainTable::parse(&text).err(),
+                    TacticsRules::parse(&text).err(),
+                ];
+                for error in errors.iter().flatten() {
+                    located(error, &text);
+                }
+            }
+            Err(TextError::NotUtf8(error)) => assert!(error.line >= 1 && error.column >= 1),
+            Err(TextError::TooLarge) => panic!("400 bytes are not too large"),
+        }
+    }
+
+    #[test]
+    fn mangled_command_lines_are_parsed_or_refused(
+        words in prop::collection::vec(
+            prop_oneof![
+                Just("path".to_owned()), Just("simulate".to_owned()), Just("tactics".to_owned()),
+                Just("gen".to_owned()), Just("play".to_owned()), Just("--map".to_owned()),
+                Just("--from".to_owned()), Just("--to".to_owned()), Just("--order".to_owned()),
+                Just("--width".to_owned()), Just("--seconds".to_owned()), Just("--json".to_owned()),
+                Just("--diagonal".to_owned()), Just("--algorithm".to_owned()),
+                Just("-1,0".to_owned()), Just("4294967296,1".to_owned()), Just("NaN".to_owned()),
+                "[ -~]{0,12}",
+            ],
+            0..8,
+        ),
+    ) {
+        // Parsing either succeeds or gives clap's error; it never panics.
+        let _ = Cli::try_parse_from(std::iter::once("tilewalk".to_owned()).chain(words));
+    }
+}
+
+#[test]
+fn the_cases_the_fuzz_campaign_found_stay_fixed() {
+    // A Moving AI header that lies about its size: no allocation from the claim.
+    let liar = "type octile\nheight 715827881\nwidth 1\nmap\n.\n";
+    assert!(MapAsset::parse(liar).is_err());
+    let huge = "type octile\nheight 65536\nwidth 65536\nmap\n...\n";
+    assert!(
+        MapAsset::parse(huge)
+            .unwrap_err()
+            .to_string()
+            .contains("too large")
+    );
+    // A byte order mark and a damaged header.
+    let bom = "\u{feff}type octile\nheight 1\nwidth 2\nmap\n..\n";
+    assert_eq!(MapAsset::parse(bom).unwrap().width, 2);
+    let damaged = MapAsset::parse("tpye octile\nheight 1\nwidth 2\nmap\n..\n").unwrap_err();
+    assert_eq!(
+        damaged.to_string(),
+        "1:1: expected the header `type octile`, got `tpye octile`"
+    );
+    // Invalid UTF-8 is located.
+    let TextError::NotUtf8(error) = decode_text(b"[terrain]\n..\xff.\n".to_vec()).unwrap_err()
+    else {
+        panic!("not a UTF-8 error");
+    };
+    assert_eq!((error.line, error.column), (2, 3));
+    // Costs the search cannot order, and tactics numbers beyond any map.
+    assert!(TerrainTable::parse(&TERRAIN.replace("foot: 6.0", "foot: 1e308")).is_err());
+    assert!(TacticsRules::parse(&RULES.replace("foot: 5.0", "foot: 1e300")).is_err());
+    let far = "[terrain]\n...\n[units]\nk blue foot 0,0 1-10000\n";
+    assert!(
+        MapAsset::parse(far)
+            .unwrap_err()
+            .to_string()
+            .contains("<= 1000")
+    );
+}
