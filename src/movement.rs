@@ -2,14 +2,12 @@
 //! gives: a step takes step length × the entered tile's cost ÷ the unit's speed.
 
 use std::collections::{HashMap, HashSet};
-use std::f64::consts::SQRT_2;
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
 use crate::AppSystems;
-use crate::convert::cell_center;
 use crate::level::Level;
 use crate::pathing::{OrderRefused, Path, Refusal, Replan};
 use crate::units::{Motion, MovementClass, Stride, Tile, UNIT_Z, Unit};
@@ -32,13 +30,9 @@ pub struct Arrived {
     pub seconds: f64,
 }
 
-/// How long entering `to` from `from` takes for a tile of cost `cost`.
-pub fn step_seconds(from: Pos, to: Pos, cost: f64) -> f64 {
-    let length = if from.x != to.x && from.y != to.y {
-        SQRT_2
-    } else {
-        1.0
-    };
+/// How long a step of `length` (1 straight or across a hex side, √2 diagonally) into a tile
+/// of cost `cost` takes.
+pub fn step_seconds(length: f64, cost: f64) -> f64 {
     length * cost / UNIT_SPEED_TILES_PER_SEC
 }
 
@@ -81,6 +75,7 @@ fn follow_paths(
         .map(|u| u.entity)
         .collect();
     let now = time.elapsed_secs_f64();
+    let geometry = level.geometry();
     for walker in &mut units {
         let WalkerItem {
             entity,
@@ -162,17 +157,16 @@ fn follow_paths(
                 from: tile.0,
                 to,
                 elapsed: 0.0,
-                duration: step_seconds(tile.0, to, cost),
+                duration: step_seconds(geometry.step_length(tile.0, to), cost),
             });
             tile.0 = to;
             path.next += 1;
         }
         let position = match motion.stride {
-            Some(s) => cell_center(s.from, level.height).lerp(
-                cell_center(s.to, level.height),
-                (s.elapsed / s.duration) as f32,
-            ),
-            None => cell_center(tile.0, level.height),
+            Some(s) => geometry
+                .center(s.from)
+                .lerp(geometry.center(s.to), (s.elapsed / s.duration) as f32),
+            None => geometry.center(tile.0),
         };
         transform.translation = position.extend(UNIT_Z);
     }

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
-use tilewalk_path::{Grid, NoPath, Passage, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{Board, Grid, NoPath, Passage, Pos, SearchContext, SearchOptions};
 
 use crate::AppSystems;
 use crate::level::{Level, LevelChanged};
@@ -254,7 +254,7 @@ fn plan_orders(
                 refused.write(refuse(reason));
                 continue;
             }
-            let Some(goal) = free_goal(grid, from, order.goal, &claimed) else {
+            let Some(goal) = free_goal(grid, level.board, from, order.goal, &claimed) else {
                 refused.write(refuse(Refusal::NoFreeTile { unit: name.into() }));
                 continue;
             };
@@ -267,6 +267,7 @@ fn plan_orders(
                 &mut last,
                 recorder,
                 grid,
+                level.board,
                 from,
                 &[goal],
                 None,
@@ -317,7 +318,7 @@ fn check_goal(
     if !grid.is_passable(from) {
         return Err(Refusal::StandsOnImpassable { unit, class });
     }
-    if !grid.connected(from, goal, SearchOptions::default().board) {
+    if !grid.connected(from, goal, level.board) {
         return Err(Refusal::Unreachable {
             unit,
             goal,
@@ -329,8 +330,13 @@ fn check_goal(
 
 /// The tile nearest to `goal` (by straight-line distance, ties by row then column) that is
 /// passable, reachable from `from` and not claimed. `goal` itself when it is free.
-fn free_goal(grid: &Grid, from: Pos, goal: Pos, claimed: &HashSet<Pos>) -> Option<Pos> {
-    let board = SearchOptions::default().board;
+fn free_goal(
+    grid: &Grid,
+    board: Board,
+    from: Pos,
+    goal: Pos,
+    claimed: &HashSet<Pos>,
+) -> Option<Pos> {
     let free = |p: Pos| (p == from || !claimed.contains(&p)) && grid.connected(from, p, board);
     let reach = grid.width().max(grid.height()) as i64;
     (0..=reach).find_map(|r| {
@@ -374,13 +380,14 @@ fn search_legs(
     last: &mut LastSearch,
     recorder: Recorder,
     grid: &Grid,
+    board: Board,
     from: Pos,
     waypoints: &[Pos],
     avoid: Option<&HashSet<Pos>>,
 ) -> Result<Path, NoPath> {
     let options = SearchOptions {
         record_expansions: recorder.record,
-        ..SearchOptions::default()
+        ..SearchOptions::on(board)
     };
     let passage = |p: Pos| match avoid {
         Some(avoid) if avoid.contains(&p) => Passage::Blocked,
@@ -463,7 +470,7 @@ fn replan_paths(
         if let Some(others) = &others
             && let Some(goal) = waypoints.last_mut()
             && others.contains(goal)
-            && let Some(free) = free_goal(grid, unit.tile.0, *goal, others)
+            && let Some(free) = free_goal(grid, level.board, unit.tile.0, *goal, others)
         {
             *goal = free;
         }
@@ -476,6 +483,7 @@ fn replan_paths(
             &mut last,
             recorder,
             grid,
+            level.board,
             unit.tile.0,
             &waypoints,
             others.as_ref(),
@@ -512,15 +520,33 @@ mod tests {
         let grid = Grid::new(5, 5).unwrap();
         let claimed: HashSet<Pos> = [Pos::new(2, 2), Pos::new(2, 1)].into();
         assert_eq!(
-            free_goal(&grid, Pos::new(0, 0), Pos::new(4, 4), &claimed),
+            free_goal(
+                &grid,
+                Board::default(),
+                Pos::new(0, 0),
+                Pos::new(4, 4),
+                &claimed
+            ),
             Some(Pos::new(4, 4))
         );
         assert_eq!(
-            free_goal(&grid, Pos::new(0, 0), Pos::new(2, 2), &claimed),
+            free_goal(
+                &grid,
+                Board::default(),
+                Pos::new(0, 0),
+                Pos::new(2, 2),
+                &claimed
+            ),
             Some(Pos::new(1, 2))
         );
         assert_eq!(
-            free_goal(&grid, Pos::new(2, 2), Pos::new(2, 2), &claimed),
+            free_goal(
+                &grid,
+                Board::default(),
+                Pos::new(2, 2),
+                Pos::new(2, 2),
+                &claimed
+            ),
             Some(Pos::new(2, 2)),
             "a unit's own tile is free for it"
         );

@@ -14,7 +14,7 @@ use bevy::ecs::system::SystemState;
 use bevy::prelude::*;
 use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
-use tilewalk_path::{Passage, Pos, Range, SearchContext, SearchOptions};
+use tilewalk_path::{Passage, Pos, Range, SearchContext};
 
 use crate::AppSystems;
 use crate::assets::{
@@ -229,10 +229,12 @@ impl<'a> Board<'a> {
 
     /// The movement range of a piece under the rules: its reachable tiles, with where it may stop.
     pub fn range(&self, context: &mut SearchContext, piece: &Piece) -> Range {
+        // An enemy's zone of control: the tiles adjacent to it on the board (4, 8 or 6).
+        let board = self.level.board;
         let zone = |pos: Pos| {
-            self.pieces.iter().any(|p| {
-                p.team != piece.team && p.tile.x.abs_diff(pos.x).max(p.tile.y.abs_diff(pos.y)) == 1
-            })
+            self.pieces
+                .iter()
+                .any(|p| p.team != piece.team && board.distance(p.tile, pos) == 1)
         };
         let obeys_zone =
             piece.class != MovementClass::Flyer || self.rules.flyers_obey_zone_of_control;
@@ -256,7 +258,7 @@ impl<'a> Board<'a> {
                 self.level.grid(piece.class),
                 piece.tile,
                 budget,
-                SearchOptions::default().board,
+                self.level.board,
                 passage,
             )
             .unwrap_or_default()
@@ -285,7 +287,11 @@ impl<'a> Board<'a> {
         };
         let xs = left.saturating_sub(max)..=right.saturating_add(max).min(self.level.width - 1);
         let ys = top.saturating_sub(max)..=bottom.saturating_add(max).min(self.level.height - 1);
-        let distance = |a: Pos, b: Pos| a.x.abs_diff(b.x) + a.y.abs_diff(b.y);
+        // Reach counts steps on the board: Manhattan on square-4, Chebyshev on square-8, hex
+        // distance on hexes. No step moves more than one column or row, so the box below
+        // holds every tile within `max` of a stand.
+        let board = self.level.board;
+        let distance = |a: Pos, b: Pos| board.distance(a, b);
         ys.flat_map(|y| xs.clone().map(move |x| Pos::new(x, y)))
             .filter(|&tile| {
                 stands
@@ -335,7 +341,8 @@ impl<'a> Board<'a> {
     }
 
     /// The enemy's turn: each `team` piece, by name, moves as close as its range allows to the
-    /// nearest other-team piece (straight-line distance; ties: cheaper, then by row and column).
+    /// nearest other-team piece, counting steps on the board (ties: the straight line between
+    /// tile centres, then cheaper, then by row and column).
     /// Moves are planned one after another, each seeing where the earlier ones went.
     pub fn plan_turn(&mut self, context: &mut SearchContext, team: Team) -> Vec<(Entity, Path)> {
         let mut moves = Vec::new();
@@ -344,15 +351,18 @@ impl<'a> Board<'a> {
             if piece.team != team {
                 continue;
             }
-            let distance =
-                |a: Pos, b: Pos| f64::from(a.x.abs_diff(b.x)).hypot(f64::from(a.y.abs_diff(b.y)));
+            let geometry = self.level.geometry();
+            let distance = |a: Pos, b: Pos| {
+                let line = geometry.center(a).distance(geometry.center(b));
+                (self.level.board.distance(a, b), line)
+            };
+            let closer = |a: (u32, f32), b: (u32, f32)| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1));
             let Some(target) = self
                 .pieces
                 .iter()
                 .filter(|p| p.team != team)
                 .min_by(|a, b| {
-                    distance(piece.tile, a.tile)
-                        .total_cmp(&distance(piece.tile, b.tile))
+                    closer(distance(piece.tile, a.tile), distance(piece.tile, b.tile))
                         .then(a.name.cmp(&b.name))
                 })
                 .map(|p| p.tile)
@@ -361,8 +371,7 @@ impl<'a> Board<'a> {
             };
             let range = self.range(context, &piece);
             let best = range.cells().iter().filter(|r| r.can_stop).min_by(|a, b| {
-                distance(a.pos, target)
-                    .total_cmp(&distance(b.pos, target))
+                closer(distance(a.pos, target), distance(b.pos, target))
                     .then(a.cost.total_cmp(&b.cost))
                     .then((a.pos.y, a.pos.x).cmp(&(b.pos.y, b.pos.x)))
             });

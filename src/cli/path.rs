@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::ValueEnum;
 use tilewalk_path::formats::{is_movingai_map, parse_movingai_map, parse_plain_grid};
-use tilewalk_path::{Algorithm, Board, Diagonal, Grid, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{Algorithm, Board, Diagonal, Grid, NoPath, Pos, SearchContext, SearchOptions};
 
 use super::{Failure, say};
 use crate::assets::{AssetFileError, read_file};
@@ -25,12 +25,16 @@ pub struct PathArgs {
     /// Goal tile as X,Y; defaults to the map's `E`.
     #[arg(long, value_parser = pos_arg, allow_hyphen_values = true)]
     to: Option<Pos>,
-    /// When a diagonal step is allowed.
-    #[arg(long, value_enum, default_value_t = DiagonalArg::NoObstacles)]
-    diagonal: DiagonalArg,
-    /// Only orthogonal steps (the same as `--diagonal never`).
-    #[arg(long, conflicts_with = "diagonal")]
+    /// The board's shape, instead of the map's own (`square-8` for Moving AI maps and plain
+    /// grids): square-8, square-4, hex-odd-r, hex-even-r, hex-odd-q or hex-even-q.
+    #[arg(long, value_parser = board_arg)]
+    board: Option<Board>,
+    /// Only orthogonal steps: the same as `--board square-4`.
+    #[arg(long, conflicts_with_all = ["board", "diagonal"])]
     four_way: bool,
+    /// When a diagonal step is allowed on a square board (default: no-obstacles).
+    #[arg(long, value_enum)]
+    diagonal: Option<DiagonalArg>,
     #[arg(long, value_enum, default_value_t = AlgorithmArg::Astar)]
     algorithm: AlgorithmArg,
     /// Print one JSON object instead of a drawing.
@@ -67,6 +71,11 @@ fn pos_arg(text: &str) -> Result<Pos, String> {
     parse_pos(text).ok_or_else(|| format!("expected X,Y (two whole numbers from 0), got `{text}`"))
 }
 
+fn board_arg(text: &str) -> Result<Board, String> {
+    text.parse()
+        .map_err(|e: tilewalk_path::UnknownBoard| e.to_string())
+}
+
 fn class_arg(text: &str) -> Result<MovementClass, String> {
     MovementClass::parse(text).ok_or_else(|| format!("expected foot, horse or flyer, got `{text}`"))
 }
@@ -74,6 +83,8 @@ fn class_arg(text: &str) -> Result<MovementClass, String> {
 /// A map in any of the three formats, reduced to what a search and a drawing need.
 struct Loaded {
     grid: Grid,
+    /// The map's own board (`square-8` but for tilewalk maps that name another).
+    board: Board,
     glyphs: Vec<char>,
     start: Option<Pos>,
     goal: Option<Pos>,
@@ -89,6 +100,7 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
         let glyphs = level.cells().map(|p| map.glyph(p)).collect();
         Ok(Loaded {
             grid: level.grid(args.class).clone(),
+            board: level.board,
             glyphs,
             start: None,
             goal: None,
@@ -99,6 +111,7 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
         let glyphs = grid.cells().map(|p| map.glyph(p)).collect();
         Ok(Loaded {
             grid,
+            board: Board::default(),
             glyphs,
             start: None,
             goal: None,
@@ -112,10 +125,33 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
             .collect();
         Ok(Loaded {
             grid: plain.grid,
+            board: Board::default(),
             glyphs,
             start: plain.start,
             goal: plain.goal,
         })
+    }
+}
+
+/// The board to search: the map's, or `--board` / `--four-way`, with `--diagonal`'s rule on
+/// a square board.
+fn board(args: &PathArgs, map: Board) -> Result<Board, String> {
+    let board = match (args.four_way, args.board) {
+        (true, _) => Board::Square(Diagonal::Never),
+        (false, Some(board)) => board,
+        (false, None) => map,
+    };
+    match (board, args.diagonal) {
+        (_, None) => Ok(board),
+        (Board::Square(_), Some(rule)) => Ok(Board::Square(match rule {
+            DiagonalArg::Never => Diagonal::Never,
+            DiagonalArg::NoObstacles => Diagonal::NoObstacles,
+            DiagonalArg::OneObstacle => Diagonal::AtMostOneObstacle,
+            DiagonalArg::Always => Diagonal::Always,
+        })),
+        (Board::Hex(_), Some(_)) => Err(format!(
+            "--diagonal is for square boards; this search is on {board}"
+        )),
     }
 }
 
@@ -146,12 +182,7 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
             AlgorithmArg::Dfs => Algorithm::Dfs,
             AlgorithmArg::Jps => Algorithm::JumpPoint,
         },
-        board: Board::Square(match (args.four_way, args.diagonal) {
-            (true, _) | (false, DiagonalArg::Never) => Diagonal::Never,
-            (false, DiagonalArg::NoObstacles) => Diagonal::NoObstacles,
-            (false, DiagonalArg::OneObstacle) => Diagonal::AtMostOneObstacle,
-            (false, DiagonalArg::Always) => Diagonal::Always,
-        }),
+        board: board(args, map.board)?,
         ..SearchOptions::default()
     };
     let mut context = SearchContext::new();
@@ -185,6 +216,7 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Err(reason @ NoPath::NeedsSquareBoard { .. }) => Err(reason.to_string().into()),
         Err(reason) => {
             if args.json {
                 say(

@@ -8,9 +8,9 @@ pub use files::plugin as assets_plugin;
 
 use bevy::prelude::*;
 use tilewalk_path::formats::ParseError;
-use tilewalk_path::{Grid, Pos};
+use tilewalk_path::{Board, Grid, Pos};
 
-use crate::convert::cell_center;
+use crate::convert::Geometry;
 use crate::map::MapAsset;
 use crate::terrain::{Terrain, TerrainTable};
 use crate::units::{AttackRange, MovementClass, UNIT_Z, unit};
@@ -20,6 +20,8 @@ use crate::units::{AttackRange, MovementClass, UNIT_Z, unit};
 pub struct Level {
     pub width: u32,
     pub height: u32,
+    /// The board's shape, from the map: which tiles are adjacent, for every search.
+    pub board: Board,
     pub table: TerrainTable,
     terrain: Vec<usize>,
     grids: [Grid; 3],
@@ -38,6 +40,7 @@ impl Level {
         Ok(Self {
             width: map.width,
             height: map.height,
+            board: map.board,
             table: table.clone(),
             grids: [
                 grid(MovementClass::Foot)?,
@@ -46,6 +49,11 @@ impl Level {
             ],
             terrain,
         })
+    }
+
+    /// Where the cells are in the world.
+    pub fn geometry(&self) -> Geometry {
+        Geometry::new(self.board, self.width, self.height)
     }
 
     /// The cost grid searches use for a movement class.
@@ -69,7 +77,7 @@ impl Level {
 
     /// The cells whose terrain or cost for some class differs in `new`.
     pub fn changed_cells(&self, new: &Level) -> Vec<Pos> {
-        if (self.width, self.height) != (new.width, new.height) {
+        if (self.width, self.height, self.board) != (new.width, new.height, new.board) {
             return new.cells().collect();
         }
         self.cells()
@@ -83,7 +91,8 @@ impl Level {
     }
 }
 
-/// The level was rebuilt after a file changed: which cells changed (all of them on a resize).
+/// The level was rebuilt after a file changed: which cells changed (all of them when the
+/// size or the board changed).
 #[derive(Message, Clone, Debug)]
 pub struct LevelChanged {
     pub cells: Vec<Pos>,
@@ -116,7 +125,7 @@ pub fn stranded_units(map: &MapAsset, level: &Level) -> Vec<ParseError> {
 /// Spawns the units a map places.
 pub fn spawn_units(commands: &mut Commands, map: &MapAsset, level: &Level) {
     for spawn in &map.units {
-        let at = cell_center(spawn.pos, level.height).extend(UNIT_Z);
+        let at = level.geometry().center(spawn.pos).extend(UNIT_Z);
         let mut entity = commands.spawn(unit(&spawn.name, spawn.team, spawn.class, spawn.pos, at));
         if let Some((min, max)) = spawn.attack {
             entity.insert(AttackRange(min, max));

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! // Comments start with `//`.
+//! board: square-8
 //! [terrain]
 //! ....==....
 //! ..ff==~~..
@@ -12,8 +13,10 @@
 //! archer    blue  foot   2,0   2-3
 //! raider    red   horse  8,1
 //! ```
-//! Glyphs come from the terrain table; teams are `blue` (the player) and `red`; classes are
-//! `foot`, `horse` and `flyer`.
+//! The optional `board:` line, before `[terrain]`, names the board's shape: `square-8` (the
+//! default), `square-4`, `hex-odd-r`, `hex-even-r`, `hex-odd-q` or `hex-even-q`. Glyphs come
+//! from the terrain table; teams are `blue` (the player) and `red`; classes are `foot`,
+//! `horse` and `flyer`.
 
 pub mod generate;
 mod loader;
@@ -23,8 +26,8 @@ pub use loader::MapLoader;
 use std::collections::HashMap;
 
 use bevy::prelude::*;
-use tilewalk_path::Pos;
 use tilewalk_path::formats::{ParseError, is_movingai_map, parse_movingai_map};
+use tilewalk_path::{Board, Pos, UnknownBoard};
 
 use crate::terrain::TerrainTable;
 use crate::units::{MAX_ATTACK_RANGE, MovementClass, Team};
@@ -53,6 +56,8 @@ pub struct UnitSpawn {
 pub struct MapAsset {
     pub width: u32,
     pub height: u32,
+    /// The board's shape: which tiles are adjacent. Moving AI maps are `square-8`.
+    pub board: Board,
     glyphs: Vec<char>,
     /// Where each row starts in the file: (line, column of its first glyph).
     rows: Vec<(usize, usize)>,
@@ -107,6 +112,7 @@ impl MapAsset {
         let mut map = Self {
             width: 0,
             height: 0,
+            board: Board::default(),
             glyphs: Vec::new(),
             rows: Vec::new(),
             units: Vec::new(),
@@ -140,6 +146,21 @@ impl MapAsset {
                         indent + 1,
                         format!("unknown section `{trimmed}` (expected [terrain] or [units])"),
                     ));
+                }
+                _ if trimmed.starts_with("board:") => {
+                    if section != Section::None {
+                        return Err(ParseError::new(
+                            number,
+                            indent + 1,
+                            "the `board:` line goes before [terrain]",
+                        ));
+                    }
+                    let rest = &trimmed["board:".len()..];
+                    let shape = rest.trim();
+                    let column = indent + "board:".len() + (rest.len() - rest.trim_start().len());
+                    map.board = shape.parse().map_err(|e: UnknownBoard| {
+                        ParseError::new(number, column + 1, e.to_string())
+                    })?;
                 }
                 _ => match section {
                     Section::None => {
@@ -264,6 +285,7 @@ impl MapAsset {
         Ok(Self {
             width,
             height,
+            board: Board::default(),
             glyphs: cells.iter().map(|&p| source.glyph(p)).collect(),
             rows: (0..height as usize)
                 .map(|y| (header_lines + y + 1, 1))
@@ -447,6 +469,31 @@ mod tests {
         assert_eq!(
             err("[terrain]\n...\n[units]\nk blue foot\n"),
             "4:1: expected `name team class x,y [attack]`, got `k blue foot`"
+        );
+    }
+
+    #[test]
+    fn the_board_line_names_the_shape() {
+        let parse = |text: &str| MapAsset::parse(text).map(|m| m.board);
+        assert_eq!(parse("[terrain]\n..\n"), Ok(Board::default()));
+        assert_eq!(
+            parse("// hexes\nboard: hex-odd-r\n[terrain]\n..\n"),
+            Ok(Board::Hex(tilewalk_path::HexLayout::OddR))
+        );
+        assert_eq!(
+            parse("board: square-4\n[terrain]\n..\n"),
+            Ok(Board::Square(tilewalk_path::Diagonal::Never))
+        );
+        let unknown = parse("board:  hex-odd\n[terrain]\n..\n").unwrap_err();
+        assert_eq!((unknown.line, unknown.column), (1, 9));
+        assert!(unknown.message.contains("hex-odd-r"), "{unknown}");
+        let empty = parse("board:\n[terrain]\n..\n").unwrap_err();
+        assert_eq!((empty.line, empty.column), (1, 7));
+        assert_eq!(
+            parse("[terrain]\n..\nboard: square-4\n")
+                .unwrap_err()
+                .to_string(),
+            "3:1: the `board:` line goes before [terrain]"
         );
     }
 

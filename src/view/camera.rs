@@ -6,7 +6,6 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
 use crate::AppSystems;
-use crate::convert::TILE_SIZE;
 use crate::level::Level;
 use crate::units::Selected;
 
@@ -45,7 +44,7 @@ fn fit_level(
     let Projection::Orthographic(ortho) = &mut *projection else {
         return;
     };
-    let size = Vec2::new(level.width as f32, level.height as f32) * TILE_SIZE;
+    let size = level.geometry().extent();
     let room = Vec2::new(
         window.width() - 16.0,
         window.height() - HUD_TOP_PX - HUD_BOTTOM_PX,

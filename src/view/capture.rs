@@ -71,8 +71,10 @@ fn take_screenshot(
     );
 }
 
-/// Reports where the map's top-left corner is in the window and how big a tile is, in
-/// logical pixels, whenever that changes.
+/// Reports where the map's top-left corner is in the window and how many logical pixels
+/// `TILE_SIZE` world units span, whenever that changes. A tile's centre is then at
+/// `origin + (centre.x, extent.y - centre.y) * tile_px / TILE_SIZE` for its world centre
+/// ([`crate::convert::Geometry::center`]) and the map's world extent.
 fn report_view(
     level: Res<Level>,
     camera: Single<(&Camera, &GlobalTransform)>,
@@ -81,7 +83,7 @@ fn report_view(
     mut last: Local<Option<(Vec2, f32)>>,
 ) -> Result {
     let (camera, transform) = *camera;
-    let top_left = Vec2::new(0.0, level.height as f32 * TILE_SIZE);
+    let top_left = Vec2::new(0.0, level.geometry().extent().y);
     let origin = camera.world_to_viewport(transform, top_left.extend(0.0))?;
     let next = camera.world_to_viewport(
         transform,

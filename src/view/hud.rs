@@ -3,10 +3,10 @@
 
 use bevy::prelude::*;
 
-use super::{Cursor, DragBox, NOTICE_SECS, Notice, ShowSearch};
+use super::{Cursor, DragBox, NOTICE_SECS, Notice, ShowSearch, outline};
 use crate::AppSystems;
 use crate::assets::FileErrors;
-use crate::convert::{TILE_SIZE, cell_center};
+use crate::convert::TILE_SIZE;
 use crate::journal::{Entry, Journal};
 use crate::level::Level;
 use crate::pathing::{LastSearch, Path};
@@ -194,21 +194,18 @@ fn draw_paths(
     level: Res<Level>,
     units: Query<(&Transform, &Path, &Motion), With<Selected>>,
 ) {
+    let geometry = level.geometry();
     for (transform, path, motion) in &units {
         let from = transform.translation.truncate();
         let ahead = motion.stride.map(|s| s.to);
         let points = std::iter::once(from)
-            .chain(ahead.map(|p| cell_center(p, level.height)))
-            .chain(
-                path.remaining()
-                    .iter()
-                    .map(|&p| cell_center(p, level.height)),
-            );
+            .chain(ahead.map(|p| geometry.center(p)))
+            .chain(path.remaining().iter().map(|&p| geometry.center(p)));
         gizmos.linestrip_2d(points, Color::srgb(1.0, 0.9, 0.2));
         for &waypoint in &path.waypoints {
             if waypoint >= path.next {
                 gizmos.circle_2d(
-                    Isometry2d::from_translation(cell_center(path.cells[waypoint], level.height)),
+                    Isometry2d::from_translation(geometry.center(path.cells[waypoint])),
                     TILE_SIZE * 0.3,
                     Color::srgb(1.0, 0.9, 0.2),
                 );
@@ -238,14 +235,11 @@ fn draw_search(
     if !show.0 {
         return;
     }
+    let geometry = level.geometry();
     let count = last.expansions.len().max(1) as f32;
     for (i, &pos) in last.expansions.iter().enumerate() {
         let t = i as f32 / count;
         let color = Color::srgba(0.2 + 0.8 * t, 0.5, 1.0 - 0.8 * t, 0.9);
-        gizmos.rect_2d(
-            Isometry2d::from_translation(cell_center(pos, level.height)),
-            Vec2::splat(TILE_SIZE * 0.6),
-            color,
-        );
+        outline(&mut gizmos, &geometry, pos, 0.6, color);
     }
 }

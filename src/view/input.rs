@@ -7,7 +7,7 @@ use bevy::window::PrimaryWindow;
 
 use super::{Cursor, DragBox, Notice, ShowSearch};
 use crate::AppSystems;
-use crate::convert::{TILE_SIZE, world_to_cell};
+use crate::convert::TILE_SIZE;
 use crate::level::Level;
 use crate::pathing::{MoveOrder, RecordSearches, StopOrder};
 use crate::tactics::Mode;
@@ -45,9 +45,7 @@ fn track_cursor(
     cursor.world = window
         .cursor_position()
         .and_then(|p| camera.viewport_to_world_2d(transform, p).ok());
-    cursor.tile = cursor
-        .world
-        .and_then(|w| world_to_cell(w, level.width, level.height));
+    cursor.tile = cursor.world.and_then(|w| level.geometry().cell_at(w));
 }
 
 /// Left click on a unit (bevy_picking): select it; with shift, add it to (or take it out of)

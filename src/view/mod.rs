@@ -9,8 +9,14 @@ mod sprites;
 mod tactics;
 mod tilemap;
 
+use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
-use tilewalk_path::Pos;
+use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use tilewalk_path::{Board, HexLayout, Pos};
+
+use crate::AppSystems;
+use crate::convert::{Geometry, TILE_SIZE};
+use crate::level::Level;
 
 pub use capture::ScreenshotPath;
 
@@ -19,6 +25,12 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<DragBox>()
         .init_resource::<ShowSearch>()
         .init_resource::<Notice>()
+        .add_systems(
+            Update,
+            shape_tiles
+                .run_if(resource_exists_and_changed::<Level>)
+                .in_set(AppSystems::Load),
+        )
         .add_plugins((
             bevy_ecs_tilemap::TilemapPlugin,
             tilemap::plugin,
@@ -69,5 +81,96 @@ impl Notice {
     /// A line about what is under the cursor, shown for this frame only.
     pub fn hint(&mut self, text: impl Into<String>) {
         self.hint = text.into();
+    }
+}
+
+/// A white image of one tile's shape (a square or a hexagon), tinted for tile highlights.
+#[derive(Resource, Debug)]
+pub struct TileShape {
+    pub image: Handle<Image>,
+    pub size: Vec2,
+    board: Board,
+}
+
+/// Makes the [`TileShape`] of the level's board (again when the board changes).
+fn shape_tiles(
+    mut commands: Commands,
+    level: Res<Level>,
+    shape: Option<Res<TileShape>>,
+    mut images: ResMut<Assets<Image>>,
+) {
+    if shape.is_some_and(|s| s.board == level.board) {
+        return;
+    }
+    let geometry = level.geometry();
+    let size = Vec2::new(geometry.tile_size().x, geometry.tile_size().y);
+    let (width, height) = (size.x as u32, size.y as u32);
+    let mut pixels = Vec::with_capacity((width * height * 4) as usize);
+    for y in 0..height {
+        for x in 0..width {
+            let point = Vec2::new(x as f32 + 0.5, y as f32 + 0.5) - size / 2.0;
+            let alpha = if inside_tile(level.board, point, size) {
+                255
+            } else {
+                0
+            };
+            pixels.extend_from_slice(&[255, 255, 255, alpha]);
+        }
+    }
+    let image = Image::new(
+        Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        TextureDimension::D2,
+        pixels,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::RENDER_WORLD,
+    );
+    commands.insert_resource(TileShape {
+        image: images.add(image),
+        size,
+        board: level.board,
+    });
+}
+
+/// Whether `point` (from the tile's centre) lies inside a tile of `size` on `board`.
+fn inside_tile(board: Board, point: Vec2, size: Vec2) -> bool {
+    let Board::Hex(layout) = board else {
+        return true;
+    };
+    // A pointy-top hexagon: |x| within the flats, and the two slanted sides.
+    let p = match layout {
+        HexLayout::OddR | HexLayout::EvenR => point,
+        HexLayout::OddQ | HexLayout::EvenQ => Vec2::new(point.y, point.x),
+    };
+    let (half_width, radius) = (size.x.min(size.y) / 2.0, size.x.max(size.y) / 2.0);
+    p.x.abs() <= half_width && p.y.abs() <= radius - p.x.abs() * (radius / 2.0) / half_width
+}
+
+/// Draws the outline of tile `pos`, scaled by `scale` (1 = the tile's own size).
+pub fn outline(gizmos: &mut Gizmos, geometry: &Geometry, pos: Pos, scale: f32, color: Color) {
+    let centre = geometry.center(pos);
+    match geometry.board {
+        Board::Square(_) => {
+            gizmos.rect_2d(
+                Isometry2d::from_translation(centre),
+                Vec2::splat(TILE_SIZE * scale),
+                color,
+            );
+        }
+        Board::Hex(layout) => {
+            // `RegularPolygon`'s first corner points up: a pointy-top hex; turn it for flat tops.
+            let turn = match layout {
+                HexLayout::OddR | HexLayout::EvenR => 0.0,
+                HexLayout::OddQ | HexLayout::EvenQ => std::f32::consts::FRAC_PI_6,
+            };
+            gizmos.primitive_2d(
+                &RegularPolygon::new(TILE_SIZE / 3f32.sqrt() * scale, 6),
+                Isometry2d::new(centre, Rot2::radians(turn)),
+                color,
+            );
+        }
     }
 }

@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use crate::AppSystems;
-use crate::convert::{TILE_SIZE, cell_center};
+use crate::convert::TILE_SIZE;
 use crate::level::Level;
 use crate::pathing::OrderRefused;
 use crate::units::{MovementClass, Selected, Team, Unit};
@@ -103,7 +103,7 @@ fn mark_refusals(
                     custom_size: Some(Vec2::splat(TILE_SIZE)),
                     ..default()
                 },
-                Transform::from_translation(cell_center(refusal.goal, level.height).extend(5.0)),
+                Transform::from_translation(level.geometry().center(refusal.goal).extend(5.0)),
             ));
         }
     }

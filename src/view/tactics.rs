@@ -9,9 +9,8 @@ use bevy::prelude::*;
 use tilewalk_path::{Pos, Range, SearchContext};
 
 use super::sprites::team_color;
-use super::{Cursor, Notice};
+use super::{Cursor, Notice, TileShape, outline};
 use crate::AppSystems;
-use crate::convert::{TILE_SIZE, cell_center};
 use crate::level::Level;
 use crate::tactics::{
     Board, EndTurn, EnemyTurn, Mode, Moved, PieceQuery, TacticsMove, TacticsRules, Turn,
@@ -189,23 +188,26 @@ fn highlight_tiles(
     mut commands: Commands,
     shown: Res<ShownRange>,
     level: Res<Level>,
+    shape: Option<Res<TileShape>>,
     old: Query<Entity, With<Highlight>>,
 ) {
-    if !shown.is_changed() {
+    let Some(shape) = shape.filter(|s| shown.is_changed() || s.is_changed()) else {
         return;
-    }
+    };
     for entity in &old {
         commands.entity(entity).despawn();
     }
+    let geometry = level.geometry();
     let mut tile = |pos: Pos, color: Color, z: f32| {
         commands.spawn((
             Highlight,
             Sprite {
+                image: shape.image.clone(),
                 color,
-                custom_size: Some(Vec2::splat(TILE_SIZE - 2.0)),
+                custom_size: Some(shape.size - 2.0),
                 ..default()
             },
-            Transform::from_translation(cell_center(pos, level.height).extend(z)),
+            Transform::from_translation(geometry.center(pos).extend(z)),
         ));
     };
     for &pos in &shown.threat {
@@ -232,10 +234,13 @@ fn draw_preview(
     units: Query<(&Name, &MovementClass), With<Unit>>,
     mut notice: ResMut<Notice>,
 ) {
+    let geometry = level.geometry();
     for &pos in shown.attack.iter().filter(|p| !shown.range.contains(**p)) {
-        gizmos.rect_2d(
-            Isometry2d::from_translation(cell_center(pos, level.height)),
-            Vec2::splat(TILE_SIZE - 6.0),
+        outline(
+            &mut gizmos,
+            &geometry,
+            pos,
+            0.8,
             Color::srgb(0.95, 0.3, 0.25),
         );
     }
@@ -247,7 +252,7 @@ fn draw_preview(
     };
     match (shown.range.get(pos), shown.range.path_to(pos)) {
         (Some(reached), Some(path)) if reached.can_stop => {
-            let points = path.cells.iter().map(|&p| cell_center(p, level.height));
+            let points = path.cells.iter().map(|&p| geometry.center(p));
             gizmos.linestrip_2d(points, Color::srgb(1.0, 0.9, 0.2));
             notice.hint(format!(
                 "{name} to {pos}: cost {:.2} of {} points",
@@ -257,7 +262,7 @@ fn draw_preview(
         }
         (Some(_), _) => notice.hint(format!("{name} cannot stop on {pos}: a unit stands there")),
         _ => {
-            let centre = cell_center(pos, level.height);
+            let centre = geometry.center(pos);
             gizmos.line_2d(
                 centre - Vec2::splat(10.0),
                 centre + Vec2::splat(10.0),

@@ -4,7 +4,9 @@ use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 
 use crate::AppSystems;
-use crate::convert::{TILE_SIZE, tile_pos};
+use tilewalk_path::{Board, HexLayout};
+
+use crate::convert::Geometry;
 use crate::level::{Level, LevelChanged};
 
 /// Marks the tilemap that shows the level's terrain.
@@ -23,18 +25,25 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 fn spawn_tilemap(mut commands: Commands, level: Res<Level>, server: Res<AssetServer>) {
-    spawn(&mut commands, &level, server.load("textures/terrain.png"));
+    spawn(&mut commands, &level, &server);
 }
 
-fn spawn(commands: &mut Commands, level: &Level, texture: Handle<Image>) {
-    let size = TilemapSize {
-        x: level.width,
-        y: level.height,
-    };
+/// The terrain atlas drawn for a board: square tiles, or hexes with their points up or flat.
+fn atlas(board: Board) -> &'static str {
+    match board {
+        Board::Square(_) => "textures/terrain.png",
+        Board::Hex(HexLayout::OddR | HexLayout::EvenR) => "textures/terrain_hex_pointy.png",
+        Board::Hex(HexLayout::OddQ | HexLayout::EvenQ) => "textures/terrain_hex_flat.png",
+    }
+}
+
+fn spawn(commands: &mut Commands, level: &Level, server: &AssetServer) {
+    let geometry: Geometry = level.geometry();
+    let size = geometry.map_size();
     let tilemap = commands.spawn_empty().id();
     let mut storage = TileStorage::empty(size);
     for pos in level.cells() {
-        let position = tile_pos(pos, level.height);
+        let position = geometry.tile_pos(pos);
         let tile = commands
             .spawn((
                 TileBundle {
@@ -48,48 +57,44 @@ fn spawn(commands: &mut Commands, level: &Level, texture: Handle<Image>) {
             .id();
         storage.set(&position, tile);
     }
-    let tile_size = TilemapTileSize {
-        x: TILE_SIZE,
-        y: TILE_SIZE,
-    };
     commands.entity(tilemap).insert((
         Name::new("Terrain tilemap"),
         TerrainTilemap,
         TilemapBundle {
-            grid_size: tile_size.into(),
+            grid_size: geometry.grid_size(),
+            map_type: geometry.map_type(),
             size,
             storage,
-            texture: TilemapTexture::Single(texture),
-            tile_size,
-            anchor: TilemapAnchor::BottomLeft,
+            texture: TilemapTexture::Single(server.load(atlas(level.board))),
+            tile_size: geometry.tile_size(),
+            anchor: TilemapAnchor::None,
+            transform: Transform::from_translation(geometry.offset().extend(0.0)),
             ..default()
         },
     ));
 }
 
-/// Repaints the changed tiles; a resized map gets a new tilemap (as bevy_ecs_tilemap's own
-/// hot-reload examples do).
+/// Repaints the changed tiles; a resized map or another board gets a new tilemap (as
+/// bevy_ecs_tilemap's own hot-reload examples do).
 fn update_tiles(
     mut commands: Commands,
     mut changes: MessageReader<LevelChanged>,
     level: Res<Level>,
-    tilemaps: Query<(Entity, &TileStorage, &TilemapTexture), With<TerrainTilemap>>,
+    server: Res<AssetServer>,
+    tilemaps: Query<(Entity, &TileStorage, &TilemapType), With<TerrainTilemap>>,
 ) {
+    let geometry = level.geometry();
     for change in changes.read() {
-        for (tilemap, storage, texture) in &tilemaps {
-            if (storage.size.x, storage.size.y) != (level.width, level.height) {
-                let TilemapTexture::Single(image) = texture else {
-                    continue;
-                };
+        for (tilemap, storage, map_type) in &tilemaps {
+            if storage.size != geometry.map_size() || *map_type != geometry.map_type() {
                 commands.entity(tilemap).despawn();
-                spawn(&mut commands, &level, image.clone());
+                spawn(&mut commands, &level, &server);
                 continue;
             }
             for &pos in &change.cells {
-                if let (Some(tile), Some(terrain)) = (
-                    storage.get(&tile_pos(pos, level.height)),
-                    level.terrain(pos),
-                ) {
+                if let (Some(tile), Some(terrain)) =
+                    (storage.get(&geometry.tile_pos(pos)), level.terrain(pos))
+                {
                     commands.entity(tile).insert(TileTextureIndex(terrain.tile));
                 }
             }

@@ -224,12 +224,14 @@ orc    red  foot 4,1
 
 #[test]
 fn threat_on_a_hand_built_board() {
-    // The orc has 1 movement point on open ground: it can stay or take one straight step
-    // (a diagonal costs 1.41). With attack range 1, it threatens the diamond of radius 2.
+    // On a 4-way board the orc, with 1 movement point on open ground, can stay or take one
+    // straight step. With attack range 1 (one orthogonal step), it threatens the diamond of
+    // radius 2.
     let mut one_point = rules(ZoneOfControl::EndsMove);
     one_point.movement_points.foot = 1.0;
     let mut app = tactics_app(
         "\
+board: square-4
 [terrain]
 .......
 .......

@@ -13,6 +13,9 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use tilewalk::convert::{Geometry, TILE_SIZE};
+use tilewalk::map::MapAsset;
+use tilewalk_path::Pos;
 
 /// Lavapipe renders on the CPU: the first frames take a while on a 2-core machine.
 const STARTUP: Duration = Duration::from_secs(180);
@@ -21,6 +24,8 @@ const WALK: Duration = Duration::from_secs(240);
 /// The game under xvfb-run, in its own process group so the whole group is ended on drop.
 struct Game {
     child: Child,
+    /// Where the map's tiles are in the world, to find them on screen.
+    geometry: Geometry,
     dir: PathBuf,
     events: PathBuf,
     display: Vec<(String, String)>,
@@ -57,7 +62,9 @@ impl Game {
             .process_group(0)
             .spawn()
             .expect("xvfb-run starts (apt-get install xvfb mesa-vulkan-drivers xdotool)");
+        let parsed = MapAsset::parse(&std::fs::read_to_string(map).unwrap()).unwrap();
         let mut game = Self {
+            geometry: Geometry::new(parsed.board, parsed.width, parsed.height),
             child,
             dir: dir.to_owned(),
             events,
@@ -155,7 +162,8 @@ impl Game {
             .join("\n")
     }
 
-    /// Where the centre of tile (x, y) is in the window, from the game's last `view` event.
+    /// Where the centre of tile (x, y) is in the window, from the game's last `view` event:
+    /// the map's top-left corner on screen and the pixels of `TILE_SIZE` world units.
     fn tile_center(&self, x: u32, y: u32) -> (i64, i64) {
         let view = self
             .events()
@@ -166,10 +174,12 @@ impl Game {
             view["origin"][0].as_f64().unwrap(),
             view["origin"][1].as_f64().unwrap(),
         );
-        let tile = view["tile_px"].as_f64().unwrap();
+        let scale = view["tile_px"].as_f64().unwrap() / f64::from(TILE_SIZE);
+        let centre = self.geometry.center(Pos::new(x, y));
+        let top = self.geometry.extent().y;
         (
-            (origin.0 + (f64::from(x) + 0.5) * tile) as i64,
-            (origin.1 + (f64::from(y) + 0.5) * tile) as i64,
+            (origin.0 + f64::from(centre.x) * scale) as i64,
+            (origin.1 + f64::from(top - centre.y) * scale) as i64,
         )
     }
 
