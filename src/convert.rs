@@ -156,13 +156,18 @@ impl Geometry {
         far.max(top) + tile
     }
 
-    /// The length of a step from `from` to the adjacent `to`: 1 straight or across a hex
-    /// side, √2 diagonally on a square board.
+    /// The length of a step from `from` to the adjacent `to` ([`step_length`]).
     pub fn step_length(&self, from: Pos, to: Pos) -> f64 {
-        match self.board {
-            Board::Square(_) if from.x != to.x && from.y != to.y => std::f64::consts::SQRT_2,
-            _ => 1.0,
-        }
+        step_length(self.board, from, to)
+    }
+}
+
+/// The length of a step on `board` from `from` to the adjacent `to`: 1 straight or across a
+/// hex side, √2 diagonally on a square board.
+pub fn step_length(board: Board, from: Pos, to: Pos) -> f64 {
+    match board {
+        Board::Square(_) if from.x != to.x && from.y != to.y => std::f64::consts::SQRT_2,
+        _ => 1.0,
     }
 }
 

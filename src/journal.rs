@@ -8,7 +8,7 @@ use tilewalk_path::Pos;
 
 use crate::AppSystems;
 use crate::movement::Arrived;
-use crate::pathing::{OrderRefused, Refusal};
+use crate::pathing::{OrderRefused, Refusal, SteppingOff};
 use crate::units::Unit;
 
 /// One thing that happened to a unit's order.
@@ -24,12 +24,21 @@ pub enum Entry {
         goal: Pos,
         reason: Refusal,
     },
+    /// It stood on terrain impassable for it and steps off first.
+    SteppingOff {
+        unit: String,
+        from: Pos,
+        onto: Pos,
+        terrain: String,
+    },
 }
 
 impl Entry {
     pub fn unit(&self) -> &str {
         match self {
-            Self::Arrived { unit, .. } | Self::Refused { unit, .. } => unit,
+            Self::Arrived { unit, .. }
+            | Self::Refused { unit, .. }
+            | Self::SteppingOff { unit, .. } => unit,
         }
     }
 
@@ -45,6 +54,14 @@ impl Entry {
             }),
             Self::Refused { unit, goal, reason } => serde_json::json!({
                 "event": "refused", "unit": unit, "goal": [goal.x, goal.y], "reason": reason.to_string(),
+            }),
+            Self::SteppingOff {
+                unit,
+                from,
+                onto,
+                terrain,
+            } => serde_json::json!({
+                "event": "stepping_off", "unit": unit, "from": [from.x, from.y], "onto": [onto.x, onto.y], "terrain": terrain,
             }),
         }
     }
@@ -80,6 +97,7 @@ pub(super) fn plugin(app: &mut App) {
 fn record_entries(
     mut arrived: MessageReader<Arrived>,
     mut refused: MessageReader<OrderRefused>,
+    mut stepping: MessageReader<SteppingOff>,
     units: Query<&Name, With<Unit>>,
     mut journal: ResMut<Journal>,
     log: Option<ResMut<EventLog>>,
@@ -95,6 +113,15 @@ fn record_entries(
             unit: name(a.unit),
             tile: a.tile,
             seconds: a.seconds,
+        });
+    }
+    for s in stepping.read() {
+        info!("{} steps off {} at {}", name(s.unit), s.terrain, s.from);
+        journal.0.push(Entry::SteppingOff {
+            unit: name(s.unit),
+            from: s.from,
+            onto: s.onto,
+            terrain: s.terrain.clone(),
         });
     }
     for r in refused.read() {

@@ -9,6 +9,7 @@ use bevy::prelude::*;
 use tilewalk_path::{Board, Grid, NoPath, Passage, Pos, SearchContext, SearchOptions};
 
 use crate::AppSystems;
+use crate::convert::step_length;
 use crate::level::{Level, LevelChanged};
 use crate::units::{MovementClass, Selected, Team, Tile, Unit};
 
@@ -82,6 +83,32 @@ pub enum Refusal {
     OutOfRange { unit: String, to: Pos },
     #[error("wait: units are still moving")]
     StillMoving,
+}
+
+/// A unit standing on terrain impassable for its class (a designer made it so, or the map
+/// placed it there) leaves it by its first step, onto the neighbour that makes its way cheapest.
+#[derive(Message, Clone, Debug)]
+pub struct SteppingOff {
+    pub unit: Entity,
+    pub from: Pos,
+    pub onto: Pos,
+    /// The terrain it leaves.
+    pub terrain: String,
+}
+
+impl SteppingOff {
+    /// The message when `path` starts on a tile `level` makes impassable for `class`.
+    fn of(unit: Entity, path: &Path, level: &Level, class: MovementClass) -> Option<Self> {
+        let (&from, &onto) = (path.cells.first()?, path.cells.get(1)?);
+        (!level.grid(class).is_passable(from)).then(|| Self {
+            unit,
+            from,
+            onto,
+            terrain: level
+                .terrain(from)
+                .map_or_else(String::new, |t| t.name.clone()),
+        })
+    }
 }
 
 /// Asks for a new path through the unit's remaining waypoints.
@@ -172,6 +199,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_message::<StopOrder>()
         .add_message::<OrderRefused>()
         .add_message::<Replan>()
+        .add_message::<SteppingOff>()
         .init_resource::<LastSearch>()
         .init_resource::<RecordSearches>()
         .init_resource::<Pathfinder>()
@@ -207,6 +235,7 @@ fn plan_orders(
     mut commands: Commands,
     mut orders: MessageReader<MoveOrder>,
     mut refused: MessageWriter<OrderRefused>,
+    mut stepping: MessageWriter<SteppingOff>,
     mut finder: ResMut<Pathfinder>,
     mut last: ResMut<LastSearch>,
     record: Res<RecordSearches>,
@@ -274,6 +303,9 @@ fn plan_orders(
             ) {
                 Ok(leg) => {
                     claimed.insert(goal);
+                    if let Some(message) = SteppingOff::of(unit.entity, &leg, &level, class) {
+                        stepping.write(message);
+                    }
                     let new = match path {
                         Some(old) if order.append => old.extended(leg),
                         _ => leg,
@@ -315,10 +347,11 @@ fn check_goal(
             class,
         });
     }
-    if !grid.is_passable(from) {
+    let exits = exits(grid, level.board, from, None);
+    if exits.is_empty() {
         return Err(Refusal::StandsOnImpassable { unit, class });
     }
-    if !grid.connected(from, goal, level.board) {
+    if !exits.iter().any(|&e| grid.connected(e, goal, level.board)) {
         return Err(Refusal::Unreachable {
             unit,
             goal,
@@ -337,7 +370,10 @@ fn free_goal(
     goal: Pos,
     claimed: &HashSet<Pos>,
 ) -> Option<Pos> {
-    let free = |p: Pos| (p == from || !claimed.contains(&p)) && grid.connected(from, p, board);
+    let exits = exits(grid, board, from, None);
+    let free = |p: Pos| {
+        (p == from || !claimed.contains(&p)) && exits.iter().any(|&e| grid.connected(e, p, board))
+    };
     let reach = grid.width().max(grid.height()) as i64;
     (0..=reach).find_map(|r| {
         let mut ring: Vec<(i64, Pos)> = (-r..=r)
@@ -402,9 +438,9 @@ fn search_legs(
         replans: 0,
         pass_through: false,
     };
-    for &waypoint in waypoints {
+    let mut leg = |context: &mut SearchContext, from: Pos, to: Pos| {
         let started = Instant::now();
-        let found = context.search_with(grid, path.goal(), waypoint, &options, passage);
+        let found = context.search_with(grid, from, to, &options, passage);
         *last = LastSearch {
             unit: recorder.unit.to_owned(),
             algorithm: "A*",
@@ -415,12 +451,51 @@ fn search_legs(
             micros: started.elapsed().as_secs_f64() * 1e6,
             expansions: context.expansions().to_vec(),
         };
-        let found = found?;
-        path.cells.extend_from_slice(&found.path.cells[1..]);
-        path.cost += found.path.cost;
+        found.map(|f| f.path)
+    };
+    let mut legs = Vec::with_capacity(waypoints.len());
+    let mut at = from;
+    for (i, &waypoint) in waypoints.iter().enumerate() {
+        let found = if i == 0 && !grid.is_passable(from) {
+            // Standing on terrain that became impassable: step off onto the neighbour that
+            // makes the whole leg cheapest (the tile itself is only ever left).
+            let mut best: Option<tilewalk_path::Path> = None;
+            for exit in exits(grid, board, from, avoid) {
+                let step =
+                    grid.cost(exit).unwrap_or(f64::INFINITY) * step_length(board, from, exit);
+                if let Ok(mut rest) = leg(context, exit, waypoint) {
+                    rest.cost += step;
+                    rest.cells.insert(0, from);
+                    if best.as_ref().is_none_or(|b| rest.cost < b.cost) {
+                        best = Some(rest);
+                    }
+                }
+            }
+            best.ok_or(NoPath::StartBlocked(from))?
+        } else {
+            leg(context, at, waypoint)?
+        };
+        at = waypoint;
+        legs.push(found);
+    }
+    for found in legs {
+        path.cells.extend_from_slice(&found.cells[1..]);
+        path.cost += found.cost;
         path.waypoints.push(path.cells.len() - 1);
     }
     Ok(path)
+}
+
+/// The tiles a unit on `from` can move off to: `from` itself when it is passable, else its
+/// passable neighbours on the board that no other unit holds.
+fn exits(grid: &Grid, board: Board, from: Pos, avoid: Option<&HashSet<Pos>>) -> Vec<Pos> {
+    if grid.is_passable(from) {
+        return vec![from];
+    }
+    board
+        .neighbours(from, grid.width(), grid.height())
+        .filter(|&n| grid.is_passable(n) && avoid.is_none_or(|a| !a.contains(&n)))
+        .collect()
 }
 
 /// Re-plans paths that a terrain change crosses, and paths of units that movement found blocked.
@@ -429,23 +504,31 @@ fn replan_paths(
     mut changes: MessageReader<LevelChanged>,
     mut replans: MessageReader<Replan>,
     mut refused: MessageWriter<OrderRefused>,
+    mut stepping: MessageWriter<SteppingOff>,
     mut finder: ResMut<Pathfinder>,
     mut last: ResMut<LastSearch>,
     record: Res<RecordSearches>,
     level: Res<Level>,
     units: Query<Planned, With<Unit>>,
 ) {
-    let changed: HashSet<Pos> = changes
-        .read()
-        .flat_map(|c| c.cells.iter().copied())
-        .collect();
+    // Paths crossing a changed cell may be blocked or dearer; a class that got cheaper
+    // anywhere may now have a better way off its path, so all of its paths are re-planned.
+    let mut changed: HashSet<Pos> = HashSet::new();
+    let mut cheaper: Vec<MovementClass> = Vec::new();
+    for change in changes.read() {
+        changed.extend(change.cells.iter().copied());
+        cheaper.extend(change.cheaper.iter().copied());
+    }
     let mut requests: Vec<Replan> = replans.read().copied().collect();
     requests.extend(
         units
             .iter()
             .filter(|u| {
-                u.path
-                    .is_some_and(|p| p.remaining().iter().any(|c| changed.contains(c)))
+                u.path.is_some_and(|p| {
+                    !p.pass_through
+                        && (cheaper.contains(u.class)
+                            || p.remaining().iter().any(|c| changed.contains(c)))
+                })
             })
             .map(|u| Replan {
                 unit: u.entity,
@@ -490,6 +573,9 @@ fn replan_paths(
         );
         match searched {
             Ok(new) => {
+                if let Some(message) = SteppingOff::of(unit.entity, &new, &level, *unit.class) {
+                    stepping.write(message);
+                }
                 commands.entity(unit.entity).insert(Path {
                     replans: path.replans,
                     ..new

@@ -227,8 +227,13 @@ impl<'a> Board<'a> {
         self.pieces.iter().find(|p| p.entity == entity)
     }
 
-    /// The movement range of a piece under the rules: its reachable tiles, with where it may stop.
+    /// The movement range of a piece under the rules: its reachable tiles, with where it may
+    /// stop. A piece that has moved this turn has none (its attack tiles are then those of
+    /// its own tile), so the range shown, the preview and the move agree.
     pub fn range(&self, context: &mut SearchContext, piece: &Piece) -> Range {
+        if piece.moved {
+            return Range::default();
+        }
         // An enemy's zone of control: the tiles adjacent to it on the board (4, 8 or 6).
         let board = self.level.board;
         let zone = |pos: Pos| {

@@ -9,7 +9,9 @@ use tilewalk_path::Pos;
 
 use super::{Failure, say};
 use crate::FIXED_STEP_SECS;
+use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal, round_seconds};
+use crate::level::Level;
 use crate::map::parse_pos;
 use crate::pathing::MoveOrder;
 use crate::units::{Tile, Unit};
@@ -32,6 +34,21 @@ pub struct SimulateArgs {
     /// The terrain table (default: assets/terrain.ron).
     #[arg(long)]
     terrain: Option<PathBuf>,
+    /// SECONDS:FILE: at that simulated time, switch to the terrain table FILE, as a designer
+    /// saving `terrain.ron` in the running game would (paths re-plan the same way). Repeat
+    /// for several edits.
+    #[arg(long = "reload-terrain", value_parser = reload_arg)]
+    reloads: Vec<(f64, PathBuf)>,
+}
+
+fn reload_arg(text: &str) -> Result<(f64, PathBuf), String> {
+    let bad = || format!("expected SECONDS:FILE, got `{text}`");
+    let (seconds, file) = text.split_once(':').ok_or_else(bad)?;
+    let seconds: f64 = seconds.trim().parse().map_err(|_| bad())?;
+    if !(seconds.is_finite() && seconds >= 0.0) || file.is_empty() {
+        return Err(bad());
+    }
+    Ok((seconds, PathBuf::from(file)))
 }
 
 fn order_arg(text: &str) -> Result<(String, Pos), String> {
@@ -53,6 +70,16 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
     let map = super::read_map(&args.map)?;
     let table = super::read_terrain(args.terrain.as_deref())?;
     let mut app = super::headless_map_app(&args.map, &map, &table)?;
+    // Every edit is read and checked before the run: a broken one is bad input.
+    let mut reloads = Vec::new();
+    for (seconds, file) in &args.reloads {
+        let table = super::read_terrain(Some(file))?;
+        let level =
+            Level::build(&map, &table).map_err(|e| AssetFileError::in_file(&args.map, e))?;
+        reloads.push((*seconds, level));
+    }
+    reloads.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut reloads = reloads.into_iter().peekable();
     let world = app.world_mut();
     let units: Vec<(Entity, String)> = world
         .query_filtered::<(Entity, &Name), With<Unit>>()
@@ -85,8 +112,13 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
     }
     let frames = (args.seconds / FIXED_STEP_SECS).round() as u64;
     for frame in 0..=frames {
+        let now = app.world().resource::<Time>().elapsed_secs_f64();
+        while let Some((_, level)) = reloads.next_if(|(at, _)| *at <= now) {
+            let change = app.world_mut().resource_mut::<Level>().replace(level);
+            app.world_mut().write_message(change);
+        }
         app.update();
-        if frame > 0 && crate::all_idle(app.world_mut()) {
+        if frame > 0 && reloads.peek().is_none() && crate::all_idle(app.world_mut()) {
             break;
         }
     }
@@ -99,12 +131,17 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
         .collect();
     finals.sort_by_key(|(e, ..)| units.iter().position(|(u, _)| u == e));
     for (_, name, tile) in finals {
-        let last = journal.iter().rev().find(|e| e.unit() == name);
-        let (arrived, seconds, reason) = match last {
-            Some(Entry::Arrived { seconds, .. }) => (true, Some(round_seconds(*seconds)), None),
-            Some(Entry::Refused { reason, .. }) => (false, None, Some(reason.to_string())),
-            None => (false, None, None),
-        };
+        // How its last order ended: an arrival or a refusal (stepping off is on the way).
+        let ended = journal.iter().rev().find_map(|e| match e {
+            Entry::Arrived { unit, seconds, .. } if *unit == name => {
+                Some((true, Some(round_seconds(*seconds)), None))
+            }
+            Entry::Refused { unit, reason, .. } if *unit == name => {
+                Some((false, None, Some(reason.to_string())))
+            }
+            _ => None,
+        });
+        let (arrived, seconds, reason) = ended.unwrap_or((false, None, None));
         if args.json {
             let mut json = serde_json::json!({"unit": name, "tile": [tile.x, tile.y], "arrived": arrived, "seconds": seconds});
             if let Some(reason) = reason {

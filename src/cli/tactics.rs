@@ -141,7 +141,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
                     .iter()
                     .find_map(|e| match e {
                         Entry::Refused { reason, .. } => Some(reason.to_string()),
-                        Entry::Arrived { .. } => None,
+                        Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
                     });
                 match (
                     refusal,

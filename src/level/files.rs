@@ -107,10 +107,9 @@ fn rebuild_level(
     };
     match level {
         Some(mut level) => {
-            let cells = level.changed_cells(&built);
-            info!("level reloaded: {} cells changed", cells.len());
-            *level = built;
-            changed.write(LevelChanged { cells });
+            let change = level.replace(built);
+            info!("level reloaded: {} cells changed", change.cells.len());
+            changed.write(change);
         }
         None => {
             for warning in stranded_units(map, &built) {

@@ -75,27 +75,56 @@ impl Level {
         self.grids[0].cells()
     }
 
-    /// The cells whose terrain or cost for some class differs in `new`.
-    pub fn changed_cells(&self, new: &Level) -> Vec<Pos> {
+    /// Replaces this level with `new` and says what changed.
+    pub fn replace(&mut self, new: Level) -> LevelChanged {
+        let changed = self.diff(&new);
+        *self = new;
+        changed
+    }
+
+    /// What differs in `new`: the cells whose terrain or cost for some class changed (all of
+    /// them when the size or the board changed), and the classes for which some cell got
+    /// cheaper (or passable).
+    pub fn diff(&self, new: &Level) -> LevelChanged {
         if (self.width, self.height, self.board) != (new.width, new.height, new.board) {
-            return new.cells().collect();
+            return LevelChanged {
+                cells: new.cells().collect(),
+                cheaper: MovementClass::ALL.to_vec(),
+            };
         }
-        self.cells()
+        let cheaper = |class: MovementClass, p: Pos| match (
+            self.grid(class).cost(p),
+            new.grid(class).cost(p),
+        ) {
+            (Some(old), Some(new)) => new < old,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        let cells: Vec<Pos> = self
+            .cells()
             .filter(|&p| {
                 self.terrain(p).map(|t| t.tile) != new.terrain(p).map(|t| t.tile)
                     || MovementClass::ALL
                         .iter()
                         .any(|&c| self.grid(c).cost(p) != new.grid(c).cost(p))
             })
-            .collect()
+            .collect();
+        let cheaper = MovementClass::ALL
+            .into_iter()
+            .filter(|&c| cells.iter().any(|&p| cheaper(c, p)))
+            .collect();
+        LevelChanged { cells, cheaper }
     }
 }
 
-/// The level was rebuilt after a file changed: which cells changed (all of them when the
-/// size or the board changed).
-#[derive(Message, Clone, Debug)]
+/// The level was rebuilt after a file changed.
+#[derive(Message, Clone, Debug, Default, PartialEq)]
 pub struct LevelChanged {
+    /// The cells whose terrain or costs changed (all of them when the size or board changed).
     pub cells: Vec<Pos>,
+    /// The classes for which some cell got cheaper or passable: any of their paths may now
+    /// have a cheaper way, wherever it runs.
+    pub cheaper: Vec<MovementClass>,
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -114,7 +143,7 @@ pub fn stranded_units(map: &MapAsset, level: &Level) -> Vec<ParseError> {
                 u.line,
                 u.column,
                 format!(
-                    "unit `{}` stands on {terrain} at {}, impassable for {}: it steps off when ordered",
+                    "unit `{}` stands on {terrain} at {}, impassable for {}: an order makes it step off first",
                     u.name, u.pos, u.class
                 ),
             )

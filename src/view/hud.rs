@@ -101,6 +101,14 @@ fn notice_journal(
         match entry {
             Entry::Refused { reason, .. } => notice.say(format!("order refused: {reason}")),
             Entry::Arrived { unit, tile, .. } => notice.say(format!("{unit} arrived at {tile}")),
+            Entry::SteppingOff {
+                unit,
+                from,
+                terrain,
+                ..
+            } => notice.say(format!(
+                "{unit} stands on {terrain} at {from}, impassable for it now: it steps off first"
+            )),
         }
     }
     *seen = journal.0.len();

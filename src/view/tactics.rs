@@ -12,6 +12,7 @@ use super::sprites::team_color;
 use super::{Cursor, Notice, TileShape, outline};
 use crate::AppSystems;
 use crate::level::Level;
+use crate::pathing::Refusal;
 use crate::tactics::{
     Board, EndTurn, EnemyTurn, Mode, Moved, PieceQuery, TacticsMove, TacticsRules, Turn,
 };
@@ -22,6 +23,8 @@ use crate::units::{MovementClass, Selected, Team, Tile, Unit};
 #[derive(Resource, Default)]
 struct ShownRange {
     unit: Option<Entity>,
+    /// The unit has moved this turn: no range, no preview, only its attack tiles.
+    moved: bool,
     range: Range,
     attack: BTreeSet<Pos>,
     threat: BTreeSet<Pos>,
@@ -169,14 +172,17 @@ fn update_range(
         BTreeSet::new()
     };
     let unit = piece.map(|p| p.entity);
+    let moved = piece.is_some_and(|p| p.moved);
     // Only touch the resource when something changed, so highlights are rebuilt rarely.
     if shown.unit != unit
+        || shown.moved != moved
         || shown.range != range
         || shown.attack != attack
         || shown.threat != threat
     {
         *shown = ShownRange {
             unit,
+            moved,
             range,
             attack,
             threat,
@@ -250,6 +256,12 @@ fn draw_preview(
     let Ok((name, &class)) = units.get(unit) else {
         return;
     };
+    // The hints are the refusals a move there would get, word for word.
+    let unit = name.as_str().to_owned();
+    if shown.moved {
+        notice.hint(Refusal::AlreadyMoved { unit }.to_string());
+        return;
+    }
     match (shown.range.get(pos), shown.range.path_to(pos)) {
         (Some(reached), Some(path)) if reached.can_stop => {
             let points = path.cells.iter().map(|&p| geometry.center(p));
@@ -260,7 +272,7 @@ fn draw_preview(
                 rules.movement_points.get(class)
             ));
         }
-        (Some(_), _) => notice.hint(format!("{name} cannot stop on {pos}: a unit stands there")),
+        (Some(_), _) => notice.hint(Refusal::Occupied { unit, to: pos }.to_string()),
         _ => {
             let centre = geometry.center(pos);
             gizmos.line_2d(
@@ -273,7 +285,7 @@ fn draw_preview(
                 centre + Vec2::new(10.0, -10.0),
                 Color::srgb(0.95, 0.3, 0.25),
             );
-            notice.hint(format!("{pos} is out of {name}'s range"));
+            notice.hint(Refusal::OutOfRange { unit, to: pos }.to_string());
         }
     }
 }

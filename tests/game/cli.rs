@@ -321,3 +321,49 @@ fn tactics_runs_a_scripted_turn_in_order() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown action `--jump`"));
 }
+
+#[test]
+fn simulate_reloads_terrain_mid_run_and_cheaper_mud_brings_the_archer_sooner() {
+    let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
+    let cheap = file(
+        "cheap-mud.ron",
+        &include_str!("../../assets/terrain.ron").replace(
+            r#"(name: "mud", glyphs: ",S", tile: 4, foot: 3.0,"#,
+            r#"(name: "mud", glyphs: ",S", tile: 4, foot: 0.5,"#,
+        ),
+    );
+    let seconds = |extra: &[&str]| {
+        let mut args = vec![
+            "simulate",
+            "--map",
+            meadow,
+            "--order",
+            "archer:18,2",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let output = tilewalk(&args);
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        let text = String::from_utf8(output.stdout).unwrap();
+        let archer: serde_json::Value = text
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|v| v["unit"] == "archer")
+            .unwrap();
+        archer["seconds"].as_f64().unwrap()
+    };
+    let reload = format!("1:{}", cheap.display());
+    let (before, after) = (seconds(&[]), seconds(&["--reload-terrain", &reload]));
+    assert!(after < before - 1.0, "{after} vs {before}");
+
+    let broken = file("broken.ron", "(terrains: [");
+    let output = tilewalk(&[
+        "simulate",
+        "--map",
+        meadow,
+        "--reload-terrain",
+        &format!("2:{}", broken.display()),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("broken.ron:1:"));
+}

@@ -125,7 +125,7 @@ lancer blue horse 0,1
         .into_iter()
         .filter_map(|e| match e {
             Entry::Refused { reason, .. } => Some(reason),
-            Entry::Arrived { .. } => None,
+            Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
         })
         .collect();
     assert_eq!(
@@ -297,4 +297,101 @@ fn crowded_orders_replay_identically() {
     for _ in 0..3 {
         assert_eq!(first, run());
     }
+}
+
+#[test]
+fn a_cost_decrease_off_the_path_replans_onto_the_cheaper_route() {
+    // The archer swings north around the mud field (3 per tile on foot) to (18,2). A second
+    // after the order the designer makes mud cost 0.5: the line through the mud is now the
+    // cheapest, though the old path crosses no changed tile.
+    let meadow = include_str!("../../assets/maps/meadow.map");
+    let cheap_mud =
+        tilewalk::terrain::TerrainTable::parse(&include_str!("../../assets/terrain.ron").replace(
+            r#"(name: "mud", glyphs: ",S", tile: 4, foot: 3.0,"#,
+            r#"(name: "mud", glyphs: ",S", tile: 4, foot: 0.5,"#,
+        ))
+        .unwrap();
+    let goal = Pos::new(18, 2);
+    let walk = |edit: bool| {
+        let mut app = app(meadow);
+        order(&mut app, &["archer"], goal, false);
+        while app.world().resource::<Time>().elapsed_secs_f64() < 1.0 {
+            app.update();
+        }
+        let expected = edit.then(|| {
+            let map = tilewalk::map::MapAsset::parse(meadow).unwrap();
+            let level = Level::build(&map, &cheap_mud).unwrap();
+            let from = tile(&mut app, "archer");
+            let entity = unit(&mut app, "archer");
+            let stride = app
+                .world()
+                .get::<tilewalk::units::Motion>(entity)
+                .unwrap()
+                .stride;
+            let left = stride.map_or(0.0, |s| s.duration - s.elapsed);
+            let options = SearchOptions::on(level.board);
+            let rest = find_path(level.grid(MovementClass::Foot), from, goal, &options).unwrap();
+            let now = app.world().resource::<Time>().elapsed_secs_f64();
+            let change = app.world_mut().resource_mut::<Level>().replace(level);
+            assert!(change.cheaper.contains(&MovementClass::Foot));
+            app.world_mut().write_message(change);
+            now + left + rest.path.cost / UNIT_SPEED_TILES_PER_SEC
+        });
+        run_until_idle(&mut app, 60.0);
+        let (at, seconds) = arrival(&app, "archer").unwrap();
+        assert_eq!(at, goal);
+        (seconds, expected)
+    };
+    let (unedited, _) = walk(false);
+    let (edited, expected) = walk(true);
+    assert!(edited < unedited - 1.0, "{edited} vs {unedited}");
+    let expected = expected.unwrap();
+    assert!(
+        (edited - expected).abs() < 1e-6,
+        "{edited} vs the optimum {expected}"
+    );
+}
+
+#[test]
+fn a_unit_on_terrain_made_impassable_steps_off_and_says_so() {
+    // The knight stands on a field that turns to rock under it; ordered on, it first steps
+    // onto the neighbour that makes its way cheapest, and the journal says so.
+    let mut app = app("[terrain]\n......\n......\n......\n[units]\nknight blue foot 1,1\n");
+    let rocky = {
+        let map = tilewalk::map::MapAsset::parse("[terrain]\n......\n.#....\n......\n").unwrap();
+        Level::build(&map, &table()).unwrap()
+    };
+    let change = app.world_mut().resource_mut::<Level>().replace(rocky);
+    app.world_mut().write_message(change);
+    order(&mut app, &["knight"], Pos::new(5, 1), false);
+    run_until_idle(&mut app, 30.0);
+    assert_eq!(tile(&mut app, "knight"), Pos::new(5, 1));
+    let entries = journal(&app);
+    assert!(
+        matches!(
+            &entries[..],
+            [
+                Entry::SteppingOff { from, onto, terrain, .. },
+                Entry::Arrived { .. },
+            ] if *from == Pos::new(1, 1) && *onto == Pos::new(2, 1) && terrain == "rock"
+        ),
+        "{entries:?}"
+    );
+    // Boxed in by rock, it cannot leave, and the refusal says why.
+    let mut boxed = super::app("[terrain]\n###..\n#.#..\n###..\n[units]\nknight blue foot 1,1\n");
+    let walled = {
+        let map = tilewalk::map::MapAsset::parse("[terrain]\n###..\n###..\n###..\n").unwrap();
+        Level::build(&map, &table()).unwrap()
+    };
+    let change = boxed.world_mut().resource_mut::<Level>().replace(walled);
+    boxed.world_mut().write_message(change);
+    order(&mut boxed, &["knight"], Pos::new(4, 1), false);
+    boxed.update();
+    assert!(matches!(
+        &journal(&boxed)[..],
+        [Entry::Refused {
+            reason: Refusal::StandsOnImpassable { .. },
+            ..
+        }]
+    ));
 }

@@ -61,7 +61,7 @@ fn refusals(app: &App) -> Vec<Refusal> {
         .into_iter()
         .filter_map(|e| match e {
             Entry::Refused { reason, .. } => Some(reason),
-            Entry::Arrived { .. } => None,
+            Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
         })
         .collect()
 }
@@ -108,6 +108,8 @@ fn the_walk_takes_exactly_the_previewed_path_and_cost() {
 fn a_moved_unit_cannot_move_again_until_the_next_turn() {
     let mut app = tactics_app(FIELD, rules(ZoneOfControl::EndsMove));
     tactics_move(&mut app, "knight", Pos::new(1, 1));
+    // Moved: no range to show or preview (the HUD's hint is the refusal below, word for word).
+    assert!(range(&mut app, "knight").cells().is_empty());
     tactics_move(&mut app, "knight", Pos::new(2, 2));
     tactics_move(&mut app, "orc", Pos::new(5, 1));
     let refused = refusals(&app);
