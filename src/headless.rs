@@ -8,8 +8,9 @@ use crate::level::{Level, spawn_units};
 use crate::map::MapAsset;
 use crate::pathing::Path;
 use crate::simulation_plugin;
+use crate::tactics::Turn;
 use crate::terrain::TerrainTable;
-use crate::units::Motion;
+use crate::units::{Motion, Team};
 
 /// The simulated time one headless frame advances.
 pub const FIXED_STEP_SECS: f64 = 1.0 / 60.0;
@@ -30,13 +31,17 @@ pub fn headless_app(map: &MapAsset, table: &TerrainTable) -> Result<App, ParseEr
     Ok(app)
 }
 
-/// Whether every unit stands still: no path to follow and no step under way.
+/// Whether every unit stands still: no path to follow, no step under way, and no enemy turn
+/// of tactics mode under way.
 pub fn all_idle(world: &mut World) -> bool {
     world
-        .query_filtered::<(), With<Path>>()
-        .iter(world)
-        .next()
-        .is_none()
+        .get_resource::<Turn>()
+        .is_none_or(|t| t.team == Team::Blue)
+        && world
+            .query_filtered::<(), With<Path>>()
+            .iter(world)
+            .next()
+            .is_none()
         && world
             .query::<&Motion>()
             .iter(world)

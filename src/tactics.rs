@@ -142,9 +142,14 @@ pub struct TacticsMove {
 #[derive(Message, Clone, Copy, Debug, Default)]
 pub struct EndTurn;
 
-/// One enemy move of the last enemy turn, for the HUD and the `tactics` command.
+/// The enemy's moves of the last enemy turn: `(name, from, to)` for the HUD and the
+/// `tactics` command, and the paths still to walk. The enemy moves one unit after another,
+/// as a player watching expects; while it does, the turn is red's.
 #[derive(Resource, Clone, Debug, Default)]
-pub struct EnemyTurn(pub Vec<(String, Pos, Pos)>);
+pub struct EnemyTurn {
+    pub moves: Vec<(String, Pos, Pos)>,
+    pub waiting: std::collections::VecDeque<(Entity, Path)>,
+}
 
 pub(super) fn plugin(app: &mut App) {
     app.init_state::<Mode>()
@@ -154,7 +159,7 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<EnemyTurn>()
         .add_systems(
             Update,
-            (apply_moves, end_turn)
+            (apply_moves, end_turn, walk_enemy_moves)
                 .chain()
                 .in_set(AppSystems::Plan)
                 .run_if(
@@ -409,11 +414,13 @@ fn apply_moves(
             continue;
         };
         let range = board.range(&mut context, &piece);
-        let checked = if !walking.is_empty() {
-            Err(Refusal::StillMoving)
-        } else {
-            board.check_move(&piece, &range, order.to, *turn)
-        };
+        // Whose turn it is comes first: during red's turn blue waits for it, not for a walk.
+        let checked = board
+            .check_move(&piece, &range, order.to, *turn)
+            .and_then(|path| match walking.is_empty() {
+                true => Ok(path),
+                false => Err(Refusal::StillMoving),
+            });
         match checked {
             Ok(path) => {
                 commands.entity(piece.entity).insert((path, Moved));
@@ -447,9 +454,12 @@ fn end_turn(
     if ends.read().count() == 0 {
         return;
     }
+    if turn.team != Team::Blue {
+        return;
+    }
     let mut board = Board::new(&level, &rules, &units);
     let moves = board.plan_turn(&mut context, turn.team.opponent());
-    enemy_turn.0 = moves
+    enemy_turn.moves = moves
         .iter()
         .filter_map(|(entity, path)| {
             board
@@ -457,13 +467,33 @@ fn end_turn(
                 .map(|p| (p.name.clone(), path.cells[0], p.tile))
         })
         .collect();
-    for (entity, path) in moves {
-        commands.entity(entity).insert(path);
-    }
+    enemy_turn.waiting = moves.into();
     for piece in &board.pieces {
         commands.entity(piece.entity).remove::<Moved>();
     }
-    turn.number += 1;
+    turn.team = Team::Red;
+}
+
+/// The enemy's turn on the board: its units walk one after another; when the last stops,
+/// the next turn is the player's.
+fn walk_enemy_moves(
+    mut commands: Commands,
+    mut turn: ResMut<Turn>,
+    mut enemy_turn: ResMut<EnemyTurn>,
+    walking: Query<(), With<Path>>,
+) {
+    if turn.team != Team::Red || !walking.is_empty() {
+        return;
+    }
+    match enemy_turn.waiting.pop_front() {
+        Some((entity, path)) => {
+            commands.entity(entity).insert(path);
+        }
+        None => {
+            turn.team = Team::Blue;
+            turn.number += 1;
+        }
+    }
 }
 
 /// Runs `f` on the board of a world (for commands and tests; systems build their own).

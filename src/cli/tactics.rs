@@ -158,7 +158,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
             Action::EndTurn => {
                 app.world_mut().write_message(EndTurn);
                 settle(&mut app);
-                let moves: Vec<Value> = app.world().resource::<EnemyTurn>().0.iter().map(|(unit, from, to)| json!({"unit": unit, "from": [from.x, from.y], "to": [to.x, to.y]})).collect();
+                let moves: Vec<Value> = app.world().resource::<EnemyTurn>().moves.iter().map(|(unit, from, to)| json!({"unit": unit, "from": [from.x, from.y], "to": [to.x, to.y]})).collect();
                 json!({"action": "end_turn", "turn": app.world().resource::<Turn>().number, "enemy_moves": moves})
             }
         };

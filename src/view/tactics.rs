@@ -327,15 +327,22 @@ fn update_turn_text(
     enemy: Res<EnemyTurn>,
     mut text: Single<&mut Text, With<TurnText>>,
 ) {
-    if turn.is_changed() || enemy.is_changed() {
-        text.0 = format!(
-            "turn {}: your move (blue){}",
-            turn.number,
-            if enemy.0.is_empty() {
-                String::new()
-            } else {
-                format!("; red moved {} units", enemy.0.len())
-            }
-        );
+    if !(turn.is_changed() || enemy.is_changed()) {
+        return;
     }
+    let moving = enemy.moves.len();
+    text.0 = match turn.team {
+        Team::Red => format!(
+            "turn {}: red is moving ({} of {moving})",
+            turn.number,
+            moving - enemy.waiting.len()
+        ),
+        Team::Blue if moving > 0 => {
+            format!(
+                "turn {}: your move (blue); red moved {moving} units",
+                turn.number
+            )
+        }
+        Team::Blue => format!("turn {}: your move (blue)", turn.number),
+    };
 }

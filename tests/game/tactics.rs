@@ -264,7 +264,7 @@ fn the_enemy_turn_is_deterministic_and_closes_in() {
         let mut app = tactics_app(skirmish, rules(ZoneOfControl::EndsMove));
         app.world_mut().write_message(EndTurn);
         run_until_idle(&mut app, 120.0);
-        app.world().resource::<EnemyTurn>().0.clone()
+        app.world().resource::<EnemyTurn>().moves.clone()
     };
     let first = play();
     assert_eq!(
@@ -279,4 +279,53 @@ fn the_enemy_turn_is_deterministic_and_closes_in() {
         );
     }
     assert_eq!(first, play());
+}
+
+#[test]
+fn the_enemy_moves_one_unit_at_a_time_and_then_it_is_the_players_turn() {
+    use tilewalk::tactics::Turn;
+    let skirmish = include_str!("../../assets/maps/skirmish.map");
+    let mut app = tactics_app(skirmish, rules(ZoneOfControl::EndsMove));
+    app.world_mut().write_message(EndTurn);
+    app.update();
+    // While red moves, blue cannot.
+    let knight = unit(&mut app, "knight");
+    app.world_mut().write_message(TacticsMove {
+        unit: knight,
+        to: Pos::new(3, 5),
+    });
+    let mut walkers: Vec<Entity> = Vec::new();
+    for _ in 0..(120 * 60) {
+        app.update();
+        let world = app.world_mut();
+        let walking: Vec<Entity> = world
+            .query_filtered::<Entity, With<Path>>()
+            .iter(world)
+            .collect();
+        assert!(walking.len() <= 1, "two enemy units walk at once");
+        if let Some(&walker) = walking.first()
+            && walkers.last() != Some(&walker)
+        {
+            walkers.push(walker);
+        }
+        if app.world().resource::<Turn>().team == Team::Blue {
+            break;
+        }
+    }
+    assert_eq!(walkers.len(), 4, "each red unit walked in its turn");
+    assert_eq!(
+        *app.world().resource::<Turn>(),
+        Turn {
+            number: 2,
+            team: Team::Blue
+        },
+        "the turn passes when the enemy is done"
+    );
+    assert_eq!(
+        refusals(&app),
+        [Refusal::NotYourTurn {
+            unit: "knight".into(),
+            turn: Team::Red
+        }]
+    );
 }
