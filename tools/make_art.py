@@ -3,18 +3,28 @@
 
 Writes, relative to the repository root:
 
-  assets/textures/terrain.png    7 terrain tiles of 32x32 in one row (224x32):
-                                 0 grass, 1 road, 2 forest, 3 thicket, 4 mud, 5 water, 6 rock
-  assets/textures/unit_foot.png  32x32 round soldier token (sword mark)
-  assets/textures/unit_horse.png 32x32 shield token (horseshoe mark)
-  assets/textures/unit_flyer.png 32x32 upward delta wing
-  assets/textures/ring.png       32x32 selection ring
-  assets/textures/marker.png     32x32 "X" for a refused order target
+  assets/textures/terrain.png             7 terrain tiles of 32x32 in one row (224x32):
+                                          0 grass, 1 road, 2 forest, 3 thicket, 4 mud,
+                                          5 water, 6 rock
+  assets/textures/terrain_hex_pointy.png  the same 7 tiles as pointy-top hexes, 32x37 each
+                                          (224x37)
+  assets/textures/terrain_hex_flat.png    the same 7 tiles as flat-top hexes, 37x32 each
+                                          (259x32)
+  assets/textures/unit_foot.png           32x32 round soldier token (sword mark)
+  assets/textures/unit_archer.png         32x32 bow-shaped token with an arrow (ranged foot)
+  assets/textures/unit_horse.png          32x32 shield token (horseshoe mark)
+  assets/textures/unit_flyer.png          32x32 upward delta wing
+  assets/textures/ring.png                32x32 selection ring
+  assets/textures/marker.png              32x32 thick "X" for a refused order target
+  assets/textures/hover.png               32x32 square hover frame
+  assets/textures/hover_hex_pointy.png    32x37 pointy-top hex hover frame
+  assets/textures/hover_hex_flat.png      37x32 flat-top hex hover frame
 
-Unit sprites, ring and marker are white / light grey (the game tints them by multiplying
-with a colour) with a near-black outline and coverage-based anti-aliasing.
+Unit sprites, ring, marker and hover frames are white / light grey (the game tints them by
+multiplying with a colour) with a near-black outline and coverage-based anti-aliasing.
 Terrain tiles are opaque and tile seamlessly: all noise is periodic over 32 pixels and
-every feature is drawn with wrap-around.
+every feature is drawn with wrap-around.  Hex tiles cut the same art to a hexagon that
+fills the image edge to edge (transparent outside, a 1 px edge line 35% darker).
 
 Deterministic: fixed seeds, no time or environment input; running it twice gives the
 same bytes.  Usage (from anywhere):  python3 tools/make_art.py
@@ -428,8 +438,11 @@ def make_rock():
 TERRAIN = [make_grass, make_road, make_forest, make_thicket, make_mud, make_water, make_rock]
 
 
-def terrain_atlas():
-    tiles = [f() for f in TERRAIN]
+def terrain_tiles():
+    return [f() for f in TERRAIN]
+
+
+def terrain_atlas(tiles):
     w = TILE * len(tiles)
     out = [0] * (w * TILE * 4)
     for ti, t in enumerate(tiles):
@@ -479,10 +492,11 @@ def sd_polygon(x, y, pts):
     return -d if inside else d
 
 
-def render_sprite(shape, outline=2.0, mark=None, shade=None):
+def render_sprite(shape, outline=2.0, mark=None, shade=None, fill=FILL):
     """shape(x, y) -> signed distance of the body; mark(x, y) -> signed distance of a dark
     mark drawn on the body; shade(x, y) -> 0..1 amount of light-grey shading on the body.
-    Returns a flat RGBA list. Outline is `outline` pixels thick outside the body."""
+    Returns a flat RGBA list. Outline is `outline` pixels thick outside the body; `fill` is
+    the body colour where it is not shaded or marked."""
     out = []
     for y in range(TILE):
         for x in range(TILE):
@@ -493,9 +507,9 @@ def render_sprite(shape, outline=2.0, mark=None, shade=None):
             if outer <= 0:
                 out.extend((0, 0, 0, 0))
                 continue
-            body = FILL
+            body = fill
             if shade is not None:
-                body = mix(FILL, SHADE, clamp(shade(px, py)))
+                body = mix(fill, SHADE, clamp(shade(px, py)))
             if mark is not None:
                 m = clamp(0.5 - mark(px, py))
                 body = mix(body, MARK, m)
@@ -518,14 +532,57 @@ def sprite_foot():
         return clamp((math.hypot(x - C + 3, y - C + 3) - 8.0) / 8.0)
 
     def sword(x, y):
-        blade = sd_segment(x, y, 16, 8.5, 16, 19.5) - 1.3
-        tip = sd_polygon(x, y, [(14.7, 9.5), (16, 6.8), (17.3, 9.5)])
-        guard = sd_segment(x, y, 12, 19.5, 20, 19.5) - 1.1
-        grip = sd_segment(x, y, 16, 19.5, 16, 23.0) - 1.0
-        pommel = sd_circle(x, y, 16, 24.2, 1.5)
-        return min(blade, tip, guard, grip, pommel)
+        # a broad blade tapering to a point, so it reads as a sword rather than a cross
+        blade = sd_polygon(x, y, [(16.0, 5.8), (18.1, 9.0), (18.1, 18.6), (13.9, 18.6),
+                                  (13.9, 9.0)])
+        guard = sd_segment(x, y, 11.2, 19.4, 20.8, 19.4) - 1.3
+        grip = sd_segment(x, y, 16, 19.4, 16, 23.0) - 1.0
+        pommel = sd_circle(x, y, 16, 24.0, 1.7)
+        return min(blade, guard, grip, pommel)
 
     return render_sprite(shape, 2.0, sword, shade)
+
+
+def sprite_archer():
+    """A token shaped like a drawn bow (curved back, straight string) with an arrow across it
+    pointing up and to the right; the half-disc with the arrow's point and fletching sticking
+    out reads unlike the round sword token even at 16 px."""
+    C = 16.0
+    s = math.sqrt(0.5)
+    R = 12.0  # the bow's back
+    US = -4.0  # the string: the bow bulges from here towards +u
+
+    def uv(x, y):
+        # u along the arrow (up-right), v across it (down-right)
+        dx, dy = x - C, y - C
+        return (dx - dy) * s, (dx + dy) * s
+
+    def bow(u, v):
+        return max(math.hypot(u - US, v) - R, US - u)
+
+    def arrow(u, v):
+        shaft = sd_segment(u, v, -12.0, 0.0, 10.0, 0.0) - 1.5
+        head = sd_polygon(u, v, [(9.0, -4.0), (15.5, 0.0), (9.0, 4.0)])
+        fletch = sd_polygon(u, v, [(-14.5, -3.6), (-10.5, -3.6), (-7.5, 0.0), (-10.5, 3.6),
+                                   (-14.5, 3.6), (-12.5, 0.0)])
+        return min(shaft, head, fletch)
+
+    def shape(x, y):
+        u, v = uv(x, y)
+        return min(bow(u, v), arrow(u, v))
+
+    def marks(x, y):
+        # the arrow's shaft where it crosses the bow
+        u, v = uv(x, y)
+        return sd_segment(u, v, US - 1.0, 0.0, US + R + 1.0, 0.0) - 1.2
+
+    def shade(x, y):
+        # the space between the string and the bow's limb a shade darker than the limb
+        u, v = uv(x, y)
+        inside = max(math.hypot(u - US, v) - (R - 3.5), US + 1.5 - u)
+        return clamp(0.5 - inside) * 0.9
+
+    return render_sprite(shape, 2.0, marks, shade)
 
 
 def shield_outline():
@@ -603,22 +660,120 @@ def sprite_ring():
 
 
 def sprite_marker():
+    """A thick X, white core 6.4 px wide, 2 px near-black outline: it shows on every terrain
+    and at small zoom, and the game's red tint turns the core red."""
     def shape(x, y):
-        a = sd_segment(x, y, 9.0, 9.0, 23.0, 23.0)
-        b = sd_segment(x, y, 23.0, 9.0, 9.0, 23.0)
-        return min(a, b) - 2.3
+        a = sd_segment(x, y, 8.0, 8.0, 24.0, 24.0)
+        b = sd_segment(x, y, 24.0, 8.0, 8.0, 24.0)
+        return min(a, b) - 3.2
 
-    return render_sprite(shape, 1.8)
+    return render_sprite(shape, 2.0, fill=(255, 255, 255))
+
+
+# --------------------------------------------------------------------------- hex tiles, hover frames
+
+HEX_SHORT = TILE  # across the flats: a hex is as wide (pointy) or tall (flat) as a square tile
+HEX_LONG = 37  # across the points: 2 * 32 / sqrt(3) = 36.95, rounded to whole pixels
+HEX_EDGE = 0.65  # the edge line is 35% darker than the tile
+
+
+def hex_shape(pointy):
+    """(width, height, corners) of the hexagon that fills a hex tile image edge to edge:
+    pointy-top 32x37 (points on the top and bottom edges, flats on the left and right ones)
+    or flat-top 37x32 (points on the left and right edges).  Its side corners sit a quarter
+    of the long side in from the points, which is where the game's rows (columns) of hexes
+    meet: 0.75 x 37 = 27.75 pixels apart."""
+    if pointy:
+        w, h = HEX_SHORT, HEX_LONG
+        return w, h, [(w / 2, 0.0), (w, h / 4), (w, h * 3 / 4),
+                      (w / 2, h), (0.0, h * 3 / 4), (0.0, h / 4)]
+    w, h = HEX_LONG, HEX_SHORT
+    return w, h, [(0.0, h / 2), (w / 4, 0.0), (w * 3 / 4, 0.0),
+                  (w, h / 2), (w * 3 / 4, h), (w / 4, h)]
+
+
+def hex_alpha(d):
+    """Opacity at a pixel whose centre is `d` pixels outside the hexagon (negative: inside).
+    The anti-aliasing ramp lies just outside the exact hexagon: every pixel it covers at
+    least half is opaque, pixels 1 px or more outside are fully transparent.  Neighbouring
+    hexes then overlap by a fringe of the same dark edge colour instead of leaving
+    half-transparent seams where both edges are partly covered (an exactly complementary
+    ramp lets 25% of the background through there)."""
+    return clamp(1.0 - d)
+
+
+def hex_atlas(tiles, pointy):
+    """The terrain tiles clipped to hexagons, in one row, with a 1 px darker edge line."""
+    w, h, corners = hex_shape(pointy)
+    aw = w * len(tiles)
+    # centre the 32x32 art in the longer side (the art is periodic, so it wraps seamlessly)
+    ox = (w - TILE) // 2
+    oy = (h - TILE) // 2
+    out = [0] * (aw * h * 4)
+    for ti, t in enumerate(tiles):
+        for y in range(h):
+            for x in range(w):
+                d = sd_polygon(x + 0.5, y + 0.5, corners)
+                a = hex_alpha(d)
+                if a <= 0.0:
+                    continue
+                deep = clamp(-0.5 - d)  # coverage of the part more than 1 px inside
+                c = scale(t.get(x - ox, y - oy), lerp(HEX_EDGE, 1.0, deep))
+                o = (y * aw + ti * w + x) * 4
+                out[o] = int(round(clamp(c[0], 0, 255)))
+                out[o + 1] = int(round(clamp(c[1], 0, 255)))
+                out[o + 2] = int(round(clamp(c[2], 0, 255)))
+                out[o + 3] = int(round(a * 255))
+    return aw, h, out
+
+
+def outline_image(w, h, sd, alpha=None):
+    """A hover frame: a 1 px near-black outer edge and a 2 px white band inside it along a
+    shape's border, transparent inside.  sd(x, y): signed distance to the border (negative
+    inside); alpha(d): the outer edge's opacity (default: the exact pixel's)."""
+    out = []
+    for y in range(h):
+        for x in range(w):
+            d = sd(x + 0.5, y + 0.5)
+            outer = alpha(d) if alpha else clamp(0.5 - d)
+            white = min(clamp(-0.5 - d), outer)  # more than 1 px inside
+            hole = clamp(-2.5 - d)  # more than 3 px inside
+            a = outer - hole
+            if a <= 0.0:
+                out.extend((0, 0, 0, 0))
+                continue
+            c = mix(OUTLINE, (255, 255, 255), (white - hole) / a)
+            out.extend((int(round(c[0])), int(round(c[1])), int(round(c[2])),
+                        int(round(a * 255))))
+    return out
+
+
+def hover_square():
+    def sd(x, y):
+        return -min(x, TILE - x, y, TILE - y)
+
+    return TILE, TILE, outline_image(TILE, TILE, sd)
+
+
+def hover_hex(pointy):
+    w, h, corners = hex_shape(pointy)
+    return w, h, outline_image(w, h, lambda x, y: sd_polygon(x, y, corners), hex_alpha)
 
 
 # --------------------------------------------------------------------------- main
 
 def main():
-    w, h, px = terrain_atlas()
-    write_png(os.path.join(OUT_DIR, "terrain.png"), w, h, px)
-    for name, fn in (("unit_foot", sprite_foot), ("unit_horse", sprite_horse),
-                     ("unit_flyer", sprite_flyer), ("ring", sprite_ring),
-                     ("marker", sprite_marker)):
+    tiles = terrain_tiles()
+    for name, (w, h, px) in (("terrain", terrain_atlas(tiles)),
+                             ("terrain_hex_pointy", hex_atlas(tiles, True)),
+                             ("terrain_hex_flat", hex_atlas(tiles, False)),
+                             ("hover", hover_square()),
+                             ("hover_hex_pointy", hover_hex(True)),
+                             ("hover_hex_flat", hover_hex(False))):
+        write_png(os.path.join(OUT_DIR, name + ".png"), w, h, px)
+    for name, fn in (("unit_foot", sprite_foot), ("unit_archer", sprite_archer),
+                     ("unit_horse", sprite_horse), ("unit_flyer", sprite_flyer),
+                     ("ring", sprite_ring), ("marker", sprite_marker)):
         write_png(os.path.join(OUT_DIR, name + ".png"), TILE, TILE, fn())
     print("wrote textures to", os.path.relpath(OUT_DIR, os.getcwd()))
 
