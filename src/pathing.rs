@@ -171,9 +171,9 @@ impl Path {
     }
 }
 
-/// What the last search did, for the HUD and the search overlay.
-#[derive(Resource, Clone, Debug, Default)]
-pub struct LastSearch {
+/// What one search did, for the HUD and the search view.
+#[derive(Clone, Debug, Default)]
+pub struct SearchRecord {
     pub unit: String,
     pub algorithm: &'static str,
     pub found: bool,
@@ -181,8 +181,25 @@ pub struct LastSearch {
     pub steps: usize,
     pub expanded: usize,
     pub micros: f64,
-    /// The expanded cells in order.
+    /// The expanded cells in order (kept while the search view is on, and for selected units).
     pub expansions: Vec<Pos>,
+}
+
+/// The searches of the last order (one per unit and leg of a group order), then of any
+/// re-plans since; the last is the newest.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct Searches(pub Vec<SearchRecord>);
+
+/// How many search records are kept: a group order of a whole army keeps its newest ones.
+const KEPT_SEARCHES: usize = 256;
+
+impl Searches {
+    fn push(&mut self, record: SearchRecord) {
+        if self.0.len() == KEPT_SEARCHES {
+            self.0.remove(0);
+        }
+        self.0.push(record);
+    }
 }
 
 /// Whether searches keep their expanded cells for the search view: off headless; the
@@ -200,7 +217,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_message::<OrderRefused>()
         .add_message::<Replan>()
         .add_message::<SteppingOff>()
-        .init_resource::<LastSearch>()
+        .init_resource::<Searches>()
         .init_resource::<RecordSearches>()
         .init_resource::<Pathfinder>()
         .add_systems(
@@ -237,11 +254,14 @@ fn plan_orders(
     mut refused: MessageWriter<OrderRefused>,
     mut stepping: MessageWriter<SteppingOff>,
     mut finder: ResMut<Pathfinder>,
-    mut last: ResMut<LastSearch>,
+    mut searches: ResMut<Searches>,
     record: Res<RecordSearches>,
     level: Res<Level>,
     units: Query<Planned, With<Unit>>,
 ) {
+    if !orders.is_empty() {
+        searches.0.clear();
+    }
     // Paths planned this frame: they are not in the world until commands apply, yet a
     // second order in the same frame (a shift+click waypoint) must build on them. Ordered,
     // so the paths are inserted in the same order every run: that order is the order in
@@ -293,7 +313,7 @@ fn plan_orders(
             };
             match search_legs(
                 &mut finder.0,
-                &mut last,
+                &mut searches,
                 recorder,
                 grid,
                 level.board,
@@ -413,7 +433,7 @@ struct Recorder<'a> {
 /// `avoid` holds tiles to treat as walls (other units, on a re-plan around them).
 fn search_legs(
     context: &mut SearchContext,
-    last: &mut LastSearch,
+    searches: &mut Searches,
     recorder: Recorder,
     grid: &Grid,
     board: Board,
@@ -441,7 +461,7 @@ fn search_legs(
     let mut leg = |context: &mut SearchContext, from: Pos, to: Pos| {
         let started = Instant::now();
         let found = context.search_with(grid, from, to, &options, passage);
-        *last = LastSearch {
+        searches.push(SearchRecord {
             unit: recorder.unit.to_owned(),
             algorithm: "A*",
             found: found.is_ok(),
@@ -450,7 +470,7 @@ fn search_legs(
             expanded: context.stats().expanded,
             micros: started.elapsed().as_secs_f64() * 1e6,
             expansions: context.expansions().to_vec(),
-        };
+        });
         found.map(|f| f.path)
     };
     let mut legs = Vec::with_capacity(waypoints.len());
@@ -506,7 +526,7 @@ fn replan_paths(
     mut refused: MessageWriter<OrderRefused>,
     mut stepping: MessageWriter<SteppingOff>,
     mut finder: ResMut<Pathfinder>,
-    mut last: ResMut<LastSearch>,
+    mut searches: ResMut<Searches>,
     record: Res<RecordSearches>,
     level: Res<Level>,
     units: Query<Planned, With<Unit>>,
@@ -563,7 +583,7 @@ fn replan_paths(
         };
         let searched = search_legs(
             &mut finder.0,
-            &mut last,
+            &mut searches,
             recorder,
             grid,
             level.board,

@@ -1,15 +1,17 @@
-//! The HUD (tile under the cursor, selection, last search, notices, file errors, controls)
-//! and the gizmo overlays (selected units' paths, the drag box, the last search's expansions).
+//! The HUD (tile under the cursor, selection, the search shown, notices, file errors, frame
+//! time, controls) and the gizmo overlays (the hovered tile, each selected unit's path in its
+//! own tint, the drag box, a search's expanded cells).
 
 use bevy::prelude::*;
+use tilewalk_path::{Board, HexLayout};
 
-use super::{Cursor, DragBox, NOTICE_SECS, Notice, ShowSearch, outline};
+use super::{Cursor, DragBox, LastOrder, NOTICE_SECS, Notice, SearchView, outline};
 use crate::AppSystems;
 use crate::assets::FileErrors;
 use crate::convert::TILE_SIZE;
 use crate::journal::{Entry, Journal};
 use crate::level::Level;
-use crate::pathing::{LastSearch, Path};
+use crate::pathing::{Path, Refusal, SearchRecord, Searches};
 use crate::tactics::Mode;
 use crate::units::{Motion, MovementClass, Selected};
 
@@ -19,8 +21,18 @@ struct StatusText;
 #[derive(Component)]
 struct ErrorText;
 
-const HELP: &str = "left click: select  shift: add  drag: box select  right click: move  shift+right: waypoint  S: stop  E: search view  WASD/arrows/middle-drag: pan  wheel: zoom";
-const TACTICS_HELP: &str = "left click: select  hover: preview path  right click: move there  T: enemy threat  Enter: end turn  WASD/arrows/middle-drag: pan  wheel: zoom";
+const HELP: &str = "left: select (shift: add, drag: box)  right: move (shift: waypoint)  S: stop  E: searches  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
+const TACTICS_HELP: &str = "left: select  hover: preview  right: move there  T: threat  Enter: end turn  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
+
+/// The tints of the selected units' paths, in the order of their names.
+const PATH_TINTS: [Color; 6] = [
+    Color::srgb(1.0, 0.9, 0.2),
+    Color::srgb(0.3, 0.9, 1.0),
+    Color::srgb(1.0, 0.45, 0.9),
+    Color::srgb(0.6, 1.0, 0.3),
+    Color::srgb(1.0, 0.6, 0.2),
+    Color::srgb(0.85, 0.75, 1.0),
+];
 
 /// The controls line at the bottom.
 #[derive(Component)]
@@ -30,7 +42,7 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(Startup, spawn_hud).add_systems(
         Update,
         (
-            (draw_paths, draw_drag_box, draw_search).in_set(AppSystems::Present),
+            (draw_hover, draw_paths, draw_drag_box, draw_search).in_set(AppSystems::Present),
             (notice_journal, show_help, update_status, update_errors)
                 .chain()
                 .in_set(AppSystems::Hud),
@@ -62,20 +74,32 @@ fn spawn_hud(mut commands: Commands) {
     commands.spawn((
         panel(false),
         background,
-        children![
-            (
-                ErrorText,
-                Text::new(""),
-                TextFont::from_font_size(15.0),
-                TextColor(Color::srgb(1.0, 0.45, 0.4))
-            ),
-            (
-                HelpText,
-                Text::new(HELP),
-                TextFont::from_font_size(13.0),
-                TextColor(Color::srgb(0.75, 0.78, 0.8))
-            ),
-        ],
+        children![(
+            HelpText,
+            Text::new(HELP),
+            TextFont::from_font_size(13.0),
+            TextColor(Color::srgb(0.75, 0.78, 0.8))
+        )],
+    ));
+    // File errors at the top right, over the sky margin the camera leaves above the map,
+    // not over its bottom rows; hidden while there is none.
+    commands.spawn((
+        Node {
+            position_type: PositionType::Absolute,
+            right: px(8),
+            top: px(46),
+            max_width: percent(45),
+            padding: UiRect::all(px(6)),
+            ..default()
+        },
+        background,
+        Visibility::Hidden,
+        children![(
+            ErrorText,
+            Text::new(""),
+            TextFont::from_font_size(14.0),
+            TextColor(Color::srgb(1.0, 0.5, 0.45))
+        )],
     ));
 }
 
@@ -90,15 +114,27 @@ fn show_help(mode: Res<State<Mode>>, mut help: Single<&mut Text, With<HelpText>>
     }
 }
 
-/// Refusals become the notice; so do arrivals, briefly.
+/// Refusals become the notice; so do arrivals, briefly. Refusals of one group order are
+/// summed up: "3 of 4 units cannot go to (9,2): …".
 fn notice_journal(
     journal: Res<Journal>,
+    last: Res<LastOrder>,
     mut seen: Local<usize>,
     mut notice: ResMut<Notice>,
     time: Res<Time>,
 ) {
-    for entry in &journal.0[*seen..] {
+    let new = &journal.0[*seen..];
+    let refused: Vec<&Refusal> = new
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Refused { goal, reason, .. } if Some(*goal) == last.goal => Some(reason),
+            _ => None,
+        })
+        .collect();
+    let summed = last.units > 1 && !refused.is_empty();
+    for entry in new {
         match entry {
+            Entry::Refused { .. } if summed => {}
             Entry::Refused { reason, .. } => notice.say(format!("order refused: {reason}")),
             Entry::Arrived { unit, tile, .. } => notice.say(format!("{unit} arrived at {tile}")),
             Entry::SteppingOff {
@@ -111,6 +147,18 @@ fn notice_journal(
             )),
         }
     }
+    if summed && let Some(goal) = last.goal {
+        let more = match refused.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        notice.say(format!(
+            "{} of {} units cannot go to {goal}: {}{more}",
+            refused.len(),
+            last.units,
+            refused[0]
+        ));
+    }
     *seen = journal.0.len();
     notice.shown_for += time.delta_secs();
 }
@@ -118,7 +166,10 @@ fn notice_journal(
 fn update_status(
     cursor: Res<Cursor>,
     level: Res<Level>,
-    last: Res<LastSearch>,
+    searches: Res<Searches>,
+    view: Res<SearchView>,
+    time: Res<Time>,
+    mut frame_ms: Local<f32>,
     mut notice: ResMut<Notice>,
     selected: Query<(&Name, &MovementClass), With<Selected>>,
     mut text: Single<&mut Text, With<StatusText>>,
@@ -156,27 +207,32 @@ fn update_status(
     } else {
         format!("selected: {}", names.join(", "))
     });
-    if !last.unit.is_empty() {
-        lines.push(if last.found {
-            format!(
-                "last search: {} for {}: cost {:.2}, {} steps, {} nodes expanded, {:.3} ms",
-                last.algorithm,
-                last.unit,
-                last.cost,
-                last.steps,
-                last.expanded,
-                last.micros / 1000.0
-            )
-        } else {
-            format!(
-                "last search: {} for {}: no path, {} nodes expanded, {:.3} ms",
-                last.algorithm,
-                last.unit,
-                last.expanded,
-                last.micros / 1000.0
-            )
-        });
+    let shown = match view.0 {
+        Some(i) => searches
+            .0
+            .get(i)
+            .map(|s| (format!("search view {} of {}", i + 1, searches.0.len()), s)),
+        None => searches.0.last().map(|s| ("last search".to_owned(), s)),
+    };
+    if let Some((label, search)) = shown {
+        lines.push(describe(&label, search));
     }
+    // Frame time, smoothed; long gaps mean nothing changed and nothing was drawn.
+    let delta = time.delta_secs() * 1000.0;
+    *frame_ms = if *frame_ms == 0.0 {
+        delta
+    } else {
+        0.9 * *frame_ms + 0.1 * delta
+    };
+    lines.push(if delta > 250.0 {
+        "frame: idle (drawn when something changes)".to_owned()
+    } else {
+        format!(
+            "frame: {:.1} ms ({:.0} fps)",
+            *frame_ms,
+            1000.0 / frame_ms.max(0.001)
+        )
+    });
     if notice.shown_for < NOTICE_SECS && !notice.text.is_empty() {
         lines.push(notice.text.clone());
     }
@@ -186,36 +242,112 @@ fn update_status(
     text.0 = lines.join("\n");
 }
 
-fn update_errors(errors: Res<FileErrors>, mut text: Single<&mut Text, With<ErrorText>>) {
-    if errors.is_changed() {
-        text.0 = errors
-            .0
-            .values()
-            .map(|e| format!("{e} (the last good version stays)"))
-            .collect::<Vec<_>>()
-            .join("\n");
+/// One search, in a line.
+fn describe(label: &str, s: &SearchRecord) -> String {
+    let ms = s.micros / 1000.0;
+    if s.found {
+        format!(
+            "{label}: {} for {}: cost {:.2}, {} steps, {} nodes expanded, {ms:.3} ms",
+            s.algorithm, s.unit, s.cost, s.steps, s.expanded
+        )
+    } else {
+        format!(
+            "{label}: {} for {}: no path, {} nodes expanded, {ms:.3} ms",
+            s.algorithm, s.unit, s.expanded
+        )
+    }
+}
+
+fn update_errors(
+    errors: Res<FileErrors>,
+    mut text: Single<(&mut Text, &ChildOf), With<ErrorText>>,
+    mut panels: Query<&mut Visibility>,
+) {
+    if !errors.is_changed() {
+        return;
+    }
+    let (text, parent) = &mut *text;
+    text.0 = errors
+        .0
+        .values()
+        .map(|e| format!("{e} (the last good version stays)"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if let Ok(mut visibility) = panels.get_mut(parent.parent()) {
+        visibility.set_if_neq(if errors.0.is_empty() {
+            Visibility::Hidden
+        } else {
+            Visibility::Inherited
+        });
+    }
+}
+
+/// A white frame with a dark edge around the tile under the pointer, in the tile's shape.
+#[derive(Component)]
+struct HoverFrame(Board);
+
+fn hover_image(board: Board) -> &'static str {
+    match board {
+        Board::Square(_) => "textures/hover.png",
+        Board::Hex(HexLayout::OddR | HexLayout::EvenR) => "textures/hover_hex_pointy.png",
+        Board::Hex(HexLayout::OddQ | HexLayout::EvenQ) => "textures/hover_hex_flat.png",
+    }
+}
+
+fn draw_hover(
+    mut commands: Commands,
+    cursor: Res<Cursor>,
+    level: Res<Level>,
+    server: Res<AssetServer>,
+    mut frames: Query<(Entity, &HoverFrame, &mut Transform, &mut Visibility)>,
+) {
+    let geometry = level.geometry();
+    let Ok((entity, frame, mut transform, mut visibility)) = frames.single_mut() else {
+        commands.spawn((
+            HoverFrame(level.board),
+            Sprite::from_image(server.load(hover_image(level.board))),
+            Transform::from_xyz(0.0, 0.0, 4.0),
+            Visibility::Hidden,
+        ));
+        return;
+    };
+    if frame.0 != level.board {
+        commands.entity(entity).despawn();
+        return;
+    }
+    match cursor.tile {
+        Some(tile) => {
+            transform.translation = geometry.center(tile).extend(4.0);
+            visibility.set_if_neq(Visibility::Inherited);
+        }
+        None => {
+            visibility.set_if_neq(Visibility::Hidden);
+        }
     }
 }
 
 fn draw_paths(
     mut gizmos: Gizmos,
     level: Res<Level>,
-    units: Query<(&Transform, &Path, &Motion), With<Selected>>,
+    units: Query<(&Name, &Transform, &Path, &Motion), With<Selected>>,
 ) {
     let geometry = level.geometry();
-    for (transform, path, motion) in &units {
+    let mut walking: Vec<_> = units.iter().collect();
+    walking.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+    for (i, (_, transform, path, motion)) in walking.into_iter().enumerate() {
+        let tint = PATH_TINTS[i % PATH_TINTS.len()];
         let from = transform.translation.truncate();
         let ahead = motion.stride.map(|s| s.to);
         let points = std::iter::once(from)
             .chain(ahead.map(|p| geometry.center(p)))
             .chain(path.remaining().iter().map(|&p| geometry.center(p)));
-        gizmos.linestrip_2d(points, Color::srgb(1.0, 0.9, 0.2));
+        gizmos.linestrip_2d(points, tint);
         for &waypoint in &path.waypoints {
             if waypoint >= path.next {
                 gizmos.circle_2d(
                     Isometry2d::from_translation(geometry.center(path.cells[waypoint])),
                     TILE_SIZE * 0.3,
-                    Color::srgb(1.0, 0.9, 0.2),
+                    tint,
                 );
             }
         }
@@ -233,19 +365,19 @@ fn draw_drag_box(mut gizmos: Gizmos, drag: Res<DragBox>, cursor: Res<Cursor>) {
     }
 }
 
-/// The last search's expanded cells, coloured from blue (first) to orange (last).
+/// The shown search's expanded cells, coloured from blue (first) to orange (last).
 fn draw_search(
     mut gizmos: Gizmos,
-    show: Res<ShowSearch>,
-    last: Res<LastSearch>,
+    view: Res<SearchView>,
+    searches: Res<Searches>,
     level: Res<Level>,
 ) {
-    if !show.0 {
+    let Some(search) = view.0.and_then(|i| searches.0.get(i)) else {
         return;
-    }
+    };
     let geometry = level.geometry();
-    let count = last.expansions.len().max(1) as f32;
-    for (i, &pos) in last.expansions.iter().enumerate() {
+    let count = search.expansions.len().max(1) as f32;
+    for (i, &pos) in search.expansions.iter().enumerate() {
         let t = i as f32 / count;
         let color = Color::srgba(0.2 + 0.8 * t, 0.5, 1.0 - 0.8 * t, 0.9);
         outline(&mut gizmos, &geometry, pos, 0.6, color);

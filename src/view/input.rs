@@ -3,13 +3,15 @@
 //! deselects; right click orders, shift+right click adds a waypoint; `S` stops.
 
 use bevy::prelude::*;
+use bevy::ui::RelativeCursorPosition;
 use bevy::window::PrimaryWindow;
 
-use super::{Cursor, DragBox, Notice, ShowSearch};
+use super::minimap::Minimap;
+use super::{Cursor, DragBox, LastOrder, Notice, SearchView};
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
-use crate::pathing::{MoveOrder, RecordSearches, StopOrder};
+use crate::pathing::{MoveOrder, RecordSearches, Searches, StopOrder};
 use crate::tactics::Mode;
 use crate::units::{Selected, Unit};
 
@@ -40,10 +42,15 @@ fn track_cursor(
     level: Res<Level>,
     window: Single<&Window, With<PrimaryWindow>>,
     camera: Single<(&Camera, &GlobalTransform)>,
+    panels: Query<(&RelativeCursorPosition, &Visibility), With<Minimap>>,
 ) {
     let (camera, transform) = *camera;
+    cursor.over_ui = panels
+        .iter()
+        .any(|(over, visibility)| over.cursor_over() && visibility != Visibility::Hidden);
     cursor.world = window
         .cursor_position()
+        .filter(|_| !cursor.over_ui)
         .and_then(|p| camera.viewport_to_world_2d(transform, p).ok());
     cursor.tile = cursor.world.and_then(|w| level.geometry().cell_at(w));
 }
@@ -134,6 +141,7 @@ fn order_selected(
     selected: Query<Entity, With<Selected>>,
     mut orders: MessageWriter<MoveOrder>,
     mut notice: ResMut<Notice>,
+    mut last: ResMut<LastOrder>,
 ) {
     if !buttons.just_pressed(MouseButton::Right) {
         return;
@@ -143,9 +151,16 @@ fn order_selected(
         notice.say("select a unit first (left click, or drag a box)");
         return;
     }
+    if cursor.over_ui {
+        return;
+    }
     let Some(goal) = cursor.tile else {
         notice.say("that is outside the map");
         return;
+    };
+    *last = LastOrder {
+        units: units.len(),
+        goal: Some(goal),
     };
     orders.write(MoveOrder {
         units,
@@ -158,7 +173,8 @@ fn keyboard_commands(
     keys: Res<ButtonInput<KeyCode>>,
     selected: Query<Entity, With<Selected>>,
     mut stops: MessageWriter<StopOrder>,
-    mut show_search: ResMut<ShowSearch>,
+    mut view: ResMut<SearchView>,
+    searches: Res<Searches>,
     mut record: ResMut<RecordSearches>,
 ) {
     if keys.just_pressed(KeyCode::KeyS) && !selected.is_empty() {
@@ -167,8 +183,13 @@ fn keyboard_commands(
         });
     }
     if keys.just_pressed(KeyCode::KeyE) {
-        show_search.0 = !show_search.0;
+        // Off, then each search of the last order in turn, then off again.
+        view.0 = match view.0 {
+            None => Some(0),
+            Some(i) if i + 1 < searches.0.len() => Some(i + 1),
+            Some(_) => None,
+        };
         // Keep every search's expanded cells only while they are shown.
-        record.0 = show_search.0;
+        record.0 = view.0.is_some();
     }
 }

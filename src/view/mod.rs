@@ -5,13 +5,19 @@ mod camera;
 mod capture;
 mod hud;
 mod input;
+mod minimap;
 mod sprites;
 mod tactics;
 mod tilemap;
 
+use std::time::Duration;
+
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy::render::view::screenshot::Screenshot;
+use bevy::window::RequestRedraw;
+use bevy::winit::{UpdateMode, WinitSettings};
 use tilewalk_path::{Board, HexLayout, Pos};
 
 use crate::AppSystems;
@@ -21,9 +27,17 @@ use crate::level::Level;
 pub use capture::ScreenshotPath;
 
 pub(super) fn plugin(app: &mut App) {
+    // Draw on demand: a frame when there is input, while anything moves, and twice a second
+    // otherwise (so a file saved in an editor shows up), instead of as fast as possible.
+    app.insert_resource(WinitSettings {
+        focused_mode: UpdateMode::reactive(Duration::from_millis(500)),
+        unfocused_mode: UpdateMode::reactive_low_power(Duration::from_secs(1)),
+    })
+    .add_systems(Update, keep_drawing.in_set(AppSystems::Hud));
     app.init_resource::<Cursor>()
         .init_resource::<DragBox>()
-        .init_resource::<ShowSearch>()
+        .init_resource::<SearchView>()
+        .init_resource::<LastOrder>()
         .init_resource::<Notice>()
         .add_systems(
             Update,
@@ -40,14 +54,39 @@ pub(super) fn plugin(app: &mut App) {
             input::plugin,
             hud::plugin,
             tactics::plugin,
+            minimap::plugin,
         ));
 }
 
-/// Where the pointer is, in the world and on the map.
+/// Where the pointer is, in the world and on the map. Over the minimap it is on neither.
 #[derive(Resource, Default, Debug)]
 pub struct Cursor {
     pub world: Option<Vec2>,
     pub tile: Option<Pos>,
+    /// Over a panel that takes clicks (the minimap): clicks are not for the map.
+    pub over_ui: bool,
+}
+
+/// Asks for the next frame while something on screen changes by itself: units walking, an
+/// enemy turn, a key held to pan, a marker fading, a notice on screen, a screenshot pending.
+fn keep_drawing(
+    walking: Query<(), With<crate::pathing::Path>>,
+    markers: Query<(), With<sprites::RefusalMarker>>,
+    screenshots: Query<(), With<Screenshot>>,
+    keys: Res<ButtonInput<KeyCode>>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    notice: Res<Notice>,
+    mut redraw: MessageWriter<RequestRedraw>,
+) {
+    let busy = !walking.is_empty()
+        || !markers.is_empty()
+        || !screenshots.is_empty()
+        || keys.get_pressed().len() > 0
+        || buttons.get_pressed().len() > 0
+        || notice.showing();
+    if busy {
+        redraw.write(RequestRedraw);
+    }
 }
 
 /// A left-button drag under way, from where it started (world coordinates).
@@ -57,9 +96,16 @@ pub struct DragBox {
     pub dragging: bool,
 }
 
-/// Whether the last search's expanded cells are drawn.
+/// Which search of the last order the search view draws (`E` steps through them and off).
 #[derive(Resource, Default, Debug)]
-pub struct ShowSearch(pub bool);
+pub struct SearchView(pub Option<usize>);
+
+/// The player's last move order: how many units it went to, for a summary of refusals.
+#[derive(Resource, Default, Debug)]
+pub struct LastOrder {
+    pub units: usize,
+    pub goal: Option<Pos>,
+}
 
 /// How long a notice stays on screen.
 pub(super) const NOTICE_SECS: f32 = 5.0;
@@ -76,6 +122,11 @@ impl Notice {
     pub fn say(&mut self, text: impl Into<String>) {
         self.text = text.into();
         self.shown_for = 0.0;
+    }
+
+    /// Whether a notice is on screen (it goes after [`NOTICE_SECS`]).
+    pub fn showing(&self) -> bool {
+        self.shown_for < NOTICE_SECS && !self.text.is_empty()
     }
 
     /// A line about what is under the cursor, shown for this frame only.

@@ -1,31 +1,44 @@
-//! Unit sprites (shape per class, colour per team), selection rings and refusal markers.
+//! Unit sprites (a shape per unit kind, a colour per team, never smaller than a few pixels on
+//! screen), name labels for the hovered and selected units, selection rings, and refusal
+//! markers that stand out on any terrain at any zoom.
 
+use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
 
+use super::Cursor;
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
-use crate::pathing::OrderRefused;
-use crate::units::{MovementClass, Selected, Team, Unit};
+use crate::pathing::{OrderRefused, Refusal};
+use crate::units::{AttackRange, MovementClass, Selected, Team, Tile, Unit};
 
 pub const BLUE: Color = Color::srgb(0.30, 0.55, 1.0);
 pub const RED: Color = Color::srgb(0.95, 0.30, 0.28);
 const RING: Color = Color::srgb(1.0, 0.9, 0.2);
+/// A unit is drawn at least this many pixels across, however far out the camera zooms.
+const MIN_UNIT_PX: f32 = 14.0;
+/// A refusal marker is at least this many pixels across.
+const MIN_MARKER_PX: f32 = 28.0;
 
 /// The ring drawn around a selected unit (a child of the unit).
 #[derive(Component)]
 struct SelectionRing;
 
+/// The unit's name above it, shown while it is hovered or selected (a child of the unit).
+#[derive(Component)]
+struct NameLabel;
+
 /// A marker on a tile an order was refused for; fades out.
 #[derive(Component)]
-struct RefusalMarker(Timer);
+pub(super) struct RefusalMarker(Timer);
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
         (
             dress_units,
-            show_rings,
+            show_rings_and_labels,
+            keep_units_visible,
             mark_refusals.run_if(resource_exists::<Level>),
             fade_markers,
         )
@@ -40,19 +53,46 @@ pub fn team_color(team: Team) -> Color {
     }
 }
 
+/// What a unit looks like: its movement class, and for soldiers on foot whether they fight
+/// from a distance (an attack reach beyond 1 makes an archer).
+fn sprite_file(class: MovementClass, attack: Option<&AttackRange>) -> &'static str {
+    match class {
+        MovementClass::Foot if attack.is_some_and(|a| a.1 > 1) => "textures/unit_archer.png",
+        MovementClass::Foot => "textures/unit_foot.png",
+        MovementClass::Horse => "textures/unit_horse.png",
+        MovementClass::Flyer => "textures/unit_flyer.png",
+    }
+}
+
+/// What a new unit's look is made from.
+#[derive(QueryData)]
+struct NewUnit {
+    entity: Entity,
+    name: &'static Name,
+    team: &'static Team,
+    class: &'static MovementClass,
+    attack: Option<&'static AttackRange>,
+}
+
 fn dress_units(
     mut commands: Commands,
     server: Res<AssetServer>,
-    units: Query<(Entity, &Team, &MovementClass), Added<Unit>>,
+    units: Query<NewUnit, Added<Unit>>,
 ) {
-    for (entity, &team, &class) in &units {
-        let image = server.load(format!("textures/unit_{}.png", class.name()));
+    for NewUnitItem {
+        entity,
+        name,
+        team,
+        class,
+        attack,
+    } in &units
+    {
         commands
             .entity(entity)
             .insert((
                 Sprite {
-                    image,
-                    color: team_color(team),
+                    image: server.load(sprite_file(*class, attack)),
+                    color: team_color(*team),
                     custom_size: Some(Vec2::splat(TILE_SIZE * 1.1)),
                     ..default()
                 },
@@ -69,41 +109,94 @@ fn dress_units(
                 Transform::from_xyz(0.0, 0.0, -0.5),
                 Visibility::Hidden,
             ))
+            .with_child((
+                NameLabel,
+                Text2d::new(name.as_str()),
+                TextFont::from_font_size(13.0),
+                TextColor(Color::WHITE),
+                TextBackgroundColor(Color::srgba(0.05, 0.06, 0.08, 0.75)),
+                Transform::from_xyz(0.0, TILE_SIZE * 0.85, 1.0),
+                Visibility::Hidden,
+            ))
             .observe(super::input::on_unit_click);
     }
 }
 
-fn show_rings(
-    units: Query<Has<Selected>, With<Unit>>,
-    mut rings: Query<(&ChildOf, &mut Visibility), With<SelectionRing>>,
+/// The selection rings, apart from the name labels.
+type RingsOnly = (With<SelectionRing>, Without<NameLabel>);
+
+/// Rings around selected units; names over selected units and the one under the pointer.
+fn show_rings_and_labels(
+    cursor: Res<Cursor>,
+    units: Query<(Has<Selected>, &Tile), With<Unit>>,
+    mut rings: Query<(&ChildOf, &mut Visibility), RingsOnly>,
+    mut labels: Query<(&ChildOf, &mut Visibility), With<NameLabel>>,
 ) {
-    for (parent, mut visibility) in &mut rings {
-        let selected = units.get(parent.parent()).unwrap_or(false);
-        visibility.set_if_neq(if selected {
+    let shown = |visible: bool| {
+        if visible {
             Visibility::Inherited
         } else {
             Visibility::Hidden
-        });
+        }
+    };
+    for (parent, mut visibility) in &mut rings {
+        let selected = units.get(parent.parent()).is_ok_and(|u| u.0);
+        visibility.set_if_neq(shown(selected));
+    }
+    for (parent, mut visibility) in &mut labels {
+        let named = units
+            .get(parent.parent())
+            .is_ok_and(|(selected, tile)| selected || cursor.tile == Some(tile.0));
+        visibility.set_if_neq(shown(named));
     }
 }
 
+/// Zoomed far out, units would shrink to specks: scale them up to a minimum on screen.
+fn keep_units_visible(
+    projection: Query<&Projection, (With<Camera2d>, Changed<Projection>)>,
+    mut units: Query<&mut Transform, With<Unit>>,
+) {
+    let Ok(Projection::Orthographic(ortho)) = projection.single() else {
+        return;
+    };
+    let scale = (MIN_UNIT_PX * ortho.scale / (TILE_SIZE * 1.1)).max(1.0);
+    for mut transform in &mut units {
+        transform.scale = Vec3::splat(scale);
+    }
+}
+
+/// A high-contrast cross on the refused goal (or on the unit, when what stops it is the
+/// ground it stands on), at least [`MIN_MARKER_PX`] across on screen.
 fn mark_refusals(
     mut commands: Commands,
     mut refused: MessageReader<OrderRefused>,
     level: Res<Level>,
     server: Res<AssetServer>,
+    tiles: Query<&Tile>,
+    projection: Single<&Projection, With<Camera2d>>,
 ) {
+    let scale = match *projection {
+        Projection::Orthographic(ortho) => ortho.scale,
+        _ => 1.0,
+    };
+    let size = TILE_SIZE.max(MIN_MARKER_PX * scale);
     for refusal in refused.read() {
-        if level.contains(refusal.goal) {
+        let at = match refusal.reason {
+            Refusal::StandsOnImpassable { .. } => {
+                tiles.get(refusal.unit).map_or(refusal.goal, |t| t.0)
+            }
+            _ => refusal.goal,
+        };
+        if level.contains(at) {
             commands.spawn((
                 RefusalMarker(Timer::from_seconds(2.0, TimerMode::Once)),
                 Sprite {
                     image: server.load("textures/marker.png"),
                     color: RED,
-                    custom_size: Some(Vec2::splat(TILE_SIZE)),
+                    custom_size: Some(Vec2::splat(size)),
                     ..default()
                 },
-                Transform::from_translation(level.geometry().center(refusal.goal).extend(5.0)),
+                Transform::from_translation(level.geometry().center(at).extend(12.0)),
             ));
         }
     }

@@ -30,6 +30,9 @@ struct ShownRange {
     threat: BTreeSet<Pos>,
 }
 
+/// The enemy's threat outlines.
+const THREAT: Color = Color::srgb(1.0, 0.55, 0.1);
+
 /// Whether the enemy's threat is drawn.
 #[derive(Resource, Default)]
 struct ShowThreat(bool);
@@ -216,14 +219,14 @@ fn highlight_tiles(
             Transform::from_translation(geometry.center(pos).extend(z)),
         ));
     };
-    for &pos in &shown.threat {
-        tile(pos, Color::srgba(0.95, 0.2, 0.2, 0.28), 1.0);
-    }
+    // Blue where the unit may stop; a paler, whiter blue where it may only pass (an ally
+    // stands there). The enemy's threat is drawn as outlines (see `draw_preview`): a red
+    // fill over green grass reads as olive and hides the terrain.
     for reached in shown.range.cells() {
         let color = if reached.can_stop {
-            Color::srgba(0.25, 0.55, 1.0, 0.42)
+            Color::srgba(0.2, 0.5, 1.0, 0.45)
         } else {
-            Color::srgba(0.6, 0.8, 1.0, 0.2)
+            Color::srgba(0.85, 0.95, 1.0, 0.5)
         };
         tile(reached.pos, color, 2.0);
     }
@@ -241,6 +244,12 @@ fn draw_preview(
     mut notice: ResMut<Notice>,
 ) {
     let geometry = level.geometry();
+    // The enemy's threat: two orange rings inside each tile, readable on grass, water and mud.
+    for &pos in &shown.threat {
+        for scale in [0.9, 0.8] {
+            outline(&mut gizmos, &geometry, pos, scale, THREAT);
+        }
+    }
     for &pos in shown.attack.iter().filter(|p| !shown.range.contains(**p)) {
         outline(
             &mut gizmos,

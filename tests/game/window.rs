@@ -203,6 +203,36 @@ impl Game {
     }
 }
 
+/// The window tests take turns: two lavapipe windows at once would halve each one's speed.
+static WINDOWS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+impl Game {
+    /// The last `view` event: where the map's top-left corner is and how big a tile is.
+    fn view(&self) -> Value {
+        self.events()
+            .into_iter()
+            .rfind(|e| e["event"] == "view")
+            .expect("a view event")
+    }
+
+    /// Whether the map covers the window's centre in the last reported view.
+    fn map_covers_the_centre(&self) -> bool {
+        let view = self.view();
+        let (x, y) = (
+            view["origin"][0].as_f64().unwrap(),
+            view["origin"][1].as_f64().unwrap(),
+        );
+        let scale = view["tile_px"].as_f64().unwrap() / f64::from(TILE_SIZE);
+        let extent = self.geometry.extent();
+        let (w, h) = (f64::from(extent.x) * scale, f64::from(extent.y) * scale);
+        let centre = (
+            view["window"][0].as_f64().unwrap() / 2.0,
+            view["window"][1].as_f64().unwrap() / 2.0,
+        );
+        (x..=x + w).contains(&centre.0) && (y..=y + h).contains(&centre.1)
+    }
+}
+
 fn wait_for<T>(what: &str, timeout: Duration, mut ready: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + timeout;
     loop {
@@ -236,6 +266,7 @@ fn is_path_yellow(p: [u8; 3]) -> bool {
 #[test]
 #[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
 fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = std::env::temp_dir().join(format!("tilewalk-window-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -317,6 +348,81 @@ fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
     );
 
     if let Ok(out) = std::env::var("TILEWALK_SCREENSHOT_OUT") {
+        std::fs::copy(&shot, PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(out)).unwrap();
+    }
+
+    // The camera: a long hold of an arrow key pans until the map's edge reaches the screen's
+    // centre, and no further; `Home` fits the whole map again.
+    let fitted = game.view();
+    let before = game.events().len();
+    game.xdotool(&["keydown", "Right"]);
+    game.wait_event_from(before, "the camera to pan", STARTUP, |e| {
+        e["event"] == "view"
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    game.xdotool(&["keyup", "Right"]);
+    assert!(
+        game.map_covers_the_centre(),
+        "panned off the map: {}",
+        game.view()
+    );
+    assert_ne!(game.view()["origin"], fitted["origin"], "the camera moved");
+    let before = game.events().len();
+    game.xdotool(&["key", "Home"]);
+    game.wait_event_from(before, "the map fitted again", STARTUP, |e| {
+        e["event"] == "view" && e["origin"] == fitted["origin"] && e["tile_px"] == fitted["tile_px"]
+    });
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_unit_on_a_hex_map_walks_to_the_hex_clicked() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = std::env::temp_dir().join(format!("tilewalk-hex-window-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let valley = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/hex_valley.map");
+    let mut game = Game::start(&dir, valley);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    // Picking: the knight's hex selects it; a hex across the ford is the goal.
+    let pressed = game.click(2, 5, "1");
+    game.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
+        e["event"] == "selected" && e["units"] == serde_json::json!(["knight"])
+    });
+    let pressed = game.click(25, 9, "3");
+    game.wait_event_from(pressed, "the order", STARTUP, |e| {
+        e["event"] == "ordered" && e["goal"] == serde_json::json!([25, 9])
+    });
+    let arrived = game.wait_event("the knight to arrive", WALK, |e| e["event"] == "arrived");
+    assert_eq!(arrived["unit"], "knight");
+    assert_eq!(arrived["tile"], serde_json::json!([25, 9]));
+    let before = game.events().len();
+    game.xdotool(&["key", "F12"]);
+    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
+        e["event"] == "screenshot"
+    });
+    let (width, height, pixels) = decode(&PathBuf::from(shot["path"].as_str().unwrap()));
+    assert_eq!((width, height), (1280, 720));
+    // Hex tiles are drawn: the 7 terrains' colours cover much of the frame, and the knight
+    // stands on the hex it was sent to (its blue sprite at that hex's centre).
+    let (cx, cy) = game.tile_center(25, 9);
+    let blue = (-6..=6)
+        .flat_map(|dy| (-6..=6).map(move |dx| (cx + dx, cy + dy)))
+        .filter(|&(x, y)| {
+            let p = pixels[(y * i64::from(width) + x) as usize];
+            p[2] > 150 && p[2] > p[0] + 60
+        })
+        .count();
+    assert!(
+        blue >= 20,
+        "the knight is drawn on (25,9): {blue} blue pixels"
+    );
+    if let Ok(out) = std::env::var("TILEWALK_HEX_SCREENSHOT_OUT") {
+        let shot = PathBuf::from(shot["path"].as_str().unwrap());
         std::fs::copy(&shot, PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(out)).unwrap();
     }
     drop(game);
