@@ -15,9 +15,9 @@ use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::journal::EventLog;
 use crate::level::Level;
-use crate::pathing::MoveOrder;
+use crate::pathing::{MoveOrder, Path};
 use crate::tactics::TacticsMove;
-use crate::units::Selected;
+use crate::units::{Selected, Tile};
 
 /// Where F12 saves the next screenshot (`play --screenshot FILE`); by default
 /// `screenshots/tilewalk-N.png` in the current folder.
@@ -29,7 +29,14 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (
             take_screenshot,
-            (report_view, report_hover, report_selection, report_orders)
+            (
+                report_view,
+                report_hover,
+                report_selection,
+                report_orders,
+                report_paths,
+                report_steps,
+            )
                 .run_if(resource_exists::<EventLog>.and_then(resource_exists::<Level>)),
         )
             .in_set(AppSystems::Present),
@@ -146,6 +153,23 @@ fn report_orders(
     }
     for order in tactics.read() {
         log.write(&serde_json::json!({"event": "ordered", "units": [name(order.unit)], "goal": [order.to.x, order.to.y]}))?;
+    }
+    Ok(())
+}
+
+/// Every new path a unit starts to walk (after an order, a re-plan, a tactics move).
+fn report_paths(paths: Query<(&Name, &Path), Added<Path>>, mut log: ResMut<EventLog>) -> Result {
+    for (name, path) in &paths {
+        let goal = path.goal();
+        log.write(&serde_json::json!({"event": "path", "unit": name.as_str(), "goal": [goal.x, goal.y], "steps": path.cells.len() - 1}))?;
+    }
+    Ok(())
+}
+
+/// Every tile a unit steps into: the game has drawn frames since its path began.
+fn report_steps(steps: Query<(&Name, &Tile), Changed<Tile>>, mut log: ResMut<EventLog>) -> Result {
+    for (name, tile) in &steps {
+        log.write(&serde_json::json!({"event": "step", "unit": name.as_str(), "tile": [tile.0.x, tile.0.y]}))?;
     }
     Ok(())
 }

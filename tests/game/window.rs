@@ -285,6 +285,19 @@ fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
     game.wait_event_from(pressed, "the order", STARTUP, |e| {
         e["event"] == "ordered" && e["goal"] == serde_json::json!([28, 5])
     });
+    let planned = game.wait_event_from(pressed, "the path", STARTUP, |e| {
+        e["event"] == "path" && e["unit"] == "knight"
+    });
+    assert_eq!(planned["goal"], serde_json::json!([28, 5]));
+    // The first line gizmo of a session reaches the screen some frames after it is first
+    // drawn (its render buffers are made then): wait until the knight is two steps along,
+    // a few frames later, before the screenshot.
+    let first = game.wait_event_from(pressed, "the knight's first step", WALK, |e| {
+        e["event"] == "step" && e["unit"] == "knight"
+    });
+    game.wait_event_from(pressed, "the knight's second step", WALK, |e| {
+        e["event"] == "step" && e["unit"] == "knight" && e["tile"] != first["tile"]
+    });
     let before = game.events().len();
     game.xdotool(&["key", "F12"]);
     let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
