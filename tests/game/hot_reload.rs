@@ -202,6 +202,24 @@ fn broken_edits_are_reported_with_file_line_col_and_keep_the_last_good_level() {
     );
     assert_eq!(tile(&mut app, "knight"), Pos::new(0, 2), "nothing was lost");
 
+    // A board the game does not know, then a valid one: the shape changes only when valid.
+    edit(dir.join("field.map"), &format!("board: hex-odd\n{MAP}"));
+    update_until(&mut app, "the board error shows", |app| {
+        errors(app)
+            .iter()
+            .any(|e| e.contains("field.map:1:8: unknown board `hex-odd`"))
+    });
+    assert_eq!(
+        app.world().resource::<Level>().board,
+        tilewalk_path::Board::default(),
+        "the last good map stays"
+    );
+    edit(dir.join("field.map"), &format!("board: hex-odd-q\n{MAP}"));
+    update_until(&mut app, "the hex board loads", |app| {
+        app.world().resource::<Level>().board
+            == tilewalk_path::Board::Hex(tilewalk_path::HexLayout::OddQ)
+    });
+
     // Fixing both files clears the errors and applies the fix.
     edit(
         dir.join("terrain.ron"),
