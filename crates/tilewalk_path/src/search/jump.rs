@@ -63,7 +63,9 @@ impl Scans<'_> {
     }
 
     /// The first jump point from `(x, y)` in direction `(dx, dy)`, the cell itself excluded.
-    #[inline]
+    /// Always inlined into its one caller: the search loop is where its speed matters, and
+    /// left to itself the compiler stops inlining it once the loop reports to a tracer.
+    #[inline(always)]
     fn jump(&self, (x, y): (usize, usize), (dx, dy): (isize, isize)) -> Option<(usize, usize)> {
         let step = |x: usize, y: usize| (x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
         if dx == 0 || dy == 0 {
@@ -213,10 +215,12 @@ impl SearchContext {
                     continue;
                 }
                 let g = node.g + cost * octile(jx.abs_diff(x), jy.abs_diff(y));
-                let (on_frontier, old_g) = (stamp == open, self.nodes[next].g);
-                if on_frontier && g >= old_g {
+                let on_frontier = stamp == open;
+                if on_frontier && g >= self.nodes[next].g {
                     continue;
                 }
+                // Read only for a trace: an untraced search never loads it.
+                let old_g = self.nodes[next].g;
                 self.nodes[next] = Node {
                     g,
                     parent: index as u32,
