@@ -3,11 +3,13 @@
 //!
 //! `cargo run --release -p tilewalk_path --example movingai -- ../shared/benchmarks/movingai`
 //!
-//! Costs of both our searches, A* and A* with jump point pruning (JPS, exact on these
-//! uniform-cost maps), are checked against each scenario's optimal length (8-way, no corner
-//! cutting); times are per problem (small problems repeated until 200 µs have passed), then
-//! the median per map. The last line is one JSON object: `ours_*` and `speedup` are JPS
-//! (our fastest exact search here), `astar_*` plain A*; `mismatches` counts both.
+//! Costs of our three exact searches, A*, A* with jump point pruning (JPS, exact on these
+//! uniform-cost maps) and bidirectional A* (Bi), are checked against each scenario's optimal
+//! length (8-way, no corner cutting); times are per problem (small problems repeated until
+//! 200 µs have passed), then the median per map, and each search's ratio to the peer (`x`:
+//! peer time / ours, above 1 is faster). The last line is one JSON object: `ours_*` and
+//! `speedup` are JPS (our fastest exact search here), `astar_*` plain A*,
+//! `bidirectional_*` bidirectional A*; `mismatches` counts all three.
 
 use std::path::{Path as FsPath, PathBuf};
 use std::process::ExitCode;
@@ -25,6 +27,7 @@ struct MapResult {
     problems: usize,
     astar: Ours,
     jps: Ours,
+    bidirectional: Ours,
     peer_mismatches: usize,
     peer_us: Vec<f64>,
 }
@@ -187,6 +190,10 @@ fn run_map(scen_file: &FsPath) -> Result<MapResult, String> {
         algorithm: Algorithm::JumpPoint,
         ..astar
     };
+    let bidirectional = SearchOptions {
+        algorithm: Algorithm::Bidirectional,
+        ..astar
+    };
     let mut result = MapResult {
         map: map_name
             .to_string_lossy()
@@ -195,6 +202,7 @@ fn run_map(scen_file: &FsPath) -> Result<MapResult, String> {
         problems: problems.len(),
         astar: Ours::default(),
         jps: Ours::default(),
+        bidirectional: Ours::default(),
         peer_mismatches: 0,
         peer_us: Vec::new(),
     };
@@ -216,6 +224,9 @@ fn run_map(scen_file: &FsPath) -> Result<MapResult, String> {
             .astar
             .run(context, path, &grid, problem, &astar, allowed);
         result.jps.run(context, path, &grid, problem, &jps, allowed);
+        result
+            .bidirectional
+            .run(context, path, &grid, problem, &bidirectional, allowed);
         let (cost, seconds) = time(|| peer(&open, width, problem.start, problem.goal));
         if cost.is_none_or(|c| (c as f64 / 10000.0 - problem.optimal).abs() > allowed) {
             result.peer_mismatches += 1;
@@ -246,20 +257,23 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     println!(
-        "ours: A* (octile, no corner cutting) and A* with jump point pruning (JPS); peer: pathfinding::astar"
+        "ours: A* (octile, no corner cutting), A* with jump point pruning (JPS) and bidirectional A* (Bi); peer: pathfinding::astar; x = peer time / ours"
     );
     println!(
-        "{:<16} {:>8} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>12} {:>12}",
+        "{:<16} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7} {:>11} {:>11} {:>11}",
         "map",
         "problems",
         "mismatch",
         "A* µs",
         "JPS µs",
+        "Bi µs",
         "peer µs",
         "A* x",
         "JPS x",
+        "Bi x",
         "A* exp/s",
-        "JPS exp/s"
+        "JPS exp/s",
+        "Bi exp/s"
     );
     let (mut maps, mut problems, mut mismatches) = (Vec::new(), 0, 0);
     for scen in &scens {
@@ -270,25 +284,30 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let (astar, jps, peer) = (
+        let (astar, jps, bi, peer) = (
             median(&mut r.astar.us),
             median(&mut r.jps.us),
+            median(&mut r.bidirectional.us),
             median(&mut r.peer_us),
         );
-        let (astar_rate, jps_rate) = (r.astar.rate(), r.jps.rate());
-        let wrong = r.astar.mismatches + r.jps.mismatches;
+        let (astar_rate, jps_rate, bi_rate) =
+            (r.astar.rate(), r.jps.rate(), r.bidirectional.rate());
+        let wrong = r.astar.mismatches + r.jps.mismatches + r.bidirectional.mismatches;
         println!(
-            "{:<16} {:>8} {:>10} {:>10.1} {:>10.1} {:>10.1} {:>8.2}x {:>8.2}x {:>12.0} {:>12.0}",
+            "{:<16} {:>8} {:>8} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>6.2}x {:>6.2}x {:>6.2}x {:>11.0} {:>11.0} {:>11.0}",
             r.map,
             r.problems,
             wrong,
             astar,
             jps,
+            bi,
             peer,
             peer / astar,
             peer / jps,
+            peer / bi,
             astar_rate,
-            jps_rate
+            jps_rate,
+            bi_rate
         );
         problems += r.problems;
         mismatches += wrong;
@@ -299,8 +318,8 @@ fn main() -> ExitCode {
             );
         }
         maps.push(format!(
-            "{{\"map\":\"{}\",\"problems\":{},\"mismatches\":{},\"ours_us_median\":{:.3},\"peer_us_median\":{:.3},\"speedup\":{:.3},\"expansions_per_sec\":{:.0},\"astar_us_median\":{:.3},\"astar_speedup\":{:.3},\"astar_expansions_per_sec\":{:.0}}}",
-            r.map, r.problems, wrong, jps, peer, peer / jps, jps_rate, astar, peer / astar, astar_rate
+            "{{\"map\":\"{}\",\"problems\":{},\"mismatches\":{},\"ours_us_median\":{:.3},\"peer_us_median\":{:.3},\"speedup\":{:.3},\"expansions_per_sec\":{:.0},\"astar_us_median\":{:.3},\"astar_speedup\":{:.3},\"astar_expansions_per_sec\":{:.0},\"bidirectional_us_median\":{:.3},\"bidirectional_speedup\":{:.3},\"bidirectional_expansions_per_sec\":{:.0}}}",
+            r.map, r.problems, wrong, jps, peer, peer / jps, jps_rate, astar, peer / astar, astar_rate, bi, peer / bi, bi_rate
         ));
     }
     println!(

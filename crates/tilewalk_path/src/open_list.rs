@@ -32,6 +32,13 @@ impl HeapEntry {
             index,
         }
     }
+
+    /// The priority it was made with, rounded down to the key's precision: never more than
+    /// that priority, and less by at most a relative 2^-40.
+    #[inline]
+    pub(crate) fn priority(self) -> f64 {
+        f64::from_bits((self.key >> TIE_BITS) << PRIORITY_ROUNDING_BITS)
+    }
 }
 
 /// A min-priority queue of [`HeapEntry`]s. It pops exactly the entries a plain binary heap
@@ -68,6 +75,12 @@ impl OpenList {
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<HeapEntry> {
         self.best.take().or_else(|| self.heap_pop())
+    }
+
+    /// The entry [`Self::pop`] would take, left in place.
+    #[inline]
+    pub(crate) fn peek(&self) -> Option<HeapEntry> {
+        self.best.or_else(|| self.heap.first().copied())
     }
 
     #[inline]
@@ -134,6 +147,22 @@ mod tests {
     }
 
     #[test]
+    fn the_priority_read_back_is_rounded_down() {
+        assert_eq!(HeapEntry::new(1, 3.0, 2.0).priority(), 3.0);
+        assert_eq!(HeapEntry::new(1, 0.0, 0.0).priority(), 0.0);
+        let third = 1.0 / 3.0;
+        let read = HeapEntry::new(1, third, 0.0).priority();
+        assert!(
+            read <= third && third - read <= third * 2f64.powi(-40),
+            "{read}"
+        );
+        assert!(
+            read < third,
+            "1/3 has more mantissa bits than the key keeps"
+        );
+    }
+
+    #[test]
     fn pops_in_sorted_order_whatever_the_pushes() {
         // A deterministic scramble of pushes and pops against a sorted reference.
         let mut open = OpenList::default();
@@ -147,6 +176,7 @@ mod tests {
             if r.is_multiple_of(3) {
                 reference.sort();
                 let expected = (!reference.is_empty()).then(|| reference.remove(0));
+                assert_eq!(open.peek(), expected, "round {round}");
                 assert_eq!(open.pop(), expected, "round {round}");
             } else {
                 let entry = HeapEntry::new(r % 64, f64::from(r % 17) / 4.0, f64::from(r % 5));

@@ -4,7 +4,9 @@
 //! and in the priority they give a cell, so they share one loop, monomorphised per frontier.
 //! Per-cell state lives in a generation-stamped array inside [`SearchContext`]: starting a
 //! new search bumps the generation instead of clearing memory, so after the first query on
-//! a grid of a given size a search allocates nothing.
+//! a grid of a given size a search allocates nothing. Bidirectional searches run two such
+//! searches at once (`bidirectional.rs`); every search reports its steps to a [`Tracer`],
+//! which is a no-op unless a trace was asked for (`trace.rs`).
 
 use std::collections::VecDeque;
 
@@ -13,7 +15,12 @@ use crate::grid::{Grid, Pos};
 use crate::moves::{Diagonal, Heuristic, STEPS, Step};
 use crate::open_list::{HeapEntry, OpenList};
 
+mod bidirectional;
 mod jump;
+mod trace;
+
+pub use trace::{Direction, Trace, TraceEvent};
+use trace::{NoTrace, Tracer};
 
 /// Which search to run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -36,17 +43,44 @@ pub enum Algorithm {
     /// ([`SearchContext::search_with`]), falls back to plain A*. A hex board has no jump
     /// points: asking for them there is the error [`NoPath::NeedsSquareBoard`].
     JumpPoint,
+    /// Bidirectional A*: one A* from the start towards the goal and one from the goal back
+    /// towards the start, each step expanding from the frontier whose smallest priority is
+    /// lower (taking turns on ties), until no path they have not yet found can beat the
+    /// cheapest one found where they met. Optimal on every board,
+    /// with every heuristic that keeps A* optimal, under passage rules too
+    /// ([`SearchContext::search_with`]); [`SearchOptions::weight`] is ignored.
+    ///
+    /// Both searches order their frontiers by *balanced* potentials (Ikeda et al. 1994): a
+    /// cell `v` with forward cost `g` has the priority `f = g + (h_goal(v) − h_start(v) −
+    /// h_start(goal)) / 2` in the forward search (`h_goal` estimates the way from `v` to the
+    /// goal, `h_start` the way from the start to `v`), and the mirror image in the backward
+    /// search. The search stops when the two smallest priorities, plus `h_start(goal)`, reach
+    /// the cost of the cheapest path found: the module `search/bidirectional.rs` and the
+    /// [crate docs](crate#bidirectional-search) say why that is right, and why stopping when
+    /// the two searches first touch is not.
+    Bidirectional,
+    /// Bidirectional Dijkstra: [`Algorithm::Bidirectional`] with the zero heuristic. Its
+    /// priorities are plain costs, and it stops once the smallest forward cost plus the
+    /// smallest backward cost reach the cheapest path found.
+    BidirectionalDijkstra,
 }
 
 impl Algorithm {
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 8] = [
         Self::AStar,
         Self::Dijkstra,
         Self::Bfs,
         Self::BestFirst,
         Self::Dfs,
         Self::JumpPoint,
+        Self::Bidirectional,
+        Self::BidirectionalDijkstra,
     ];
+
+    /// Whether it runs two searches, one from each end.
+    pub fn is_bidirectional(self) -> bool {
+        matches!(self, Self::Bidirectional | Self::BidirectionalDijkstra)
+    }
 }
 
 /// How to search. `SearchOptions::default()` is optimal 8-way A* without corner cutting.
@@ -59,7 +93,8 @@ pub struct SearchOptions {
     pub heuristic: Option<Heuristic>,
     /// Weighted A*: `f = g + weight·h`. With an admissible heuristic the path costs at most
     /// `weight` times the optimum (bounded-suboptimal) and usually expands far fewer cells.
-    /// Values below 1 (and NaN) count as 1.
+    /// Values below 1 (and NaN) count as 1. Bidirectional searches ignore it: they are
+    /// always optimal.
     pub weight: f64,
     /// Keep the order in which cells were expanded, for a visual debugger
     /// ([`SearchContext::expansions`]).
@@ -169,6 +204,12 @@ pub struct SearchContext {
     heap: OpenList,
     queue: VecDeque<u32>,
     stack: Vec<u32>,
+    /// The backward search of a bidirectional search: its stamps (same generations as
+    /// `stamps`), its cells' costs to the goal and next cells towards it, and its frontier.
+    /// Grown on the first bidirectional search, so other searches never pay for them.
+    back_stamps: Vec<u32>,
+    back_nodes: Vec<Node>,
+    back_heap: OpenList,
     expansions: Vec<Pos>,
     stats: SearchStats,
 }
@@ -199,7 +240,44 @@ impl SearchContext {
         options: &SearchOptions,
     ) -> Result<Found, NoPath> {
         let mut path = Path::default();
-        let stats = self.point_to_point(grid, start, goal, options, None, &mut path)?;
+        let stats =
+            self.point_to_point(grid, start, goal, options, None, &mut path, &mut NoTrace)?;
+        Ok(Found { path, stats })
+    }
+
+    /// [`Self::search`], recording every step it takes in `trace` (cleared first): what
+    /// it pushed, relaxed and expanded, with `g`, `h` and `f`, the scans of jump point
+    /// search, and where a bidirectional search met and why it stopped ([`TraceEvent`]).
+    /// The search itself is the same: same path, same [`SearchStats`]. Searches without a
+    /// trace pay nothing for this.
+    pub fn search_traced(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        options: &SearchOptions,
+        trace: &mut Trace,
+    ) -> Result<Found, NoPath> {
+        trace.clear();
+        let mut path = Path::default();
+        let stats = self.point_to_point(grid, start, goal, options, None, &mut path, trace)?;
+        Ok(Found { path, stats })
+    }
+
+    /// [`Self::search_with`], recording every step in `trace` as [`Self::search_traced`] does.
+    pub fn search_traced_with(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        options: &SearchOptions,
+        trace: &mut Trace,
+        passage: impl Fn(Pos) -> Passage,
+    ) -> Result<Found, NoPath> {
+        trace.clear();
+        let mut path = Path::default();
+        let stats =
+            self.point_to_point(grid, start, goal, options, Some(&passage), &mut path, trace)?;
         Ok(Found { path, stats })
     }
 
@@ -213,7 +291,7 @@ impl SearchContext {
         options: &SearchOptions,
         path: &mut Path,
     ) -> Result<SearchStats, NoPath> {
-        self.point_to_point(grid, start, goal, options, None, path)
+        self.point_to_point(grid, start, goal, options, None, path, &mut NoTrace)
     }
 
     /// [`Self::search`] under a passage rule for each cell, as in a movement range
@@ -247,7 +325,15 @@ impl SearchContext {
         passage: impl Fn(Pos) -> Passage,
     ) -> Result<Found, NoPath> {
         let mut path = Path::default();
-        let stats = self.point_to_point(grid, start, goal, options, Some(&passage), &mut path)?;
+        let stats = self.point_to_point(
+            grid,
+            start,
+            goal,
+            options,
+            Some(&passage),
+            &mut path,
+            &mut NoTrace,
+        )?;
         Ok(Found { path, stats })
     }
 
@@ -262,7 +348,15 @@ impl SearchContext {
         path: &mut Path,
         passage: impl Fn(Pos) -> Passage,
     ) -> Result<SearchStats, NoPath> {
-        self.point_to_point(grid, start, goal, options, Some(&passage), path)
+        self.point_to_point(
+            grid,
+            start,
+            goal,
+            options,
+            Some(&passage),
+            path,
+            &mut NoTrace,
+        )
     }
 
     fn point_to_point(
@@ -273,6 +367,7 @@ impl SearchContext {
         options: &SearchOptions,
         passage: Option<&dyn Fn(Pos) -> Passage>,
         path: &mut Path,
+        tracer: &mut impl Tracer,
     ) -> Result<SearchStats, NoPath> {
         path.cells.clear();
         path.cost = 0.0;
@@ -298,13 +393,13 @@ impl SearchContext {
         if !grid.connected(start, goal, board) {
             return Err(NoPath::DifferentRegions);
         }
-        let weight = if options.weight >= 1.0 {
+        let weight = if options.weight >= 1.0 && !options.algorithm.is_bidirectional() {
             options.weight
         } else {
             1.0
         };
         let heuristic = match options.algorithm {
-            Algorithm::Dijkstra => Heuristic::Zero,
+            Algorithm::Dijkstra | Algorithm::BidirectionalDijkstra => Heuristic::Zero,
             _ => options
                 .heuristic
                 .unwrap_or_else(|| Heuristic::tightest_for(board)),
@@ -334,7 +429,7 @@ impl SearchContext {
         let reached = match (options.algorithm, grid.uniform_cost()) {
             (Algorithm::JumpPoint, Some(cost)) if jump => {
                 let mut heap = std::mem::take(&mut self.heap);
-                let reached = self.jump_points(&search, start_index, cost, &mut heap);
+                let reached = self.jump_points(&search, start_index, cost, &mut heap, tracer);
                 self.heap = heap;
                 reached
             }
@@ -346,19 +441,27 @@ impl SearchContext {
                 _,
             ) => {
                 let mut heap = std::mem::take(&mut self.heap);
-                let reached = self.run(&search, start_index, &mut Heap(&mut heap));
+                let reached = self.run(&search, start_index, &mut Heap(&mut heap), tracer);
                 self.heap = heap;
                 reached
             }
+            (Algorithm::Bidirectional | Algorithm::BidirectionalDijkstra, _) => {
+                // Its path is read off two searches: it ends here.
+                let meeting = self
+                    .bidirectional(&search, start_index, tracer)
+                    .ok_or(NoPath::Exhausted)?;
+                self.meeting_path(grid, start_index, target.index, meeting, path);
+                return Ok(self.stats);
+            }
             (Algorithm::Bfs, _) => {
                 let mut queue = std::mem::take(&mut self.queue);
-                let reached = self.run(&search, start_index, &mut Fifo(&mut queue));
+                let reached = self.run(&search, start_index, &mut Fifo(&mut queue), tracer);
                 self.queue = queue;
                 reached
             }
             (Algorithm::Dfs, _) => {
                 let mut stack = std::mem::take(&mut self.stack);
-                let reached = self.run(&search, start_index, &mut Lifo(&mut stack));
+                let reached = self.run(&search, start_index, &mut Lifo(&mut stack), tracer);
                 self.stack = stack;
                 reached
             }
@@ -437,7 +540,12 @@ impl SearchContext {
             record: true,
         };
         let mut heap = std::mem::take(&mut self.heap);
-        self.run(&search, grid.index(start), &mut Heap(&mut heap));
+        self.run(
+            &search,
+            grid.index(start),
+            &mut Heap(&mut heap),
+            &mut NoTrace,
+        );
         self.heap = heap;
         let cells: Vec<Reached> = self
             .expansions
@@ -475,6 +583,9 @@ impl SearchContext {
             self.nodes.resize(cells, Node::default());
             self.stamps.clear();
             self.stamps.resize(cells, 0);
+            // Stale generations in the backward stamps would read as current: the next
+            // bidirectional search grows them afresh.
+            self.back_stamps.clear();
             self.generation = 0;
         }
         self.generation += 2;
@@ -483,20 +594,29 @@ impl SearchContext {
 
     /// The shared loop on the search's board. Returns whether the target was reached
     /// (always false for a range).
-    fn run<F: Frontier>(&mut self, search: &Search, start: usize, frontier: &mut F) -> bool {
+    fn run<F: Frontier, T: Tracer>(
+        &mut self,
+        search: &Search,
+        start: usize,
+        frontier: &mut F,
+        tracer: &mut T,
+    ) -> bool {
         match search.board {
-            Board::Square(diagonal) => self.run_on(search, SquareMoves(diagonal), start, frontier),
-            Board::Hex(layout) => self.run_on(search, HexMoves(layout), start, frontier),
+            Board::Square(diagonal) => {
+                self.run_on(search, SquareMoves(diagonal), start, frontier, tracer)
+            }
+            Board::Hex(layout) => self.run_on(search, HexMoves(layout), start, frontier, tracer),
         }
     }
 
-    /// The shared loop, monomorphised per frontier and per board shape.
-    fn run_on<F: Frontier, M: Moves>(
+    /// The shared loop, monomorphised per frontier, per board shape and per tracer.
+    fn run_on<F: Frontier, M: Moves, T: Tracer>(
         &mut self,
         search: &Search,
         moves: M,
         start: usize,
         frontier: &mut F,
+        tracer: &mut T,
     ) -> bool {
         let open = self.begin(search.grid.costs().len());
         let closed = open + 1;
@@ -518,6 +638,21 @@ impl SearchContext {
         self.stamps[start] = open;
         frontier.push(start as u32, 0.0, 0.0);
         self.stats.pushed += 1;
+        tracer.record(|| {
+            let pos = grid.pos(start);
+            let (h, f) = search.target.map_or((0.0, 0.0), |t| {
+                let h = t.scale * moves.estimate(t.heuristic, pos, t.pos);
+                (h, t.mix.1 * h)
+            });
+            TraceEvent::Push {
+                direction: Direction::Forward,
+                pos,
+                parent: None,
+                g: 0.0,
+                h,
+                f,
+            }
+        });
         while let Some(index) = frontier.pop() {
             let index = index as usize;
             if self.stamps[index] == closed {
@@ -530,6 +665,11 @@ impl SearchContext {
             if search.record {
                 self.expansions.push(pos);
             }
+            tracer.record(|| TraceEvent::Expand {
+                direction: Direction::Forward,
+                pos,
+                g: node.g,
+            });
             if search.target.is_some_and(|t| t.index == index) {
                 return true;
             }
@@ -598,6 +738,7 @@ impl SearchContext {
                     None => (0.0, (1.0, 0.0)),
                 };
                 let priority = |g: f64| mix.0 * g + mix.1 * h;
+                tracer.record(|| trace_push(on_frontier, to(), pos, old_g, g, h, priority(g)));
                 // A cheaper way whose priority rounds to the old one (the same steps summed in
                 // another order): the entry already waiting stands for it, pops at the same
                 // moment, and finds the new `g` and parent.
@@ -608,6 +749,39 @@ impl SearchContext {
             }
         }
         false
+    }
+}
+
+/// The event of a forward push: a first `Push`, or a `Relax` of a cell on the frontier.
+fn trace_push(
+    on_frontier: bool,
+    pos: Pos,
+    parent: Pos,
+    old_g: f64,
+    g: f64,
+    h: f64,
+    f: f64,
+) -> TraceEvent {
+    let direction = Direction::Forward;
+    if on_frontier {
+        TraceEvent::Relax {
+            direction,
+            pos,
+            parent,
+            old_g,
+            g,
+            h,
+            f,
+        }
+    } else {
+        TraceEvent::Push {
+            direction,
+            pos,
+            parent: Some(parent),
+            g,
+            h,
+            f,
+        }
     }
 }
 

@@ -1,11 +1,13 @@
 //! After warm-up, `search_into` and `search_into_with` allocate nothing, on square and hex
-//! boards: counted by a global allocator.
+//! boards, for every search (bidirectional ones included); and a traced search reusing its
+//! trace allocates no more than an untraced `search` (the returned path): counted by a
+//! global allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tilewalk_path::{
-    Algorithm, Board, Grid, HexLayout, Passage, Path, Pos, SearchContext, SearchOptions,
+    Algorithm, Board, Grid, HexLayout, Passage, Path, Pos, SearchContext, SearchOptions, Trace,
 };
 
 struct Counting;
@@ -59,6 +61,14 @@ fn warmed_up_searches_allocate_nothing() {
             algorithm: Algorithm::JumpPoint,
             ..SearchOptions::default()
         },
+        SearchOptions {
+            algorithm: Algorithm::Bidirectional,
+            ..SearchOptions::default()
+        },
+        SearchOptions {
+            algorithm: Algorithm::BidirectionalDijkstra,
+            ..SearchOptions::default()
+        },
     ];
     // Other units hold a few cells: the search goes around them.
     let held = |p: Pos| {
@@ -102,4 +112,29 @@ fn warmed_up_searches_allocate_nothing() {
         0,
         "searches after warm-up allocated"
     );
+    let mut trace = Trace::new();
+    for grid in &grids {
+        for options in &options {
+            for &(start, goal) in &queries {
+                context
+                    .search_traced(grid, start, goal, options, &mut trace)
+                    .unwrap();
+                let count = |search: &mut dyn FnMut()| {
+                    let before = ALLOCATIONS.load(Ordering::Relaxed);
+                    search();
+                    ALLOCATIONS.load(Ordering::Relaxed) - before
+                };
+                let plain = count(&mut || {
+                    context.search(grid, start, goal, options).unwrap();
+                });
+                let traced = count(&mut || {
+                    context
+                        .search_traced(grid, start, goal, options, &mut trace)
+                        .unwrap();
+                });
+                assert!(plain > 0, "the returned path is allocated");
+                assert_eq!(traced, plain, "{:?}: tracing allocated", options.algorithm);
+            }
+        }
+    }
 }

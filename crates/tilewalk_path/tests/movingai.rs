@@ -1,6 +1,7 @@
-//! Moving AI conformance: A* and jump point search costs against the scenarios' optimal
-//! lengths, over ../shared/benchmarks/movingai (present in CI). To keep a debug build quick it
-//! checks every problem of the maps up to 194x194 and every 10th problem of the larger ones.
+//! Moving AI conformance: A*, jump point search and bidirectional A* costs against the
+//! scenarios' optimal lengths, over ../shared/benchmarks/movingai (present in CI), and
+//! bidirectional Dijkstra's on the smaller maps. To keep a debug build quick it checks every
+//! problem of the maps up to 194x194 and every 10th problem of the larger ones.
 
 use std::path::Path as FsPath;
 
@@ -48,7 +49,13 @@ fn costs_match_the_scenarios() {
         let mut checked = 0;
         for problem in problems.iter().step_by(step) {
             let tolerance = 1e-3 + 6e-5 * problem.optimal + if two_decimals { 0.005 } else { 0.0 };
-            for algorithm in [Algorithm::AStar, Algorithm::JumpPoint] {
+            let dijkstra = (step == 1).then_some(Algorithm::BidirectionalDijkstra);
+            let algorithms = [
+                Algorithm::AStar,
+                Algorithm::JumpPoint,
+                Algorithm::Bidirectional,
+            ];
+            for algorithm in algorithms.into_iter().chain(dijkstra) {
                 let options = SearchOptions {
                     algorithm,
                     ..SearchOptions::default()

@@ -1,6 +1,7 @@
 //! Property tests on random weighted grids on every board (square-4, the three 8-way rules,
 //! the four hex layouts; widths and heights both even and odd), against an independent
-//! Dijkstra, BFS and flood fill written here: optimal costs, legal paths, fewest steps,
+//! Dijkstra, BFS and flood fill written here: optimal costs (A*, Dijkstra, jump points, and
+//! bidirectional A* and Dijkstra, with passage rules too), legal paths, fewest steps,
 //! ranges, searches around blocked cells, connectivity after edits.
 
 mod common;
@@ -134,7 +135,7 @@ proptest! {
                 prop_assert!(sum.is_some(), "{:?} {}: illegal step in {:?}", algorithm, board, cells);
                 prop_assert!((sum.unwrap_or(f64::NAN) - found.path.cost).abs() < 1e-9, "cost is the sum of the steps");
                 match algorithm {
-                    Algorithm::AStar | Algorithm::Dijkstra | Algorithm::JumpPoint => prop_assert!((found.path.cost - optimal).abs() < 1e-9, "{:?} {}: {} vs {}", algorithm, board, found.path.cost, optimal),
+                    Algorithm::AStar | Algorithm::Dijkstra | Algorithm::JumpPoint | Algorithm::Bidirectional | Algorithm::BidirectionalDijkstra => prop_assert!((found.path.cost - optimal).abs() < 1e-9, "{:?} {}: {} vs {}", algorithm, board, found.path.cost, optimal),
                     Algorithm::Bfs => prop_assert_eq!(Some(cells.len() - 1), fewest_steps(&grid, start, goal, board)),
                     Algorithm::BestFirst | Algorithm::Dfs => prop_assert!(found.path.cost >= optimal - 1e-9),
                 }
@@ -153,6 +154,14 @@ proptest! {
             let weighted = context.search(&grid, start, goal, &SearchOptions { weight, ..SearchOptions::on(board) });
             if let Ok(weighted) = weighted {
                 prop_assert!(weighted.path.cost <= weight * optimal + 1e-9, "weighted A* is bounded");
+            }
+            // Bidirectional search ignores the weight, and stays optimal with every heuristic
+            // that keeps A* optimal.
+            for &heuristic in admissible {
+                let options = SearchOptions { algorithm: Algorithm::Bidirectional, heuristic: Some(heuristic), weight, ..SearchOptions::on(board) };
+                if let Ok(found) = context.search(&grid, start, goal, &options) {
+                    prop_assert!((found.path.cost - optimal).abs() < 1e-9, "bidirectional {:?} on {}: {} vs {}", heuristic, board, found.path.cost, optimal);
+                }
             }
             let range = context.range(&grid, start, budget, board).unwrap();
             let expected: BTreeSet<Pos> = grid.cells().filter(|&p| dist[at(&grid, p)] <= budget + 1e-9).collect();
@@ -174,7 +183,7 @@ proptest! {
         for board in Board::ALL {
             let dist = reference(&grid, start, board, &passage);
             let optimal = dist[at(&grid, goal)];
-            for algorithm in [Algorithm::AStar, Algorithm::Dijkstra, Algorithm::Bfs, Algorithm::Dfs] {
+            for algorithm in [Algorithm::AStar, Algorithm::Dijkstra, Algorithm::Bfs, Algorithm::Dfs, Algorithm::Bidirectional, Algorithm::BidirectionalDijkstra] {
                 let options = SearchOptions { algorithm, ..SearchOptions::on(board) };
                 let found = context.search_with(&grid, start, goal, &options, passage);
                 if goal != start && passage(goal) == Passage::Blocked {
@@ -194,7 +203,7 @@ proptest! {
                 for &p in cells.iter().skip(1).take(cells.len().saturating_sub(2)) {
                     prop_assert!(matches!(passage(p), Passage::Open | Passage::PassOnly), "{:?} {}: walked through {:?} ({:?})", algorithm, board, p, passage(p));
                 }
-                if matches!(algorithm, Algorithm::AStar | Algorithm::Dijkstra) {
+                if matches!(algorithm, Algorithm::AStar | Algorithm::Dijkstra | Algorithm::Bidirectional | Algorithm::BidirectionalDijkstra) {
                     prop_assert!((found.path.cost - optimal).abs() < 1e-9, "{:?} {}: {} vs {}", algorithm, board, found.path.cost, optimal);
                 }
             }

@@ -15,7 +15,8 @@
 //! sides, as in the original paper; PathFinding.js, whose scan rules these are, keeps both
 //! sides always, which pushes about 40% more cells on a random map.
 
-use super::{Node, Search, SearchContext};
+use super::trace::{Direction, TraceEvent, Tracer};
+use super::{Node, Search, SearchContext, trace_push};
 use crate::bits::BitLines;
 use crate::moves::{Heuristic, STEPS};
 use crate::open_list::{HeapEntry, OpenList};
@@ -62,7 +63,9 @@ impl Scans<'_> {
     }
 
     /// The first jump point from `(x, y)` in direction `(dx, dy)`, the cell itself excluded.
-    #[inline]
+    /// Always inlined into its one caller: the search loop is where its speed matters, and
+    /// left to itself the compiler stops inlining it once the loop reports to a tracer.
+    #[inline(always)]
     fn jump(&self, (x, y): (usize, usize), (dx, dy): (isize, isize)) -> Option<(usize, usize)> {
         let step = |x: usize, y: usize| (x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
         if dx == 0 || dy == 0 {
@@ -100,6 +103,7 @@ impl SearchContext {
         start: usize,
         cost: f64,
         heap: &mut OpenList,
+        tracer: &mut impl Tracer,
     ) -> bool {
         let Some(target) = search.target else {
             return false;
@@ -128,6 +132,18 @@ impl SearchContext {
         self.stamps[start] = open;
         heap.push(HeapEntry::new(start as u32, 0.0, 0.0));
         self.stats.pushed += 1;
+        tracer.record(|| {
+            let h =
+                target.scale * octile((start % stride).abs_diff(gx), (start / stride).abs_diff(gy));
+            TraceEvent::Push {
+                direction: Direction::Forward,
+                pos: grid.pos(start),
+                parent: None,
+                g: 0.0,
+                h,
+                f: h,
+            }
+        });
         while let Some(HeapEntry { index, .. }) = heap.pop() {
             let index = index as usize;
             if self.stamps[index] == closed {
@@ -139,6 +155,11 @@ impl SearchContext {
             if search.record {
                 self.expansions.push(grid.pos(index));
             }
+            tracer.record(|| TraceEvent::Expand {
+                direction: Direction::Forward,
+                pos: grid.pos(index),
+                g: node.g,
+            });
             if index == target.index {
                 return true;
             }
@@ -179,7 +200,13 @@ impl SearchContext {
                 }
             }
             for &direction in &directions[..count] {
-                let Some((jx, jy)) = scans.jump((x, y), direction) else {
+                let found = scans.jump((x, y), direction);
+                tracer.record(|| TraceEvent::Scan {
+                    from: grid.pos(index),
+                    step: (direction.0 as i32, direction.1 as i32),
+                    found: found.map(|(jx, jy)| grid.pos(jy * stride + jx)),
+                });
+                let Some((jx, jy)) = found else {
                     continue;
                 };
                 let next = jy * stride + jx;
@@ -188,9 +215,12 @@ impl SearchContext {
                     continue;
                 }
                 let g = node.g + cost * octile(jx.abs_diff(x), jy.abs_diff(y));
-                if stamp == open && g >= self.nodes[next].g {
+                let on_frontier = stamp == open;
+                if on_frontier && g >= self.nodes[next].g {
                     continue;
                 }
+                // Read only for a trace: an untraced search never loads it.
+                let old_g = self.nodes[next].g;
                 self.nodes[next] = Node {
                     g,
                     parent: index as u32,
@@ -199,6 +229,10 @@ impl SearchContext {
                 let h = target.scale * octile(jx.abs_diff(gx), jy.abs_diff(gy));
                 heap.push(HeapEntry::new(next as u32, g + h, h));
                 self.stats.pushed += 1;
+                tracer.record(|| {
+                    let (pos, parent) = (grid.pos(next), grid.pos(index));
+                    trace_push(on_frontier, pos, parent, old_g, g, h, g + h)
+                });
             }
         }
         false
