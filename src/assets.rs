@@ -26,7 +26,7 @@ impl AssetFileError {
         }
     }
 
-    fn text(file: &str, error: TextError) -> Self {
+    pub fn text(file: &str, error: TextError) -> Self {
         match error {
             TextError::NotUtf8(error) => Self::Parse {
                 file: file.to_owned(),
@@ -260,17 +260,23 @@ pub fn report_failed_loads<A: Asset, H: Tracks<A>>(
 ) {
     let Some(handles) = handles else { return };
     for failure in failures.read().filter(|f| handles.tracks(f.id)) {
-        let file = match failure.path.source().as_str() {
-            Some(MAP_SOURCE) => map_file.0.clone(),
-            _ => PathBuf::from("assets").join(failure.path.path()),
+        // A path in the failed asset's source as the player knows it (a Tiled map's error
+        // may be in its tileset, beside it).
+        let named = |path: &Path| match failure.path.source().as_str() {
+            Some(MAP_SOURCE) => map_file.0.with_file_name(path),
+            _ => PathBuf::from("assets").join(path),
         };
+        let file = named(failure.path.path());
         let message = match &failure.error {
             AssetLoadError::AssetLoaderError(e) => match e.error().downcast_ref::<AssetFileError>()
             {
-                Some(AssetFileError::Parse { error, .. }) => {
-                    AssetFileError::in_file(&file, error.clone()).to_string()
+                Some(AssetFileError::Parse { file, error }) => {
+                    AssetFileError::in_file(&named(Path::new(file)), error.clone()).to_string()
                 }
-                _ => format!("{}: {}", file.display(), e.error()),
+                Some(AssetFileError::Io { file, message }) => {
+                    format!("{}: {message}", named(Path::new(file)).display())
+                }
+                None => format!("{}: {}", file.display(), e.error()),
             },
             other => format!("{}: {other}", file.display()),
         };

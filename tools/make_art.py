@@ -19,6 +19,10 @@ Writes, relative to the repository root:
   assets/textures/hover.png               32x32 square hover frame
   assets/textures/hover_hex_pointy.png    32x37 pointy-top hex hover frame
   assets/textures/hover_hex_flat.png      37x32 flat-top hex hover frame
+  assets/tiled/terrain.png                the example Tiled tileset: the 7 terrain tiles and
+                                          a ford (tile 7), 32x32 each (256x32)
+  assets/tiled/terrain_hex.png            the same 8 tiles as pointy-top hexes, 32x37 each
+                                          (256x37)
 
 Unit sprites, ring, marker and hover frames are white / light grey (the game tints them by
 multiplying with a colour) with a near-black outline and coverage-based anti-aliasing.
@@ -39,6 +43,7 @@ import zlib
 TILE = 32
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT_DIR = os.path.join(ROOT, "assets", "textures")
+TILED_DIR = os.path.join(ROOT, "assets", "tiled")
 
 
 # --------------------------------------------------------------------------- PNG writer
@@ -442,6 +447,17 @@ def terrain_tiles():
     return [f() for f in TERRAIN]
 
 
+def make_ford(water, road):
+    """Shallow water over a cobbled crossing: the water tile thinned over the road's stones,
+    with a band of stepping stones across the middle."""
+    t = Tile((0, 0, 0))
+    for y in range(TILE):
+        band = clamp(1.0 - abs(y + 0.5 - TILE / 2) / 9.0)  # 1 in the middle rows
+        for x in range(TILE):
+            t.put(x, y, mix(water.get(x, y), road.get(x, y), 0.3 + 0.45 * smooth(band)))
+    return t
+
+
 def terrain_atlas(tiles):
     w = TILE * len(tiles)
     out = [0] * (w * TILE * 4)
@@ -775,7 +791,13 @@ def main():
                      ("unit_horse", sprite_horse), ("unit_flyer", sprite_flyer),
                      ("ring", sprite_ring), ("marker", sprite_marker)):
         write_png(os.path.join(OUT_DIR, name + ".png"), TILE, TILE, fn())
-    print("wrote textures to", os.path.relpath(OUT_DIR, os.getcwd()))
+    # The example Tiled project's tilesets: the terrain tiles and a ford (tile 7).
+    tiled = tiles + [make_ford(tiles[5], tiles[1])]
+    for name, (w, h, px) in (("terrain", terrain_atlas(tiled)),
+                             ("terrain_hex", hex_atlas(tiled, True))):
+        write_png(os.path.join(TILED_DIR, name + ".png"), w, h, px)
+    print("wrote textures to", os.path.relpath(OUT_DIR, os.getcwd()),
+          "and", os.path.relpath(TILED_DIR, os.getcwd()))
 
 
 if __name__ == "__main__":

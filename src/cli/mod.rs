@@ -42,7 +42,7 @@ enum Command {
 
 #[derive(clap::Args, Debug, Default)]
 struct PlayArgs {
-    /// The map to play: a tilewalk `.map` or a Moving AI `.map`.
+    /// The map to play: a tilewalk `.map`, a Moving AI `.map` or a Tiled `.tmx`.
     #[arg(long)]
     map: Option<PathBuf>,
     /// Append every arrival and refused order to this file as JSON lines (`-` for stdout),
@@ -162,10 +162,19 @@ pub(crate) fn headless_map_app(
     Ok(app)
 }
 
-/// Reads and parses a tilewalk or Moving AI map.
+/// Reads and parses a tilewalk, Moving AI or Tiled (`.tmx`) map.
 pub(crate) fn read_map(file: &FsPath) -> Result<MapAsset, String> {
+    if is_tmx(file) {
+        return crate::map::tmx::read_tmx(file).map_err(|e| e.to_string());
+    }
     MapAsset::parse(&read_file(file).map_err(|e| e.to_string())?)
         .map_err(|e| AssetFileError::in_file(file, e).to_string())
+}
+
+/// Whether a map file is a Tiled map (by its extension, as the asset server picks loaders).
+pub(crate) fn is_tmx(file: &FsPath) -> bool {
+    file.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("tmx"))
 }
 
 fn play(args: PlayArgs) -> Result<ExitCode, Failure> {

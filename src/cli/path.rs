@@ -16,7 +16,8 @@ use crate::units::MovementClass;
 
 #[derive(clap::Args, Debug)]
 pub struct PathArgs {
-    /// A Moving AI `.map`, a plain grid (`O` open, `X` wall, `S` start, `E` end) or a tilewalk map.
+    /// A Moving AI `.map`, a plain grid (`O` open, `X` wall, `S` start, `E` end), a tilewalk
+    /// map or a Tiled `.tmx` map.
     #[arg(long)]
     map: PathBuf,
     /// Start tile as X,Y (X = column, Y = row, 0,0 top-left); defaults to the map's `S`.
@@ -91,21 +92,41 @@ struct Loaded {
 }
 
 fn load(args: &PathArgs) -> Result<Loaded, String> {
-    let text = read_file(&args.map).map_err(|e| e.to_string())?;
     let in_file = |e| AssetFileError::in_file(&args.map, e).to_string();
-    if text.lines().any(|l| l.trim() == "[terrain]") {
-        let map = MapAsset::parse(&text).map_err(in_file)?;
+    // Tilewalk and Tiled maps have a terrain table; the other formats are plain grids.
+    let text = match super::is_tmx(&args.map) {
+        true => None,
+        false => Some(read_file(&args.map).map_err(|e| e.to_string())?),
+    };
+    let map = match &text {
+        None => Some(super::read_map(&args.map)?),
+        Some(text) if text.lines().any(|l| l.trim() == "[terrain]") => {
+            Some(MapAsset::parse(text).map_err(in_file)?)
+        }
+        Some(_) => None,
+    };
+    if let Some(map) = map {
         let table = super::read_terrain(args.terrain.as_deref())?;
         let level = Level::build(&map, &table).map_err(in_file)?;
-        let glyphs = level.cells().map(|p| map.glyph(p)).collect();
-        Ok(Loaded {
+        // A Tiled cell is drawn with its terrain's first glyph (`?` for a tile without one).
+        let glyphs = level
+            .cells()
+            .map(|p| {
+                map.glyph(p)
+                    .or_else(|| level.terrain(p).and_then(|t| t.glyphs.chars().next()))
+                    .unwrap_or('?')
+            })
+            .collect();
+        return Ok(Loaded {
             grid: level.grid(args.class).clone(),
             board: level.board,
             glyphs,
             start: None,
             goal: None,
-        })
-    } else if is_movingai_map(&text) {
+        });
+    }
+    let text = text.unwrap_or_default();
+    if is_movingai_map(&text) {
         let map = parse_movingai_map(&text).map_err(in_file)?;
         let grid = map.grid();
         let glyphs = grid.cells().map(|p| map.glyph(p)).collect();

@@ -18,7 +18,7 @@ use crate::units::{Tile, Unit};
 
 #[derive(clap::Args, Debug)]
 pub struct SimulateArgs {
-    /// A tilewalk or Moving AI map.
+    /// A tilewalk, Moving AI or Tiled (`.tmx`) map.
     #[arg(long)]
     map: PathBuf,
     /// NAME:X,Y: send unit NAME to tile X,Y. Repeat for more units; a unit named twice

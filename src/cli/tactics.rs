@@ -19,7 +19,7 @@ use crate::units::Team;
 
 #[derive(clap::Args, Debug)]
 pub struct TacticsArgs {
-    /// A tilewalk or Moving AI map.
+    /// A tilewalk, Moving AI or Tiled (`.tmx`) map.
     #[arg(long)]
     map: PathBuf,
     /// The tactics rules (default: assets/tactics.ron).

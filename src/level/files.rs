@@ -9,7 +9,7 @@ use crate::AppSystems;
 use crate::assets::{
     AssetFileError, FileErrors, MAP_SOURCE, MapFile, Tracks, report_failed_loads, touches,
 };
-use crate::map::{MapAsset, MapLoader};
+use crate::map::{MapAsset, MapLoader, TmxLoader};
 use crate::terrain::{TerrainLoader, TerrainTable};
 
 #[derive(Resource)]
@@ -38,6 +38,7 @@ pub fn plugin(app: &mut App) {
         .init_asset::<MapAsset>()
         .init_asset::<TerrainTable>()
         .init_asset_loader::<MapLoader>()
+        .init_asset_loader::<TmxLoader>()
         .init_asset_loader::<TerrainLoader>()
         .add_systems(Startup, load_level_files)
         .add_systems(

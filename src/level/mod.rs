@@ -12,6 +12,7 @@ use tilewalk_path::{Board, Grid, Pos};
 
 use crate::convert::Geometry;
 use crate::map::MapAsset;
+use crate::map::tmx::TilesetImage;
 use crate::terrain::{Terrain, TerrainTable};
 use crate::units::{AttackRange, MovementClass, UNIT_Z, unit};
 
@@ -22,31 +23,38 @@ pub struct Level {
     pub height: u32,
     /// The board's shape, from the map: which tiles are adjacent, for every search.
     pub board: Board,
+    /// The terrains the cells index into: the terrain table, or for a Tiled map one terrain per
+    /// tileset tile ([`MapAsset::resolve`]).
     pub table: TerrainTable,
+    /// A Tiled map's tileset image, which draws it instead of the terrain atlas.
+    pub tileset: Option<TilesetImage>,
     terrain: Vec<usize>,
     grids: [Grid; 3],
 }
 
 impl Level {
-    /// Combines a map with a terrain table; fails on a glyph the table does not know.
+    /// Combines a map with a terrain table; fails on a glyph or terrain name the table does
+    /// not know.
     pub fn build(map: &MapAsset, table: &TerrainTable) -> Result<Self, ParseError> {
-        let terrain = map.terrain(table)?;
+        let (table, terrain) = map.resolve(table)?;
         let grid = |class| {
             Grid::from_fn(map.width, map.height, |p| {
                 table.terrains[terrain[(p.y * map.width + p.x) as usize]].cost(class)
             })
             .map_err(|e| ParseError::new(1, 1, e.to_string()))
         };
+        let grids = [
+            grid(MovementClass::Foot)?,
+            grid(MovementClass::Horse)?,
+            grid(MovementClass::Flyer)?,
+        ];
         Ok(Self {
             width: map.width,
             height: map.height,
             board: map.board,
-            table: table.clone(),
-            grids: [
-                grid(MovementClass::Foot)?,
-                grid(MovementClass::Horse)?,
-                grid(MovementClass::Flyer)?,
-            ],
+            table,
+            tileset: map.tiles.as_ref().map(|t| t.image.clone()),
+            grids,
             terrain,
         })
     }

@@ -1,10 +1,14 @@
-//! The asset loader for `.map` files: a thin wrapper over [`MapAsset::parse`].
+//! The asset loaders for map files: thin wrappers over [`MapAsset::parse`] (`.map`) and
+//! [`tmx::parse`] (`.tmx`, whose tilesets are read as loader dependencies, so saving one
+//! reloads the map).
 
-use bevy::asset::{AssetLoader, LoadContext, io::Reader};
+use std::collections::HashMap;
+
+use bevy::asset::{AssetLoader, AssetPath, LoadContext, io::Reader};
 use bevy::prelude::*;
 
-use super::MapAsset;
-use crate::assets::{AssetFileError, read_text};
+use super::{MapAsset, tmx};
+use crate::assets::{AssetFileError, decode_text, read_text};
 
 #[derive(Default, TypePath)]
 pub struct MapLoader;
@@ -26,5 +30,45 @@ impl AssetLoader for MapLoader {
 
     fn extensions(&self) -> &[&str] {
         &["map"]
+    }
+}
+
+/// Loads Tiled maps; the tilesets they name are read through the asset server as loader
+/// dependencies, so the map reloads when one of them is saved.
+#[derive(Default, TypePath)]
+pub struct TmxLoader;
+
+impl AssetLoader for TmxLoader {
+    type Asset = MapAsset;
+    type Settings = ();
+    type Error = AssetFileError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        context: &mut LoadContext<'_>,
+    ) -> Result<MapAsset, AssetFileError> {
+        let text = read_text(reader, context).await?;
+        let map_path = context.path().path().to_path_buf();
+        let source = context.path().source().clone_owned();
+        let refs =
+            tmx::tileset_refs(&map_path, &text).map_err(|e| AssetFileError::parse(context, e))?;
+        let mut tilesets = HashMap::new();
+        for tileset in refs {
+            let path = AssetPath::from(tileset.path.clone()).with_source(source.clone());
+            let bytes = match context.read_asset_bytes(path).await {
+                Ok(bytes) => bytes,
+                Err(e) => return Err(AssetFileError::parse(context, tileset.unreadable(e))),
+            };
+            let file = tileset.path.display().to_string();
+            let text = decode_text(bytes).map_err(|e| AssetFileError::text(&file, e))?;
+            tilesets.insert(tileset.path, text);
+        }
+        tmx::parse(&map_path, &text, &tilesets)
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["tmx"]
     }
 }

@@ -17,11 +17,14 @@
 //! default), `square-4`, `hex-odd-r`, `hex-even-r`, `hex-odd-q` or `hex-even-q`. Glyphs come
 //! from the terrain table; teams are `blue` (the player) and `red`; classes are `foot`,
 //! `horse` and `flyer`.
+//!
+//! Tiled maps (`.tmx`) become the same [`MapAsset`]: see [`tmx`].
 
 pub mod generate;
 mod loader;
+pub mod tmx;
 
-pub use loader::MapLoader;
+pub use loader::{MapLoader, TmxLoader};
 
 use std::collections::HashMap;
 
@@ -62,6 +65,8 @@ pub struct MapAsset {
     /// Where each row starts in the file: (line, column of its first glyph).
     rows: Vec<(usize, usize)>,
     pub units: Vec<UnitSpawn>,
+    /// A Tiled map's tiles, instead of glyphs.
+    pub tiles: Option<tmx::TiledTerrain>,
 }
 
 impl MapAsset {
@@ -76,8 +81,21 @@ impl MapAsset {
         }
     }
 
-    pub fn glyph(&self, pos: Pos) -> char {
-        self.glyphs[pos.y as usize * self.width as usize + pos.x as usize]
+    /// The glyph of a cell (a Tiled map has none).
+    pub fn glyph(&self, pos: Pos) -> Option<char> {
+        self.glyphs
+            .get(pos.y as usize * self.width as usize + pos.x as usize)
+            .copied()
+    }
+
+    /// The terrain table this map's cells index into, and the index of every cell (row-major):
+    /// the table itself for glyph maps; for a Tiled map, one terrain per tileset tile (its
+    /// named terrain with the tile's own costs over the table's).
+    pub fn resolve(&self, table: &TerrainTable) -> Result<(TerrainTable, Vec<usize>), ParseError> {
+        match &self.tiles {
+            Some(tiles) => tiles.resolve(table),
+            None => Ok((table.clone(), self.terrain(table)?)),
+        }
     }
 
     /// The terrain index of every cell (row-major), or the first glyph the table does not know.
@@ -116,6 +134,7 @@ impl MapAsset {
             glyphs: Vec::new(),
             rows: Vec::new(),
             units: Vec::new(),
+            tiles: None,
         };
         let mut last_line = 0;
         let mut names = HashMap::new();
@@ -291,6 +310,7 @@ impl MapAsset {
                 .map(|y| (header_lines + y + 1, 1))
                 .collect(),
             units,
+            tiles: None,
         })
     }
 }
@@ -349,21 +369,7 @@ fn parse_unit(number: usize, line: &str) -> Result<UnitSpawn, ParseError> {
         )
     })?;
     let attack = attack
-        .map(|&(column, text)| {
-            let (min, max) = text.split_once('-').unwrap_or((text, text));
-            match (min.parse::<u32>(), max.parse::<u32>()) {
-                (Ok(min), Ok(max)) if 1 <= min && min <= max && max <= MAX_ATTACK_RANGE => {
-                    Ok((min, max))
-                }
-                _ => Err(ParseError::new(
-                    number,
-                    column,
-                    format!(
-                        "expected an attack range as N or MIN-MAX (1 <= MIN <= MAX <= {MAX_ATTACK_RANGE}), got `{text}`"
-                    ),
-                )),
-            }
-        })
+        .map(|&(column, text)| parse_attack(text).map_err(|e| ParseError::new(number, column, e)))
         .transpose()?;
     Ok(UnitSpawn {
         name: name.to_owned(),
@@ -374,6 +380,17 @@ fn parse_unit(number: usize, line: &str) -> Result<UnitSpawn, ParseError> {
         line: number,
         column: pos_col,
     })
+}
+
+/// An attack range, `N` or `MIN-MAX`, or what to write instead.
+pub(crate) fn parse_attack(text: &str) -> Result<(u32, u32), String> {
+    let (min, max) = text.split_once('-').unwrap_or((text, text));
+    match (min.parse::<u32>(), max.parse::<u32>()) {
+        (Ok(min), Ok(max)) if 1 <= min && min <= max && max <= MAX_ATTACK_RANGE => Ok((min, max)),
+        _ => Err(format!(
+            "expected an attack range as N or MIN-MAX (1 <= MIN <= MAX <= {MAX_ATTACK_RANGE}), got `{text}`"
+        )),
+    }
 }
 
 /// Parses `x,y` (two whole numbers).
@@ -397,7 +414,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!((map.width, map.height), (3, 2));
-        assert_eq!(map.glyph(Pos::new(2, 0)), '=');
+        assert_eq!(map.glyph(Pos::new(2, 0)), Some('='));
         assert_eq!(map.units[0].attack, Some((2, 3)));
         assert_eq!(
             map.units[1],

@@ -1,17 +1,21 @@
-//! The terrain as a bevy_ecs_tilemap tilemap, kept in step with the level on hot reload.
+//! The terrain as a bevy_ecs_tilemap tilemap, kept in step with the level on hot reload:
+//! the terrain atlas, or a Tiled map's own tileset image.
 
+use bevy::asset::AssetPath;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 
 use crate::AppSystems;
 use tilewalk_path::{Board, HexLayout};
 
+use crate::assets::MAP_SOURCE;
 use crate::convert::Geometry;
 use crate::level::{Level, LevelChanged};
+use crate::map::tmx::TilesetImage;
 
-/// Marks the tilemap that shows the level's terrain.
+/// Marks the tilemap that shows the level's terrain, with the Tiled tileset it draws.
 #[derive(Component)]
-struct TerrainTilemap;
+struct TerrainTilemap(Option<TilesetImage>);
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
@@ -57,36 +61,61 @@ fn spawn(commands: &mut Commands, level: &Level, server: &AssetServer) {
             .id();
         storage.set(&position, tile);
     }
+    // A Tiled tileset is drawn at its own pixel size, scaled to the board's tiles (tile
+    // positions scale along each axis, so the scaled layout is the board's).
+    let (texture, tile_size, scale) = match &level.tileset {
+        Some(image) => {
+            let path = AssetPath::from(image.path.clone()).with_source(MAP_SOURCE);
+            let size = TilemapTileSize::new(image.tile_width as f32, image.tile_height as f32);
+            let board = geometry.tile_size();
+            let scale = Vec2::new(board.x / size.x, board.y / size.y);
+            (server.load(path), size, scale)
+        }
+        None => (
+            server.load(atlas(level.board)),
+            geometry.tile_size(),
+            Vec2::ONE,
+        ),
+    };
+    let spacing = level
+        .tileset
+        .as_ref()
+        .map_or(0.0, |image| image.spacing as f32);
     commands.entity(tilemap).insert((
         Name::new("Terrain tilemap"),
-        TerrainTilemap,
+        TerrainTilemap(level.tileset.clone()),
         TilemapBundle {
-            grid_size: geometry.grid_size(),
+            grid_size: TilemapGridSize::new(tile_size.x, tile_size.y),
             map_type: geometry.map_type(),
             size,
             storage,
-            texture: TilemapTexture::Single(server.load(atlas(level.board))),
-            tile_size: geometry.tile_size(),
+            texture: TilemapTexture::Single(texture),
+            tile_size,
+            spacing: TilemapSpacing::new(spacing, spacing),
             anchor: TilemapAnchor::None,
-            transform: Transform::from_translation(geometry.offset().extend(0.0)),
+            transform: Transform::from_translation(geometry.offset().extend(0.0))
+                .with_scale(scale.extend(1.0)),
             ..default()
         },
     ));
 }
 
-/// Repaints the changed tiles; a resized map or another board gets a new tilemap (as
-/// bevy_ecs_tilemap's own hot-reload examples do).
+/// Repaints the changed tiles; a resized map, another board or another tileset gets a new
+/// tilemap (as bevy_ecs_tilemap's own hot-reload examples do).
 fn update_tiles(
     mut commands: Commands,
     mut changes: MessageReader<LevelChanged>,
     level: Res<Level>,
     server: Res<AssetServer>,
-    tilemaps: Query<(Entity, &TileStorage, &TilemapType), With<TerrainTilemap>>,
+    tilemaps: Query<(Entity, &TileStorage, &TilemapType, &TerrainTilemap)>,
 ) {
     let geometry = level.geometry();
     for change in changes.read() {
-        for (tilemap, storage, map_type) in &tilemaps {
-            if storage.size != geometry.map_size() || *map_type != geometry.map_type() {
+        for (tilemap, storage, map_type, drawn) in &tilemaps {
+            if storage.size != geometry.map_size()
+                || *map_type != geometry.map_type()
+                || drawn.0 != level.tileset
+            {
                 commands.entity(tilemap).despawn();
                 spawn(&mut commands, &level, &server);
                 continue;

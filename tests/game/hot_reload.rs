@@ -39,7 +39,12 @@ fn folder(test: &str) -> PathBuf {
 
 /// The game's loading path, headless, with time frozen so units stay where they are.
 fn watching_app(dir: &FsPath) -> App {
-    let map = dir.join("field.map");
+    watching(dir.join("field.map"))
+}
+
+/// The same on any map file.
+fn watching(map: PathBuf) -> App {
+    let dir = map.parent().unwrap().to_path_buf();
     let mut app = App::new();
     register_map_source(&mut app, &map);
     app.add_plugins((
@@ -322,5 +327,100 @@ fn hostile_edits_while_playing_are_reported_and_change_nothing() {
         Some(1.0)
     );
     assert_eq!(tile(&mut app, "knight"), Pos::new(0, 2), "nothing was lost");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+const TMX: &str = include_str!("../../assets/tiled/square.tmx");
+const TSX: &str = include_str!("../../assets/tiled/terrain.tsx");
+const FORD_FOOT: &str = r#"<property name="foot" type="float" value="2"/>"#;
+
+#[test]
+fn a_tiled_map_reloads_when_it_or_its_tileset_is_saved_and_broken_saves_keep_the_last_good_map() {
+    let dir = folder("tiled");
+    std::fs::write(dir.join("square.tmx"), TMX).unwrap();
+    std::fs::write(dir.join("terrain.tsx"), TSX).unwrap();
+    let mut app = watching(dir.join("square.tmx"));
+    let ford = Pos::new(9, 3);
+    let foot = |app: &App, pos| {
+        app.world()
+            .resource::<Level>()
+            .grid(MovementClass::Foot)
+            .cost(pos)
+    };
+    assert_eq!(foot(&app, ford), Some(2.0), "the ford's own cost");
+    // Beside the brute, who holds (15,3).
+    let goal = Pos::new(14, 3);
+    order(&mut app, &["knight"], goal, false);
+    app.update();
+    let before = path(&mut app, "knight").expect("ordered");
+    assert!(
+        before.cells.contains(&ford),
+        "through the ford: {:?}",
+        before.cells
+    );
+
+    // The designer makes the ford deep in the tileset: the path goes round by the bridge.
+    edit(
+        dir.join("terrain.tsx"),
+        &TSX.replace(FORD_FOOT, &FORD_FOOT.replace("\"2\"", "\"9\"")),
+    );
+    update_until(&mut app, "the path is re-planned", |app| {
+        path(app, "knight").is_some_and(|p| p != before)
+    });
+    assert_eq!(foot(&app, ford), Some(9.0));
+    let after = path(&mut app, "knight").unwrap();
+    let level = app.world().resource::<Level>().clone();
+    let from = tile(&mut app, "knight");
+    let core = find_path(
+        level.grid(MovementClass::Foot),
+        from,
+        goal,
+        &SearchOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(after.cells, core.path.cells);
+    assert!(
+        after.cells.contains(&Pos::new(9, 8)),
+        "over the bridge: {:?}",
+        after.cells
+    );
+
+    // Broken XML in the tileset: reported at its line, the last good map stays.
+    let errors = |app: &App| app.world().resource::<FileErrors>().0.clone();
+    edit(
+        dir.join("terrain.tsx"),
+        &TSX.replace("type=\"water\">\n", "type=\"water\"></tilee>\n"),
+    );
+    update_until(&mut app, "the tileset error shows", |app| {
+        errors(app).values().any(|e| e.contains("terrain.tsx"))
+    });
+    let message = errors(&app).into_values().next().unwrap();
+    let line = 1 + TSX
+        .lines()
+        .position(|l| l.contains("<tile id=\"7\""))
+        .unwrap();
+    assert!(
+        message.starts_with(&format!("{}:{line}:", dir.join("terrain.tsx").display()))
+            && message.contains("malformed XML"),
+        "{message}"
+    );
+    assert_eq!(foot(&app, ford), Some(9.0), "the last good map stays");
+
+    // Fixed, and the map itself saved with its top-left cell repainted as rock.
+    edit(dir.join("terrain.tsx"), TSX);
+    update_until(&mut app, "the fix loads", |app| {
+        errors(app).is_empty() && foot(app, ford) == Some(2.0)
+    });
+    edit(
+        dir.join("square.tmx"),
+        &TMX.replacen("\n1,1,3,3,", "\n7,1,3,3,", 1),
+    );
+    update_until(&mut app, "the repainted cell loads", |app| {
+        app.world()
+            .resource::<Level>()
+            .terrain(Pos::new(0, 0))
+            .is_some_and(|t| t.name == "rock")
+    });
+    assert_eq!(foot(&app, Pos::new(0, 0)), None);
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -7,6 +7,7 @@ mod fuzz;
 mod hot_reload;
 mod simulation;
 mod tactics;
+mod tiled;
 mod window;
 
 use bevy::prelude::*;
