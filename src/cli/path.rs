@@ -66,6 +66,10 @@ enum AlgorithmArg {
     Dfs,
     /// A* with jump point pruning (uniform costs, `no-obstacles`; otherwise plain A*).
     Jps,
+    /// Bidirectional A*: searches from both ends, stops when no cheaper meeting can exist.
+    Bidirectional,
+    /// Bidirectional Dijkstra (bidirectional with no heuristic).
+    BidirectionalDijkstra,
 }
 
 fn pos_arg(text: &str) -> Result<Pos, String> {
@@ -202,6 +206,8 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
             AlgorithmArg::BestFirst => Algorithm::BestFirst,
             AlgorithmArg::Dfs => Algorithm::Dfs,
             AlgorithmArg::Jps => Algorithm::JumpPoint,
+            AlgorithmArg::Bidirectional => Algorithm::Bidirectional,
+            AlgorithmArg::BidirectionalDijkstra => Algorithm::BidirectionalDijkstra,
         },
         board: board(args, map.board)?,
         ..SearchOptions::default()

@@ -68,6 +68,19 @@ fn path_answers_the_seed_cases() {
     assert!((no_obstacles["cost"].as_f64().unwrap() - (4.0 + 2.0 * SQRT_2)).abs() < 1e-9);
     let (_, four) = path_json(&a, &["--four-way"]);
     assert_eq!(four["cost"].as_f64(), Some(8.0));
+    for algorithm in ["bidirectional", "bidirectional-dijkstra"] {
+        let (code, both_ways) = path_json(
+            &a,
+            &["--diagonal", "no-obstacles", "--algorithm", algorithm],
+        );
+        assert_eq!(code, Some(0), "{algorithm}");
+        assert!(
+            (both_ways["cost"].as_f64().unwrap() - (4.0 + 2.0 * SQRT_2)).abs() < 1e-9,
+            "{algorithm}: {both_ways}"
+        );
+        let (_, four) = path_json(&a, &["--four-way", "--algorithm", algorithm]);
+        assert_eq!(four["cost"].as_f64(), Some(8.0), "{algorithm}");
+    }
 
     let b = file("b.txt", MAP_B);
     let (code, always) = path_json(&b, &["--diagonal", "always"]);
