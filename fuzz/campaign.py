@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A long fuzz campaign against the release binary: malformed maps, terrain tables, tactics
-rules and command lines, each run in its own process under a time and memory limit.
+"""A long fuzz campaign against the release binary: malformed maps (tilewalk, Moving AI, plain
+grids, Tiled .tmx with their .tsx tilesets), terrain tables, tactics rules and command lines, each run in its own process under a time and memory limit.
 
     cargo build --release
     python3 fuzz/campaign.py --runs 100000            # from the repository root
@@ -28,7 +28,17 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-MAPS = [ROOT / "assets/maps" / name for name in ("meadow.map", "skirmish.map", "maze.map")]
+MAPS = [
+    ROOT / "assets/maps" / name
+    for name in ("meadow.map", "skirmish.map", "maze.map", "hex_skirmish.map", "hex_valley.map")
+]
+# Tiled maps and the tileset each names (copied beside the mutated map, itself maybe mutated).
+TILED = [
+    (ROOT / "assets/tiled/square.tmx", ROOT / "assets/tiled/terrain.tsx", ROOT / "assets/tiled/terrain.png"),
+    (ROOT / "assets/tiled/hex.tmx", ROOT / "assets/tiled/terrain_hex.tsx", ROOT / "assets/tiled/terrain_hex.png"),
+]
+BOARDS = ["square-8", "square-4", "hex-odd-r", "hex-even-r", "hex-odd-q", "hex-even-q"]
+ALGORITHMS = ["astar", "dijkstra", "bfs", "best-first", "dfs", "jps", "bidirectional", "bidirectional-dijkstra"]
 TERRAIN = ROOT / "assets/terrain.ron"
 RULES = ROOT / "assets/tactics.ron"
 MOVINGAI = "type octile\nheight 4\nwidth 6\nmap\n@.....\n.TW...\n...S..\n......\n"
@@ -41,6 +51,8 @@ PIECES = [
     "-", "1e308", "1e-320", "NaN", "inf", "-1", "0", "4294967296", "99999999999999999999",
     "\ufeff", "é", "\x00", "Some(", "//", "/*", "\"", "\\", " ", "\t", "type octile", "height",
     "width 1000000", "map", "blue", "red", "foot", "horse", "flyer", "1-10000", "0,0", "-1,-1",
+    "board: ", "hex-odd-q", "square-4", "<", ">", "/>", "&", "&amp;", "<!--", "]]>", "=\"",
+    "gid=\"9\"", "0,", "<property name=\"foot\" value=\"x\"/>", "staggeraxis=\"x\"",
 ]
 
 
@@ -97,12 +109,23 @@ def name(rng: random.Random) -> str:
 
 def case(rng: random.Random, folder: pathlib.Path) -> list[str]:
     """Writes one malformed input into `folder`; returns the command line that runs it."""
-    kind = rng.choices(["path", "simulate", "tactics", "gen", "bytes"], [30, 25, 25, 5, 15])[0]
+    kind = rng.choices(["path", "simulate", "tactics", "gen", "bytes", "tiled"], [30, 25, 25, 5, 15, 20])[0]
     map_file = folder / "case.map"
     bases = [m.read_text(encoding="utf-8") for m in MAPS] + [MOVINGAI]
     base = rng.choice(bases + [PLAIN] if kind == "path" else bases)
     if kind == "bytes":
         map_file.write_bytes(random_bytes(rng))
+        kind = rng.choice(["path", "simulate", "tactics"])
+    elif kind == "tiled":
+        tmx, tsx, png = rng.choice(TILED)
+        map_file = folder / "case.tmx"
+        map_file.write_text(mutate(rng, tmx.read_text(encoding="utf-8")) if rng.random() < 0.7 else tmx.read_text(encoding="utf-8"), encoding="utf-8", newline="")
+        tileset = tsx.read_text(encoding="utf-8")
+        if rng.random() < 0.4:
+            tileset = mutate(rng, tileset)
+        if rng.random() < 0.95:
+            (folder / tsx.name).write_text(tileset, encoding="utf-8", newline="")
+        shutil.copy(png, folder / png.name)
         kind = rng.choice(["path", "simulate", "tactics"])
     else:
         map_file.write_text(mutate(rng, base) if rng.random() < 0.7 else base, encoding="utf-8", newline="")
@@ -117,7 +140,9 @@ def case(rng: random.Random, folder: pathlib.Path) -> list[str]:
     if kind == "path":
         args += ["--from", pos(rng), "--to", pos(rng)]
         if rng.random() < 0.5:
-            args += ["--algorithm", rng.choice(["astar", "dijkstra", "bfs", "best-first", "dfs", "jps"] * 4 + ["zzz"])]
+            args += ["--algorithm", rng.choice(ALGORITHMS * 4 + ["zzz"])]
+        if rng.random() < 0.2:
+            args += ["--board", rng.choice(BOARDS * 4 + ["hex"])]
         if rng.random() < 0.3:
             args += ["--diagonal", rng.choice(["never", "no-obstacles", "one-obstacle", "always"] * 4 + ["x"])]
         if rng.random() < 0.3:
