@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use bevy::asset::io::{AssetSourceBuilder, Reader};
-use bevy::asset::{AssetLoadError, AssetLoadFailedEvent, LoadContext};
+use bevy::asset::{AssetLoadError, AssetLoadFailedEvent, AssetLoader, LoadContext};
 use bevy::prelude::*;
 use tilewalk_path::formats::ParseError;
 
@@ -128,6 +128,46 @@ pub async fn read_text(
         bytes.extend_from_slice(&chunk[..read]);
     }
     decode_text(bytes).map_err(|e| AssetFileError::text(&file, e))
+}
+
+/// An asset that is one text file read by its own parser: the map format, the terrain table,
+/// the tactics rules.
+pub trait TextAsset: Asset + Sized {
+    /// The file name endings its loader claims.
+    const EXTENSIONS: &'static [&'static str];
+
+    fn from_text(text: &str) -> Result<Self, ParseError>;
+}
+
+/// Loads any [`TextAsset`]: a bounded UTF-8 read, then its parser, its errors at
+/// `file:line:col`.
+#[derive(TypePath)]
+pub struct TextLoader<A: TextAsset>(std::marker::PhantomData<fn() -> A>);
+
+impl<A: TextAsset> Default for TextLoader<A> {
+    fn default() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+impl<A: TextAsset> AssetLoader for TextLoader<A> {
+    type Asset = A;
+    type Settings = ();
+    type Error = AssetFileError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        context: &mut LoadContext<'_>,
+    ) -> Result<A, AssetFileError> {
+        let text = read_text(reader, context).await?;
+        A::from_text(&text).map_err(|e| AssetFileError::parse(context, e))
+    }
+
+    fn extensions(&self) -> &[&str] {
+        A::EXTENSIONS
+    }
 }
 
 /// A RON error in `text` as a [`ParseError`] at its line and column, with a hint where the

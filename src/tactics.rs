@@ -8,7 +8,6 @@
 
 use std::collections::BTreeSet;
 
-use bevy::asset::{AssetLoader, LoadContext, io::Reader};
 use bevy::ecs::query::QueryData;
 use bevy::ecs::system::SystemState;
 use bevy::prelude::*;
@@ -18,7 +17,7 @@ use tilewalk_path::{Passage, Pos, Range, SearchContext};
 
 use crate::AppSystems;
 use crate::assets::{
-    AssetFileError, FileErrors, Tracks, read_text, report_failed_loads, ron_error, touches,
+    FileErrors, TextAsset, TextLoader, Tracks, report_failed_loads, ron_error, touches,
 };
 use crate::level::Level;
 use crate::pathing::{OrderRefused, Path, Refusal};
@@ -514,7 +513,7 @@ pub fn with_board<R>(
 /// broken edit is reported and the last good rules stay.
 pub fn assets_plugin(app: &mut App) {
     app.init_asset::<TacticsRules>()
-        .init_asset_loader::<TacticsLoader>()
+        .init_asset_loader::<TextLoader<TacticsRules>>()
         .add_systems(Startup, load_rules_file)
         .add_systems(
             Update,
@@ -527,27 +526,11 @@ pub fn assets_plugin(app: &mut App) {
         );
 }
 
-/// Loads `tactics.ron` through [`TacticsRules::parse`].
-#[derive(Default, TypePath)]
-struct TacticsLoader;
+impl TextAsset for TacticsRules {
+    const EXTENSIONS: &'static [&'static str] = &["ron"];
 
-impl AssetLoader for TacticsLoader {
-    type Asset = TacticsRules;
-    type Settings = ();
-    type Error = AssetFileError;
-
-    async fn load(
-        &self,
-        reader: &mut dyn Reader,
-        _settings: &(),
-        context: &mut LoadContext<'_>,
-    ) -> Result<TacticsRules, Self::Error> {
-        let text = read_text(reader, context).await?;
-        TacticsRules::parse(&text).map_err(|e| AssetFileError::parse(context, e))
-    }
-
-    fn extensions(&self) -> &[&str] {
-        &["ron"]
+    fn from_text(text: &str) -> Result<Self, ParseError> {
+        Self::parse(text)
     }
 }
 

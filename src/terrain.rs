@@ -1,12 +1,11 @@
 //! The terrain table asset (`assets/terrain.ron`): glyphs, tiles and movement costs per class.
 
-use bevy::asset::{AssetLoader, LoadContext, io::Reader};
 use bevy::prelude::*;
 use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
 use tilewalk_path::{MAX_COST, MIN_COST};
 
-use crate::assets::{AssetFileError, read_text, ron_error};
+use crate::assets::{TextAsset, ron_error};
 use crate::units::MovementClass;
 
 /// One kind of ground.
@@ -137,27 +136,11 @@ impl TerrainTable {
     }
 }
 
-/// Loads `*.terrain.ron` and `terrain.ron` files through [`TerrainTable::parse`].
-#[derive(Default, TypePath)]
-pub struct TerrainLoader;
+impl TextAsset for TerrainTable {
+    const EXTENSIONS: &'static [&'static str] = &["ron"];
 
-impl AssetLoader for TerrainLoader {
-    type Asset = TerrainTable;
-    type Settings = ();
-    type Error = AssetFileError;
-
-    async fn load(
-        &self,
-        reader: &mut dyn Reader,
-        _settings: &(),
-        context: &mut LoadContext<'_>,
-    ) -> Result<TerrainTable, Self::Error> {
-        let text = read_text(reader, context).await?;
-        TerrainTable::parse(&text).map_err(|e| AssetFileError::parse(context, e))
-    }
-
-    fn extensions(&self) -> &[&str] {
-        &["ron"]
+    fn from_text(text: &str) -> Result<Self, ParseError> {
+        Self::parse(text)
     }
 }
 

@@ -7,10 +7,11 @@ use bevy::prelude::*;
 use super::{Level, LevelChanged, spawn_units, stranded_units};
 use crate::AppSystems;
 use crate::assets::{
-    AssetFileError, FileErrors, MAP_SOURCE, MapFile, Tracks, report_failed_loads, touches,
+    AssetFileError, FileErrors, MAP_SOURCE, MapFile, TextLoader, Tracks, report_failed_loads,
+    touches,
 };
-use crate::map::{MapAsset, MapLoader, TmxLoader};
-use crate::terrain::{TerrainLoader, TerrainTable};
+use crate::map::{MapAsset, TmxLoader};
+use crate::terrain::TerrainTable;
 
 #[derive(Resource)]
 struct LevelHandles {
@@ -37,9 +38,9 @@ pub fn plugin(app: &mut App) {
     app.init_resource::<FileErrors>()
         .init_asset::<MapAsset>()
         .init_asset::<TerrainTable>()
-        .init_asset_loader::<MapLoader>()
+        .init_asset_loader::<TextLoader<MapAsset>>()
         .init_asset_loader::<TmxLoader>()
-        .init_asset_loader::<TerrainLoader>()
+        .init_asset_loader::<TextLoader<TerrainTable>>()
         .add_systems(Startup, load_level_files)
         .add_systems(
             Update,

@@ -1,35 +1,21 @@
-//! The asset loaders for map files: thin wrappers over [`MapAsset::parse`] (`.map`) and
-//! [`tmx::parse`] (`.tmx`, whose tilesets are read as loader dependencies, so saving one
-//! reloads the map).
+//! The asset loaders for map files: [`MapAsset::parse`] for `.map` (a
+//! [`crate::assets::TextAsset`]) and [`tmx::parse`] for `.tmx`, whose tilesets are read as
+//! loader dependencies, so saving one reloads the map.
 
 use std::collections::HashMap;
 
 use bevy::asset::{AssetLoader, AssetPath, LoadContext, io::Reader};
 use bevy::prelude::*;
+use tilewalk_path::formats::ParseError;
 
 use super::{MapAsset, tmx};
-use crate::assets::{AssetFileError, decode_text, read_text};
+use crate::assets::{AssetFileError, TextAsset, decode_text, read_text};
 
-#[derive(Default, TypePath)]
-pub struct MapLoader;
+impl TextAsset for MapAsset {
+    const EXTENSIONS: &'static [&'static str] = &["map"];
 
-impl AssetLoader for MapLoader {
-    type Asset = MapAsset;
-    type Settings = ();
-    type Error = AssetFileError;
-
-    async fn load(
-        &self,
-        reader: &mut dyn Reader,
-        _settings: &(),
-        context: &mut LoadContext<'_>,
-    ) -> Result<MapAsset, AssetFileError> {
-        let text = read_text(reader, context).await?;
-        MapAsset::parse(&text).map_err(|e| AssetFileError::parse(context, e))
-    }
-
-    fn extensions(&self) -> &[&str] {
-        &["map"]
+    fn from_text(text: &str) -> Result<Self, ParseError> {
+        Self::parse(text)
     }
 }
 

@@ -24,7 +24,7 @@ pub mod generate;
 mod loader;
 pub mod tmx;
 
-pub use loader::{MapLoader, TmxLoader};
+pub use loader::TmxLoader;
 
 use std::collections::HashMap;
 
