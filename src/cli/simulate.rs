@@ -1,8 +1,10 @@
 //! `tilewalk simulate`: orders applied at t = 0 to a headless app with a fixed time step;
 //! prints where each unit ends up, whether it arrived and when.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use bevy::prelude::*;
 use tilewalk_path::Pos;
@@ -13,8 +15,8 @@ use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal, round_seconds};
 use crate::level::Level;
 use crate::map::parse_pos;
-use crate::pathing::MoveOrder;
-use crate::units::{Tile, Unit};
+use crate::pathing::{MoveOrder, Path};
+use crate::units::{Team, Tile, Unit};
 
 #[derive(clap::Args, Debug)]
 pub struct SimulateArgs {
@@ -39,6 +41,26 @@ pub struct SimulateArgs {
     /// for several edits.
     #[arg(long = "reload-terrain", value_parser = reload_arg)]
     reloads: Vec<(f64, PathBuf)>,
+    /// NAMES:X,Y: one group order, as a right click with those units selected gives (each
+    /// unit gets its own free tile near X,Y). NAMES: unit names separated by commas, or
+    /// `blue`, `red` or `all`. Group orders apply after the `--order`s, in the order given,
+    /// and replace the earlier orders of their units. Repeat for more groups.
+    #[arg(long = "group", value_parser = group_arg, allow_hyphen_values = true)]
+    groups: Vec<(Vec<String>, Pos)>,
+    /// End with one JSON line of statistics: {"units", "arrived", "gave_up", "plan_ms",
+    /// "tick_ms_p50", "tick_ms_p99", "ticks"} (wall-clock milliseconds).
+    #[arg(long)]
+    stats: bool,
+}
+
+fn group_arg(text: &str) -> Result<(Vec<String>, Pos), String> {
+    let bad = || format!("expected NAMES:X,Y (NAMES: a,b,c or blue, red, all), got `{text}`");
+    let (names, pos) = text.split_once(':').ok_or_else(bad)?;
+    let names: Vec<String> = names.split(',').map(|n| n.trim().to_owned()).collect();
+    if names.iter().any(String::is_empty) {
+        return Err(bad());
+    }
+    Ok((names, parse_pos(pos).ok_or_else(bad)?))
 }
 
 fn reload_arg(text: &str) -> Result<(f64, PathBuf), String> {
@@ -81,43 +103,89 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
     reloads.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut reloads = reloads.into_iter().peekable();
     let world = app.world_mut();
-    let units: Vec<(Entity, String)> = world
-        .query_filtered::<(Entity, &Name), With<Unit>>()
+    let units: Vec<(Entity, String, Team)> = world
+        .query_filtered::<(Entity, &Name, &Team), With<Unit>>()
         .iter(world)
-        .map(|(e, n)| (e, n.as_str().to_owned()))
+        .map(|(e, n, t)| (e, n.as_str().to_owned(), *t))
         .collect();
-    for (i, (name, goal)) in args.orders.iter().enumerate() {
-        let Some(&(unit, _)) = units.iter().find(|(_, n)| n == name) else {
-            let known: Vec<&str> = units.iter().map(|(_, n)| n.as_str()).collect();
-            return Err(format!(
-                "no unit named `{name}` on {} (units: {})",
-                args.map.display(),
-                known.join(", ")
-            )
-            .into());
-        };
+    let unit_named = |name: &str| {
+        units
+            .iter()
+            .find(|(_, n, _)| n == name)
+            .map(|u| u.0)
+            .ok_or_else(|| {
+                let known: Vec<&str> = units.iter().map(|(_, n, _)| n.as_str()).collect();
+                format!(
+                    "no unit named `{name}` on {} (units: {})",
+                    args.map.display(),
+                    known.join(", ")
+                )
+            })
+    };
+    let on_map = |what: &str, goal: Pos| {
         if goal.x >= map.width || goal.y >= map.height {
             return Err(format!(
-                "order {name}:{},{}: the tile is outside the {}x{} map",
+                "{what}:{},{}: the tile is outside the {}x{} map",
                 goal.x, goal.y, map.width, map.height
-            )
-            .into());
+            ));
         }
+        Ok(())
+    };
+    let mut orders = Vec::new();
+    for (i, (name, goal)) in args.orders.iter().enumerate() {
+        on_map(&format!("order {name}"), *goal)?;
         let append = args.orders[..i].iter().any(|(earlier, _)| earlier == name);
-        world.write_message(MoveOrder {
-            units: vec![unit],
+        orders.push(MoveOrder {
+            units: vec![unit_named(name)?],
             goal: *goal,
             append,
         });
     }
+    for (names, goal) in &args.groups {
+        on_map(&format!("group {}", names.join(",")), *goal)?;
+        let mut group = Vec::new();
+        for name in names {
+            let team = match name.as_str() {
+                "all" => None,
+                team => Team::parse(team),
+            };
+            if name == "all" || team.is_some() {
+                group.extend(
+                    units
+                        .iter()
+                        .filter(|(_, _, t)| team.is_none_or(|team| *t == team))
+                        .map(|u| u.0),
+                );
+            } else {
+                group.push(unit_named(name)?);
+            }
+        }
+        let mut seen = HashSet::new();
+        group.retain(|e| seen.insert(*e));
+        orders.push(MoveOrder {
+            units: group,
+            goal: *goal,
+            append: false,
+        });
+    }
+    let ordered: HashSet<Entity> = orders.iter().flat_map(|o| o.units.clone()).collect();
+    world.write_message_batch(orders);
     let frames = (args.seconds / FIXED_STEP_SECS).round() as u64;
+    let mut ticks = Vec::new();
+    let mut planned = None;
+    let started = Instant::now();
     for frame in 0..=frames {
         let now = app.world().resource::<Time>().elapsed_secs_f64();
         while let Some((_, level)) = reloads.next_if(|(at, _)| *at <= now) {
             let change = app.world_mut().resource_mut::<Level>().replace(level);
             app.world_mut().write_message(change);
         }
+        let tick = Instant::now();
         app.update();
+        ticks.push(tick.elapsed().as_secs_f64() * 1000.0);
+        if planned.is_none() && all_have_paths(app.world_mut(), &ordered) {
+            planned = Some(started.elapsed().as_secs_f64() * 1000.0);
+        }
         if frame > 0 && reloads.peek().is_none() && crate::all_idle(app.world_mut()) {
             break;
         }
@@ -129,8 +197,9 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
         .iter(world)
         .map(|(e, n, t)| (e, n.as_str().to_owned(), t.0))
         .collect();
-    finals.sort_by_key(|(e, ..)| units.iter().position(|(u, _)| u == e));
-    for (_, name, tile) in finals {
+    finals.sort_by_key(|(e, ..)| units.iter().position(|(u, ..)| u == e));
+    let (mut arrived_units, mut gave_up) = (0, 0);
+    for (entity, name, tile) in finals {
         // How its last order ended: an arrival or a refusal (stepping off is on the way).
         let ended = journal.iter().rev().find_map(|e| match e {
             Entry::Arrived { unit, seconds, .. } if *unit == name => {
@@ -142,6 +211,10 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
             _ => None,
         });
         let (arrived, seconds, reason) = ended.unwrap_or((false, None, None));
+        if ordered.contains(&entity) {
+            arrived_units += usize::from(arrived);
+            gave_up += usize::from(reason.is_some());
+        }
         if args.json {
             let mut json = serde_json::json!({"unit": name, "tile": [tile.x, tile.y], "arrived": arrived, "seconds": seconds});
             if let Some(reason) = reason {
@@ -157,5 +230,46 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
             say(format!("{name:<12} ({},{})  {outcome}", tile.x, tile.y))?;
         }
     }
+    if args.stats {
+        let milliseconds = |ms: f64| (ms * 1000.0).round() / 1000.0;
+        ticks.sort_by(f64::total_cmp);
+        say(serde_json::json!({
+            "units": ordered.len(),
+            "arrived": arrived_units,
+            "gave_up": gave_up,
+            "plan_ms": planned.map(milliseconds),
+            "tick_ms_p50": milliseconds(percentile(&ticks, 0.5)),
+            "tick_ms_p99": milliseconds(percentile(&ticks, 0.99)),
+            "ticks": ticks.len(),
+        }))?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether every unit of `ordered` has a path to walk or its order has ended (arrived or
+/// refused): planning is over.
+fn all_have_paths(world: &mut World, ordered: &HashSet<Entity>) -> bool {
+    let ended: HashSet<String> = world
+        .resource::<Journal>()
+        .0
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Arrived { unit, .. } | Entry::Refused { unit, .. } => Some(unit.clone()),
+            _ => None,
+        })
+        .collect();
+    world
+        .query::<(Entity, &Name, Has<Path>)>()
+        .iter(world)
+        .filter(|(e, ..)| ordered.contains(e))
+        .all(|(_, name, has_path)| has_path || ended.contains(name.as_str()))
+}
+
+/// The nearest-rank percentile `p` (0 to 1) of sorted `values` (0 for none).
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (p * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
 }

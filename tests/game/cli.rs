@@ -336,6 +336,106 @@ fn tactics_runs_a_scripted_turn_in_order() {
 }
 
 #[test]
+fn simulate_group_orders_and_stats() {
+    let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
+    let output = tilewalk(&[
+        "simulate",
+        "--map",
+        meadow,
+        "--group",
+        "blue:16,8",
+        "--group",
+        "red:31,0",
+        "--json",
+        "--stats",
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (stats, units) = lines.split_last().unwrap();
+    assert_eq!(units.len(), 7);
+    // The blue group ends on four distinct tiles around the click, next to it or on it.
+    let blue: Vec<&serde_json::Value> = units
+        .iter()
+        .filter(|u| {
+            ["knight", "archer", "lancer", "griffin"].contains(&u["unit"].as_str().unwrap())
+        })
+        .collect();
+    let tiles: std::collections::HashSet<String> =
+        blue.iter().map(|u| u["tile"].to_string()).collect();
+    assert_eq!(tiles.len(), 4, "{blue:?}");
+    for unit in &blue {
+        assert_eq!(unit["arrived"], true, "{unit}");
+        let (x, y) = (
+            unit["tile"][0].as_i64().unwrap(),
+            unit["tile"][1].as_i64().unwrap(),
+        );
+        assert!((x - 16).abs() <= 1 && (y - 8).abs() <= 1, "{unit}");
+    }
+    // Rock is impassable: the red group gives up, each unit with the reason.
+    for unit in units.iter().filter(|u| !blue.contains(u)) {
+        assert_eq!(unit["arrived"], false, "{unit}");
+        assert!(
+            unit["reason"].as_str().unwrap().contains("impassable"),
+            "{unit}"
+        );
+    }
+    assert_eq!(stats["units"], 7);
+    assert_eq!(stats["arrived"], 4);
+    assert_eq!(stats["gave_up"], 3);
+    assert!(stats["plan_ms"].as_f64().unwrap() >= 0.0, "{stats}");
+    let (p50, p99) = (
+        stats["tick_ms_p50"].as_f64().unwrap(),
+        stats["tick_ms_p99"].as_f64().unwrap(),
+    );
+    assert!(0.0 <= p50 && p50 <= p99, "{stats}");
+    let ticks = stats["ticks"].as_u64().unwrap();
+    assert!((60..=60 * 120).contains(&ticks), "{stats}");
+
+    // Names and teams mix; a unit named twice is ordered once.
+    let output = tilewalk(&[
+        "simulate",
+        "--map",
+        meadow,
+        "--group",
+        "knight,archer,knight:20,3",
+        "--stats",
+    ]);
+    let stats: serde_json::Value = serde_json::from_str(
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (stats["units"].as_u64(), stats["arrived"].as_u64()),
+        (Some(2), Some(2))
+    );
+
+    for (group, expected) in [
+        ("nobody,knight:1,1", "no unit named `nobody`"),
+        ("blue:99,1", "outside the 32x18 map"),
+        ("blue:", "expected NAMES:X,Y"),
+        (",knight:1,1", "expected NAMES:X,Y"),
+    ] {
+        let output = tilewalk(&["simulate", "--map", meadow, "--group", group]);
+        assert_eq!(output.status.code(), Some(2), "{group}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{group}: {stderr}");
+    }
+}
+
+#[test]
 fn simulate_reloads_terrain_mid_run_and_cheaper_mud_brings_the_archer_sooner() {
     let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
     let cheap = file(
