@@ -72,6 +72,11 @@ struct GenArgs {
     width: u32,
     #[arg(long, default_value_t = 128)]
     height: u32,
+    /// Units a side, in a formation near the west (blue) and east (red) edges (at most
+    /// 50,000; fewer where the open ground runs out).
+    #[arg(long, default_value_t = crate::map::generate::DEFAULT_UNITS,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::map::generate::MAX_UNITS_A_SIDE)))]
+    units: u32,
     /// Where to write the map (stdout when absent).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -245,7 +250,7 @@ fn generate(args: &GenArgs) -> Result<ExitCode, Failure> {
         )
         .into());
     }
-    let text = crate::map::generate::generate(args.seed, args.width, args.height);
+    let text = crate::map::generate::generate(args.seed, args.width, args.height, args.units);
     match &args.out {
         Some(out) => std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?,
         None => say(text.trim_end())?,
