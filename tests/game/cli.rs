@@ -1,7 +1,7 @@
 //! The command line as a user runs it: `tilewalk path`, `simulate` and `gen`.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 const SQRT_2: f64 = std::f64::consts::SQRT_2;
 
@@ -243,6 +243,99 @@ fn simulate_is_deterministic_and_reports_each_unit() {
         assert_eq!(output.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&output.stderr).contains(expected));
     }
+}
+
+#[test]
+fn hostile_input_ends_with_a_message_not_a_panic() {
+    // A reader that goes away: the command stops quietly instead of panicking.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tilewalk"))
+        .args([
+            "path",
+            "--map",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/large.map"),
+        ])
+        .args(["--from", "0,0", "--to", "159,127"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let closed = child.wait_with_output().unwrap();
+    assert_eq!(
+        closed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&closed.stderr)
+    );
+    assert!(
+        closed.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&closed.stderr)
+    );
+
+    // An endless file is read only up to the size limit.
+    let zero = tilewalk(&["path", "--map", "/dev/zero"]);
+    assert_eq!(zero.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&zero.stderr).contains("/dev/zero: the file is larger than 64 MiB")
+    );
+
+    // A negative coordinate is a bad coordinate, not an unknown option.
+    let map = file(
+        "hostile.map",
+        "[terrain]\n...\n.#.\n[units]\nk blue foot 1,1\n",
+    );
+    let negative = tilewalk(&[
+        "path",
+        "--map",
+        map.to_str().unwrap(),
+        "--from",
+        "-1,0",
+        "--to",
+        "2,0",
+    ]);
+    assert_eq!(negative.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&negative.stderr).contains("expected X,Y"));
+
+    // A unit on terrain its class cannot enter loads, with a warning at its line.
+    let stranded = tilewalk(&["simulate", "--map", map.to_str().unwrap()]);
+    assert_eq!(stranded.status.code(), Some(0));
+    let warning = String::from_utf8_lossy(&stranded.stderr);
+    assert!(
+        warning.starts_with(&format!("warning: {}:5:13:", map.display())),
+        "{warning}"
+    );
+
+    // The longest attack range on a small map: the attack tiles are bounded by the map, so
+    // this answers at once instead of looping over a million cells per tile.
+    let mut field = String::from("[terrain]\n");
+    for _ in 0..14 {
+        field.push_str(&".".repeat(24));
+        field.push('\n');
+    }
+    field.push_str("[units]\na blue foot 0,0 1-1000\nb red foot 23,13 1-1000\n");
+    let field = file("far.map", &field);
+    let far = tilewalk(&[
+        "tactics",
+        "--map",
+        field.to_str().unwrap(),
+        "--attack",
+        "a",
+        "--threat",
+        "red",
+    ]);
+    assert_eq!(
+        far.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&far.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(far.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
 }
 
 #[test]
