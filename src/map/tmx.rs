@@ -510,16 +510,34 @@ fn terrain_cells(
     let TileLayer::Finite(layer) = layer else {
         return Err((layer_at, format!("layer `{name}` is infinite")));
     };
-    // Where a cell is written: its entry in CSV data, else the layer.
     let data = elements.iter().find(|e| e.name == "data");
-    let cell_at = |index: usize| {
-        match data {
-            Some(data) if data.attr("encoding") == Some("csv") => data.entries.get(index).copied(),
-            _ => None,
-        }
-        .unwrap_or(layer_at)
+    // `tiled` indexes a layer's data without checking its length: check it here, on the
+    // one encoding read (Tiled's default).
+    let Some(data) = data.filter(|d| d.attr("encoding") == Some("csv")) else {
+        return Err((
+            data.map_or(layer_at, Element::at),
+            format!(
+                "layer `{name}`: only CSV tile data is read (in Tiled: Map > Map Properties > Tile Layer Format > CSV)"
+            ),
+        ));
     };
-    let mut cells = Vec::with_capacity((map.width * map.height) as usize);
+    let needed = (map.width * map.height) as usize;
+    if (layer.width(), layer.height()) != (map.width, map.height) || data.entries.len() != needed {
+        return Err((
+            data.at(),
+            format!(
+                "layer `{name}`: {}x{} with {} tiles of data; the {}x{} map needs {needed}",
+                layer.width(),
+                layer.height(),
+                data.entries.len(),
+                map.width,
+                map.height
+            ),
+        ));
+    }
+    // Where a cell is written: its entry in the CSV data.
+    let cell_at = |index: usize| data.entries[index];
+    let mut cells = Vec::with_capacity(needed);
     for y in 0..map.height {
         for x in 0..map.width {
             let index = (y * map.width + x) as usize;
@@ -529,7 +547,16 @@ fn terrain_cells(
                     format!("layer `{name}`: cell {x},{y} is empty (every cell needs a tile)"),
                 ));
             };
-            let kind = &tiles[tile.id() as usize];
+            let Some(kind) = tiles.get(tile.id() as usize) else {
+                return Err((
+                    cell_at(index),
+                    format!(
+                        "layer `{name}`: cell {x},{y} has tile {}, which its tileset does not have ({} tiles)",
+                        tile.id(),
+                        tiles.len()
+                    ),
+                ));
+            };
             if kind.terrain.is_none() && kind.costs.iter().all(Option::is_none) {
                 return Err((
                     cell_at(index),

@@ -388,6 +388,34 @@ fn broken_tiled_files_are_reported_at_their_file_line_and_column() {
             line_of(&empty, "1,0")
         )
     );
+    // Found by the fuzz campaign (each panicked inside `tiled` or here): data shorter than
+    // the layer, a tile beyond the tileset's last, and data in another encoding.
+    let short = good.replace("\n1,1\n", "\n1\n");
+    assert_eq!(
+        tiled(&short, &grass).unwrap_err(),
+        format!(
+            "t/m.tmx:{}:3: layer `ground`: 2x1 with 1 tiles of data; the 2x1 map needs 2",
+            line_of(&short, "<data")
+        )
+    );
+    let beyond = good.replace("\n1,1\n", "\n1,9\n");
+    assert_eq!(
+        tiled(&beyond, &grass).unwrap_err(),
+        format!(
+            "t/m.tmx:{}:3: layer `ground`: cell 1,0 has tile 8, which its tileset does not have (1 tiles)",
+            line_of(&beyond, "1,9")
+        )
+    );
+    let base64 = good.replace(
+        "<data encoding=\"csv\">\n1,1\n",
+        "<data encoding=\"base64\">\nAQAAAAEAAAA=\n",
+    );
+    assert!(
+        tiled(&base64, &grass)
+            .unwrap_err()
+            .contains("layer `ground`: only CSV tile data is read"),
+    );
+
     // Isometric maps and a second tile layer are refused, by name.
     let iso = good.replace("orthogonal", "isometric");
     assert!(tiled(&iso, &grass).unwrap_err().ends_with(
