@@ -222,16 +222,18 @@ pub fn parse(
             .and_then(|v| v.parse::<u64>().ok())
     };
     if let (Some(width), Some(height)) = (size("width"), size("height"))
-        && width * height > 1 << 24
+        && width.saturating_mul(height) > 1 << 24
     {
         return Err(fail(
             root,
             "the map is too large (at most 16M tiles)".into(),
         ));
     }
+    too_many_tiles(&elements).map_err(in_map)?;
     let mut scanned = HashMap::new();
     for (path, tileset) in tilesets {
         let found = scan(tileset).map_err(|e| AssetFileError::in_file(path, e))?;
+        too_many_tiles(&found).map_err(|e| AssetFileError::in_file(path, e))?;
         scanned.insert(path.as_path(), found);
     }
     let reader = |path: &Path| -> Result<&[u8], std::io::Error> {
@@ -752,6 +754,31 @@ fn tiled_error(file: &Path, error: &::tiled::Error) -> AssetFileError {
         file: file.display().to_string(),
         message,
     }
+}
+
+/// The most tiles a tileset may declare: `tiled` reserves room for `tilecount` tiles before
+/// reading them (65,536 is an 8192 × 8192 image of 32 px tiles).
+const MAX_TILESET_TILES: u64 = 1 << 16;
+
+/// Refuses a `<tileset>` whose `tilecount` is beyond [`MAX_TILESET_TILES`], at its place.
+fn too_many_tiles(elements: &[Element]) -> Result<(), ParseError> {
+    for tileset in elements.iter().filter(|e| e.name == "tileset") {
+        let count = tileset.attr("tilecount").unwrap_or("0");
+        if count
+            .trim()
+            .parse::<u64>()
+            .is_ok_and(|n| n > MAX_TILESET_TILES)
+        {
+            return Err(ParseError::new(
+                tileset.line,
+                tileset.column,
+                format!(
+                    "tilecount {count} is more than tilewalk reads ({MAX_TILESET_TILES} tiles a tileset)"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// An XML element the parser met: its name, attributes and position.

@@ -416,6 +416,22 @@ fn broken_tiled_files_are_reported_at_their_file_line_and_column() {
             .contains("layer `ground`: only CSV tile data is read"),
     );
 
+    // A tileset that claims more tiles than memory holds: `tiled` would reserve them.
+    let greedy = grass.replace("tilecount=\"1\"", "tilecount=\"4294967295\"");
+    assert_eq!(
+        tiled(&good, &greedy).unwrap_err(),
+        "t/tiles.tsx:2:1: tilecount 4294967295 is more than tilewalk reads (65536 tiles a tileset)"
+    );
+    let vast = good.replace(
+        "width=\"2\" height=\"1\" infinite",
+        "width=\"4294967296\" height=\"4294967296\" infinite",
+    );
+    assert!(
+        tiled(&vast, &grass)
+            .unwrap_err()
+            .contains("the map is too large")
+    );
+
     // Isometric maps and a second tile layer are refused, by name.
     let iso = good.replace("orthogonal", "isometric");
     assert!(tiled(&iso, &grass).unwrap_err().ends_with(
