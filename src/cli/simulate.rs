@@ -133,10 +133,11 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
     };
     let mut orders = Vec::new();
     for (i, (name, goal)) in args.orders.iter().enumerate() {
+        let unit = unit_named(name)?;
         on_map(&format!("order {name}"), *goal)?;
         let append = args.orders[..i].iter().any(|(earlier, _)| earlier == name);
         orders.push(MoveOrder {
-            units: vec![unit_named(name)?],
+            units: vec![unit],
             goal: *goal,
             append,
         });
@@ -145,19 +146,10 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
         on_map(&format!("group {}", names.join(",")), *goal)?;
         let mut group = Vec::new();
         for name in names {
-            let team = match name.as_str() {
-                "all" => None,
-                team => Team::parse(team),
-            };
-            if name == "all" || team.is_some() {
-                group.extend(
-                    units
-                        .iter()
-                        .filter(|(_, _, t)| team.is_none_or(|team| *t == team))
-                        .map(|u| u.0),
-                );
-            } else {
-                group.push(unit_named(name)?);
+            match (name.as_str(), Team::parse(name)) {
+                ("all", _) => group.extend(units.iter().map(|u| u.0)),
+                (_, Some(team)) => group.extend(units.iter().filter(|u| u.2 == team).map(|u| u.0)),
+                (_, None) => group.push(unit_named(name)?),
             }
         }
         let mut seen = HashSet::new();
