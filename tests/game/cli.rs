@@ -44,6 +44,20 @@ fn json(output: &Output) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
 }
 
+/// The JSON lines a command printed, after checking it succeeded.
+fn json_lines(output: &Output) -> Vec<serde_json::Value> {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 fn path_json(map: &std::path::Path, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
     let mut args = vec!["path", "--map", map.to_str().unwrap(), "--json"];
     args.extend_from_slice(extra);
@@ -207,22 +221,12 @@ fn simulate_is_deterministic_and_reports_each_unit() {
         "--json",
     ];
     let first = tilewalk(&args);
-    assert_eq!(
-        first.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    let lines = json_lines(&first);
     assert_eq!(
         first.stdout,
         tilewalk(&args).stdout,
         "same command, same output"
     );
-    let lines: Vec<serde_json::Value> = String::from_utf8(first.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
     let knight = lines.iter().find(|l| l["unit"] == "knight").unwrap();
     assert_eq!(knight["tile"], serde_json::json!([28, 5]));
     assert_eq!(knight["arrived"], true);
@@ -324,17 +328,7 @@ fn hostile_input_ends_with_a_message_not_a_panic() {
         "--threat",
         "red",
     ]);
-    assert_eq!(
-        far.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&far.stderr)
-    );
-    let lines: Vec<serde_json::Value> = String::from_utf8(far.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&far);
     assert_eq!(lines.len(), 2);
 }
 
@@ -391,17 +385,7 @@ fn tactics_runs_a_scripted_turn_in_order() {
         "--threat",
         "red",
     ]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&output);
     let actions: Vec<&str> = lines
         .iter()
         .map(|l| l["action"].as_str().unwrap())
@@ -442,17 +426,7 @@ fn simulate_group_orders_and_stats() {
         "--json",
         "--stats",
     ]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&output);
     let (stats, units) = lines.split_last().unwrap();
     assert_eq!(units.len(), 7);
     // The blue group ends on four distinct tiles around the click, next to it or on it.
