@@ -108,6 +108,9 @@ pub enum Mode {
     RealTime,
     /// Turn-based: each unit moves once per turn within its movement range.
     Tactics,
+    /// The search lab: no orders; searches between two markers on the map's terrain,
+    /// replayed step by step (the view's `lab`). Units that were walking walk on.
+    Lab,
 }
 
 /// Whose turn it is. Blue (the player) moves first.

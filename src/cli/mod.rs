@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use bevy::asset::io::file::FileAssetReader;
 use bevy::prelude::*;
 use clap::{Parser, Subcommand};
+use tilewalk_path::Pos;
 
 use crate::assets::{AssetFileError, MapFile, read_file, register_map_source};
 use crate::map::MapAsset;
@@ -52,9 +53,15 @@ struct PlayArgs {
     /// Where F12 saves a screenshot (default: screenshots/tilewalk-N.png).
     #[arg(long)]
     screenshot: Option<PathBuf>,
-    /// Real-time play, or turn-based tactics (rules in assets/tactics.ron).
+    /// Real-time play, turn-based tactics (rules in assets/tactics.ron), or the search lab.
     #[arg(long, value_enum, default_value_t = ModeArg::Realtime)]
     mode: ModeArg,
+    /// The lab's start marker (X,Y), instead of a tile near the west edge.
+    #[arg(long, value_parser = path::pos_arg, allow_hyphen_values = true)]
+    from: Option<Pos>,
+    /// The lab's goal marker (X,Y), instead of a tile near the east edge.
+    #[arg(long, value_parser = path::pos_arg, allow_hyphen_values = true)]
+    to: Option<Pos>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
@@ -62,6 +69,7 @@ enum ModeArg {
     #[default]
     Realtime,
     Tactics,
+    Lab,
 }
 
 #[derive(clap::Args, Debug)]
@@ -217,10 +225,19 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
     .insert_resource(crate::view::ScreenshotPath(args.screenshot))
     .insert_resource(tactics::read_rules(None)?)
     .add_plugins(crate::game_plugin);
-    if let ModeArg::Tactics = args.mode {
+    app.insert_resource(crate::view::LabEnds {
+        start: args.from,
+        goal: args.to,
+    });
+    let mode = match args.mode {
+        ModeArg::Realtime => crate::tactics::Mode::RealTime,
+        ModeArg::Tactics => crate::tactics::Mode::Tactics,
+        ModeArg::Lab => crate::tactics::Mode::Lab,
+    };
+    if mode != crate::tactics::Mode::RealTime {
         app.world_mut()
             .resource_mut::<NextState<crate::tactics::Mode>>()
-            .set(crate::tactics::Mode::Tactics);
+            .set(mode);
     }
     if let Some(events) = args.events {
         let sink: Box<dyn std::io::Write + Send + Sync> = if events.as_os_str() == "-" {

@@ -72,7 +72,7 @@ enum AlgorithmArg {
     BidirectionalDijkstra,
 }
 
-fn pos_arg(text: &str) -> Result<Pos, String> {
+pub(super) fn pos_arg(text: &str) -> Result<Pos, String> {
     parse_pos(text).ok_or_else(|| format!("expected X,Y (two whole numbers from 0), got `{text}`"))
 }
 

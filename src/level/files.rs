@@ -1,8 +1,10 @@
 //! The level's files: the map and the terrain table loaded through the asset server, the
-//! level rebuilt (and diffed) whenever either changes, the units spawned the first time.
+//! level rebuilt (and diffed) whenever either changes, the units spawned the first time;
+//! the map painted in the game ([`EditMap`]), undone, and saved back to its file.
 
 use bevy::asset::AssetPath;
 use bevy::prelude::*;
+use tilewalk_path::Pos;
 
 use super::{Level, LevelChanged, spawn_units, stranded_units};
 use crate::AppSystems;
@@ -10,7 +12,7 @@ use crate::assets::{
     AssetFileError, FileErrors, MAP_SOURCE, MapFile, TextLoader, Tracks, report_failed_loads,
     touches,
 };
-use crate::map::{MapAsset, TmxLoader};
+use crate::map::{MapAsset, TmxLoader, repaint, write_atomically};
 use crate::terrain::TerrainTable;
 
 #[derive(Resource)]
@@ -41,10 +43,14 @@ pub fn plugin(app: &mut App) {
         .init_asset_loader::<TextLoader<MapAsset>>()
         .init_asset_loader::<TmxLoader>()
         .init_asset_loader::<TextLoader<TerrainTable>>()
+        .init_resource::<MapHistory>()
+        .add_message::<EditMap>()
+        .add_message::<MapEdited>()
         .add_systems(Startup, load_level_files)
         .add_systems(
             Update,
             (
+                edit_map,
                 report_failed_loads::<MapAsset, LevelHandles>,
                 report_failed_loads::<TerrainTable, LevelHandles>,
                 rebuild_level,
@@ -121,4 +127,200 @@ fn rebuild_level(
             commands.insert_resource(built);
         }
     }
+}
+
+/// An edit of the map being played, as a designer paints it in the game. Painted cells
+/// change the map in memory, and the level is rebuilt and paths re-planned as on a hot
+/// reload; `Save` writes the painted glyphs back into the map's file.
+#[derive(Message, Clone, Debug, PartialEq)]
+pub enum EditMap {
+    /// Paints `cells` with the terrain `glyph`. `stroke` starts a new stroke (one undo
+    /// step); otherwise the cells join the last stroke, as a drag paints them frame by frame.
+    Paint {
+        cells: Vec<Pos>,
+        glyph: char,
+        stroke: bool,
+    },
+    /// Takes back the last stroke.
+    Undo,
+    /// Writes the map back to its file: atomically, keeping every byte but the painted
+    /// glyphs (comments, the units section, line endings).
+    Save,
+}
+
+/// What an [`EditMap`] did, for the player: `Ok` says what happened, `Err` why nothing did.
+#[derive(Message, Clone, Debug, PartialEq)]
+pub struct MapEdited(pub Result<String, String>);
+
+/// The strokes painted since the map loaded, for undo: each the cells' glyphs before it.
+/// `unsaved` says whether the map in memory differs from its file.
+#[derive(Resource, Default, Debug)]
+pub struct MapHistory {
+    strokes: Vec<Vec<(Pos, char)>>,
+    pub unsaved: bool,
+    /// After a save, until the file watcher has reloaded the saved file: the glyphs painted
+    /// since (undo included), to paint again over the reload, which would drop them.
+    since_save: Option<Vec<(Pos, char)>>,
+}
+
+impl MapHistory {
+    fn painted(&mut self, pos: Pos, glyph: char) {
+        if let Some(since) = &mut self.since_save {
+            since.push((pos, glyph));
+        }
+    }
+}
+
+fn edit_map(
+    mut edits: MessageReader<EditMap>,
+    mut map_events: MessageReader<AssetEvent<MapAsset>>,
+    handles: Option<Res<LevelHandles>>,
+    mut maps: ResMut<Assets<MapAsset>>,
+    map_file: Res<MapFile>,
+    mut history: ResMut<MapHistory>,
+    mut reports: MessageWriter<MapEdited>,
+) {
+    let Some(handles) = handles else { return };
+    let modified = map_events
+        .read()
+        .any(|e| matches!(e, AssetEvent::Modified { id } if *id == handles.map.id()));
+    if modified {
+        repaint_after_reload(&mut maps, &handles.map, &mut history);
+    }
+    for edit in edits.read() {
+        let report = match edit {
+            EditMap::Paint {
+                cells,
+                glyph,
+                stroke,
+            } => paint(
+                &mut maps,
+                &handles.map,
+                cells,
+                *glyph,
+                *stroke,
+                &mut history,
+            ),
+            EditMap::Undo => undo(&mut maps, &handles.map, &mut history),
+            EditMap::Save => save(&maps, &handles.map, &map_file.0, &mut history),
+        };
+        if let Some(report) = report {
+            reports.write(MapEdited(report));
+        }
+    }
+}
+
+/// Paints the cells whose glyph differs (a map untouched by the stroke is not rebuilt).
+/// Says nothing unless it fails.
+fn paint(
+    maps: &mut Assets<MapAsset>,
+    handle: &Handle<MapAsset>,
+    cells: &[Pos],
+    glyph: char,
+    stroke: bool,
+    history: &mut MapHistory,
+) -> Option<Result<String, String>> {
+    if stroke || history.strokes.is_empty() {
+        history.strokes.push(Vec::new());
+    }
+    let map = maps.get(handle)?;
+    let changed: Vec<Pos> = cells
+        .iter()
+        .copied()
+        .filter(|&p| map.glyph(p).is_some_and(|g| g != glyph))
+        .collect();
+    if let Some(error) = cells.iter().find_map(|&p| map.paintable(p).err()) {
+        return Some(Err(format!("cannot paint: {error}")));
+    }
+    if changed.is_empty() {
+        return None;
+    }
+    let mut map = maps.get_mut(handle)?;
+    let stroke = history.strokes.last_mut()?;
+    for &pos in &changed {
+        if let Ok(old) = map.paint(pos, glyph) {
+            stroke.push((pos, old));
+        }
+    }
+    for pos in changed {
+        history.painted(pos, glyph);
+    }
+    history.unsaved = true;
+    None
+}
+
+/// A map modified while a save's reload is due: if it no longer shows what was painted
+/// since the save, it is the reload of the saved file, and those glyphs go back on.
+fn repaint_after_reload(
+    maps: &mut Assets<MapAsset>,
+    handle: &Handle<MapAsset>,
+    history: &mut MapHistory,
+) {
+    let Some(since) = &history.since_save else {
+        return;
+    };
+    let Some(map) = maps.get(handle) else { return };
+    // The last glyph painted on each cell is the one it must show.
+    let mut last = std::collections::BTreeMap::new();
+    last.extend(since.iter().copied());
+    if last
+        .iter()
+        .all(|(&pos, &glyph)| map.glyph(pos) == Some(glyph))
+        && !since.is_empty()
+    {
+        // Our own edit's event: the reload is still to come.
+        return;
+    }
+    if let Some(mut map) = maps.get_mut(handle).filter(|_| !last.is_empty()) {
+        for (pos, glyph) in last {
+            let _ = map.paint(pos, glyph);
+        }
+    }
+    history.since_save = None;
+}
+
+fn undo(
+    maps: &mut Assets<MapAsset>,
+    handle: &Handle<MapAsset>,
+    history: &mut MapHistory,
+) -> Option<Result<String, String>> {
+    // Strokes that changed nothing are no undo step.
+    while history.strokes.last().is_some_and(Vec::is_empty) {
+        history.strokes.pop();
+    }
+    let Some(stroke) = history.strokes.pop() else {
+        return Some(Err("nothing to undo".to_owned()));
+    };
+    let mut map = maps.get_mut(handle)?;
+    for &(pos, glyph) in stroke.iter().rev() {
+        // A map reloaded smaller from its file since may have lost the cell.
+        if map.paint(pos, glyph).is_ok() {
+            history.painted(pos, glyph);
+        }
+    }
+    history.unsaved = true;
+    Some(Ok(format!("undid a stroke of {} tiles", stroke.len())))
+}
+
+fn save(
+    maps: &Assets<MapAsset>,
+    handle: &Handle<MapAsset>,
+    file: &std::path::Path,
+    history: &mut MapHistory,
+) -> Option<Result<String, String>> {
+    let map = maps.get(handle)?;
+    let saved = crate::assets::read_file(file)
+        .map_err(|e| e.to_string())
+        .and_then(|text| repaint(&text, map).map_err(|e| format!("{}: {e}", file.display())))
+        .and_then(|text| {
+            write_atomically(file, &text).map_err(|e| format!("{}: {e}", file.display()))
+        });
+    Some(match saved {
+        Ok(()) => {
+            history.unsaved = false;
+            history.since_save = Some(Vec::new());
+            Ok(format!("saved {}", file.display()))
+        }
+        Err(error) => Err(format!("not saved: {error}")),
+    })
 }

@@ -4,7 +4,7 @@
 
 mod files;
 
-pub use files::plugin as assets_plugin;
+pub use files::{EditMap, MapEdited, MapHistory, plugin as assets_plugin};
 
 use bevy::prelude::*;
 use tilewalk_path::formats::ParseError;

@@ -20,10 +20,12 @@
 //!
 //! Tiled maps (`.tmx`) become the same [`MapAsset`]: see [`tmx`].
 
+mod edit;
 pub mod generate;
 mod loader;
 pub mod tmx;
 
+pub use edit::{EditError, repaint, write_atomically};
 pub use loader::TmxLoader;
 
 use std::collections::HashMap;

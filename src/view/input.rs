@@ -6,8 +6,8 @@ use bevy::prelude::*;
 use bevy::ui::RelativeCursorPosition;
 use bevy::window::PrimaryWindow;
 
-use super::minimap::Minimap;
-use super::{Cursor, DragBox, LastOrder, Notice, SearchView};
+use super::paint::Painter;
+use super::{Cursor, DragBox, LastOrder, Notice, SearchView, TakesClicks};
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
@@ -23,14 +23,20 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (
             track_cursor,
-            select_with_box,
+            // Drags paint while painting (view::paint); the lab has no units to select.
+            select_with_box.run_if(not_painting),
             // Tactics mode gives its own orders (view::tactics).
-            (order_selected, keyboard_commands).run_if(in_state(Mode::RealTime)),
+            (order_selected.run_if(not_painting), keyboard_commands)
+                .run_if(in_state(Mode::RealTime)),
         )
             .chain()
             .in_set(AppSystems::RecordInput)
             .run_if(resource_exists::<Level>),
     );
+}
+
+fn not_painting(painter: Res<Painter>, mode: Res<State<Mode>>) -> bool {
+    !painter.painting(mode.get())
 }
 
 fn shift(keys: &ButtonInput<KeyCode>) -> bool {
@@ -42,7 +48,7 @@ fn track_cursor(
     level: Res<Level>,
     window: Single<&Window, With<PrimaryWindow>>,
     camera: Single<(&Camera, &GlobalTransform)>,
-    panels: Query<(&RelativeCursorPosition, &Visibility), With<Minimap>>,
+    panels: Query<(&RelativeCursorPosition, &Visibility), With<TakesClicks>>,
 ) {
     let (camera, transform) = *camera;
     cursor.over_ui = panels
@@ -177,7 +183,9 @@ fn keyboard_commands(
     searches: Res<Searches>,
     mut record: ResMut<RecordSearches>,
 ) {
-    if keys.just_pressed(KeyCode::KeyS) && !selected.is_empty() {
+    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    // Ctrl+S saves a painted map (view::paint).
+    if keys.just_pressed(KeyCode::KeyS) && !ctrl && !selected.is_empty() {
         stops.write(StopOrder {
             units: selected.iter().collect(),
         });

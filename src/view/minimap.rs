@@ -46,7 +46,7 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 /// A colour for each tile of the terrain atlas, close to the tile's own.
-fn terrain_color(tile: u32) -> [u8; 4] {
+pub(super) fn terrain_color(tile: u32) -> [u8; 4] {
     match tile {
         0 => [86, 140, 62, 255],
         1 => [176, 150, 104, 255],
@@ -100,6 +100,7 @@ fn spawn_minimap(
         },
         BorderColor::all(Color::srgba(0.9, 0.92, 0.95, 0.8)),
         ImageNode::new(image),
+        super::TakesClicks,
         RelativeCursorPosition::default(),
         Visibility::Hidden,
     ));

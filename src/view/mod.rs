@@ -5,7 +5,9 @@ mod camera;
 mod capture;
 mod hud;
 mod input;
+mod lab;
 mod minimap;
+mod paint;
 mod sprites;
 mod tactics;
 mod tilemap;
@@ -25,6 +27,7 @@ use crate::convert::{Geometry, TILE_SIZE};
 use crate::level::Level;
 
 pub use capture::ScreenshotPath;
+pub use lab::LabEnds;
 
 pub(super) fn plugin(app: &mut App) {
     // Draw on demand: a frame when there is input, while anything moves, and twice a second
@@ -55,15 +58,23 @@ pub(super) fn plugin(app: &mut App) {
             hud::plugin,
             tactics::plugin,
             minimap::plugin,
+            paint::plugin,
+            lab::plugin,
         ));
 }
 
-/// Where the pointer is, in the world and on the map. Over the minimap it is on neither.
+/// A panel that takes the clicks over it (the minimap, the lab's panel): they never reach
+/// the map. Needs a `RelativeCursorPosition`.
+#[derive(Component, Default)]
+pub struct TakesClicks;
+
+/// Where the pointer is, in the world and on the map. Over a panel that takes clicks
+/// ([`TakesClicks`]) it is on neither.
 #[derive(Resource, Default, Debug)]
 pub struct Cursor {
     pub world: Option<Vec2>,
     pub tile: Option<Pos>,
-    /// Over a panel that takes clicks (the minimap): clicks are not for the map.
+    /// Over a panel that takes clicks: clicks are not for the map.
     pub over_ui: bool,
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bevy::time::TimeUpdateStrategy;
 use tilewalk::assets::{FileErrors, MapFile, register_map_source};
-use tilewalk::level::{Level, assets_plugin};
+use tilewalk::level::{EditMap, Level, MapEdited, MapHistory, assets_plugin};
 use tilewalk::simulation_plugin;
 use tilewalk::tactics::{self, TacticsRules};
 use tilewalk::units::MovementClass;
@@ -422,5 +422,116 @@ fn a_tiled_map_reloads_when_it_or_its_tileset_is_saved_and_broken_saves_keep_the
             .is_some_and(|t| t.name == "rock")
     });
     assert_eq!(foot(&app, Pos::new(0, 0)), None);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The messages of a kind written since the last call, read with the test's own cursor.
+fn reports(app: &App, cursor: &mut bevy::ecs::message::MessageCursor<MapEdited>) -> Vec<MapEdited> {
+    let messages = app
+        .world()
+        .resource::<bevy::ecs::message::Messages<MapEdited>>();
+    cursor.read(messages).cloned().collect()
+}
+
+#[test]
+fn painting_replans_undoes_and_saves_only_the_painted_glyphs() {
+    let dir = folder("paint");
+    // A file with comments, CRLF line endings, an indented row and units, all to be kept.
+    let original = "// Field, painted in the game\r\n[terrain]\r\n==========\r\n  ..........\r\n..........   \r\n[units]\r\n// the one unit\r\nknight blue foot 0,2\r\n";
+    std::fs::write(dir.join("field.map"), original).unwrap();
+    let mut app = watching_app(&dir);
+    let mut cursor = bevy::ecs::message::MessageCursor::<MapEdited>::default();
+    order(&mut app, &["knight"], Pos::new(9, 2), false);
+    app.update();
+    assert!(
+        path(&mut app, "knight")
+            .unwrap()
+            .cells
+            .iter()
+            .all(|p| p.y == 2)
+    );
+
+    // A rock wall across the grass, painted in one stroke of two messages (a drag).
+    let paint = |app: &mut App, cells: &[(u32, u32)], glyph, stroke| {
+        app.world_mut().write_message(EditMap::Paint {
+            cells: cells.iter().map(|&c| Pos::from(c)).collect(),
+            glyph,
+            stroke,
+        });
+    };
+    paint(&mut app, &[(5, 1)], '#', true);
+    paint(&mut app, &[(5, 2)], '#', false);
+    update_until(
+        &mut app,
+        "the wall is built and the knight re-planned",
+        |app| path(app, "knight").is_some_and(|p| p.cells.iter().any(|p| p.y == 0)),
+    );
+    let foot = |app: &App, p: (u32, u32)| {
+        app.world()
+            .resource::<Level>()
+            .grid(MovementClass::Foot)
+            .cost(p.into())
+    };
+    assert_eq!((foot(&app, (5, 1)), foot(&app, (5, 2))), (None, None));
+    let level = app.world().resource::<Level>().clone();
+    let optimal = find_path(
+        level.grid(MovementClass::Foot),
+        tile(&mut app, "knight"),
+        Pos::new(9, 2),
+        &SearchOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(path(&mut app, "knight").unwrap().cells, optimal.path.cells);
+
+    // A second stroke (water on the road), then undo takes back only that stroke.
+    paint(&mut app, &[(7, 0), (8, 0)], '~', true);
+    update_until(&mut app, "the water is painted", |app| {
+        foot(app, (7, 0)) == Some(6.0)
+    });
+    app.world_mut().write_message(EditMap::Undo);
+    update_until(&mut app, "the water is undone", |app| {
+        foot(app, (7, 0)) == Some(1.0) && foot(app, (8, 0)) == Some(1.0)
+    });
+    assert_eq!(foot(&app, (5, 1)), None, "the first stroke stays");
+    assert!(app.world().resource::<MapHistory>().unsaved);
+
+    // Save: the file is the original but for the two painted glyphs.
+    app.world_mut().write_message(EditMap::Save);
+    app.update();
+    let saved = std::fs::read_to_string(dir.join("field.map")).unwrap();
+    let expected = original
+        .replace("  ..........\r\n", "  .....#....\r\n")
+        .replace("\r\n..........   \r\n", "\r\n.....#....   \r\n");
+    assert_eq!(saved, expected);
+    assert!(!app.world().resource::<MapHistory>().unsaved);
+    let said = reports(&app, &mut cursor);
+    assert!(
+        said.iter()
+            .any(|r| r.0.as_ref().is_ok_and(|m| m.starts_with("saved "))),
+        "{said:?}"
+    );
+
+    // Painting outside the map, and undoing more than was painted, say why and change nothing.
+    paint(&mut app, &[(10, 0)], '#', true);
+    app.world_mut().write_message(EditMap::Undo);
+    app.world_mut().write_message(EditMap::Undo);
+    app.update();
+    let said = reports(&app, &mut cursor);
+    assert_eq!(
+        said,
+        [
+            MapEdited(Err("cannot paint: (10,0) is outside the map".into())),
+            MapEdited(Ok("undid a stroke of 2 tiles".into())),
+            MapEdited(Err("nothing to undo".into())),
+        ]
+    );
+    update_until(&mut app, "the wall is undone", |app| {
+        foot(app, (5, 1)) == Some(1.0)
+    });
+    // The save stays as it was until the next Ctrl+S.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("field.map")).unwrap(),
+        expected
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

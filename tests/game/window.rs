@@ -42,6 +42,11 @@ impl Drop for Game {
 
 impl Game {
     fn start(dir: &FsPath, map: &str) -> Self {
+        Self::start_with(dir, map, &[])
+    }
+
+    /// The game with more `play` arguments (`--mode lab`, ...).
+    fn start_with(dir: &FsPath, map: &str, more: &[&str]) -> Self {
         let events = dir.join("events.jsonl");
         let display_file = dir.join("display");
         // xvfb-run gives its child a private display; the child writes where that is so
@@ -57,6 +62,7 @@ impl Game {
             .arg(&events)
             .arg("--screenshot")
             .arg(dir.join("screenshot.png"))
+            .args(more)
             .stdout(std::fs::File::create(dir.join("game.log")).unwrap())
             .stderr(std::fs::File::create(dir.join("game.err.log")).unwrap())
             .process_group(0)
@@ -187,6 +193,13 @@ impl Game {
     /// hovers that tile, press, release. Returns how many events there were before the press,
     /// so the caller can wait for what the click did.
     fn click(&mut self, x: u32, y: u32, button: &str) -> usize {
+        let pressed = self.click_and_hold(x, y, button);
+        self.xdotool(&["mouseup", button]);
+        pressed
+    }
+
+    /// Moves the pointer to tile (x, y) and waits until the game reports it hovers there.
+    fn hover(&mut self, x: u32, y: u32) {
         let (px, py) = self.tile_center(x, y);
         let before = self.events().len();
         self.xdotool(&["mousemove", &px.to_string(), &py.to_string()]);
@@ -196,9 +209,14 @@ impl Game {
         if already.as_ref().is_none_or(|e| !hovering(e)) {
             self.wait_event_from(before, "the pointer over the tile", STARTUP, hovering);
         }
+    }
+
+    /// Presses `button` over tile (x, y) and keeps it down (for a drag); returns how many
+    /// events there were before the press.
+    fn click_and_hold(&mut self, x: u32, y: u32, button: &str) -> usize {
+        self.hover(x, y);
         let pressed = self.events().len();
         self.xdotool(&["mousedown", button]);
-        self.xdotool(&["mouseup", button]);
         pressed
     }
 }
@@ -436,6 +454,127 @@ fn a_unit_on_a_hex_map_walks_to_the_hex_clicked() {
     );
     if let Ok(out) = std::env::var("TILEWALK_HEX_SCREENSHOT_OUT") {
         let shot = PathBuf::from(shot["path"].as_str().unwrap());
+        std::fs::copy(&shot, PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(out)).unwrap();
+    }
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Whether a screenshot pixel shows the lab's expanded tint over grass (blue), or its
+/// frontier tint (green); untinted grass is neither.
+fn is_lab_closed(p: [u8; 3]) -> bool {
+    p[2] > 140 && p[2] > p[0] + 50
+}
+
+fn is_lab_open(p: [u8; 3]) -> bool {
+    p[1] > 180 && p[1] > p[2] + 60
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn the_lab_replays_a_search_step_by_step_in_a_real_window() {
+    use tilewalk::level::Level;
+    use tilewalk::units::MovementClass;
+    use tilewalk_path::{CellState, Direction, Replay, SearchContext, SearchOptions, Trace};
+
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = std::env::temp_dir().join(format!("tilewalk-lab-window-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
+    let lab = ["--mode", "lab", "--from", "1,4", "--to", "6,4"];
+    let mut game = Game::start_with(&dir, meadow, &lab);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    game.wait_event("the lab's first search", STARTUP, |e| {
+        e["event"] == "lab" && e["goal"] == serde_json::json!([6, 4]) && e["step"] == e["events"]
+    });
+
+    // Drag the goal marker from (6,4) to (9,2), through (8,3).
+    let pressed = game.click_and_hold(6, 4, "1");
+    for (x, y) in [(8, 3), (9, 2)] {
+        game.hover(x, y);
+    }
+    game.xdotool(&["mouseup", "1"]);
+    let moved = game.wait_event_from(pressed, "the goal dragged", STARTUP, |e| {
+        e["event"] == "lab" && e["goal"] == serde_json::json!([9, 2])
+    });
+    assert_eq!(moved["start"], serde_json::json!([1, 4]), "the start stays");
+
+    // Back to the beginning, then 24 steps, one key press each.
+    let before = game.events().len();
+    game.xdotool(&["key", "Prior"]);
+    game.wait_event_from(before, "the replay at its beginning", STARTUP, |e| {
+        e["event"] == "lab" && e["step"] == 0
+    });
+    for step in 1..=24 {
+        let before = game.events().len();
+        game.xdotool(&["key", "period"]);
+        game.wait_event_from(before, "one step", STARTUP, |e| {
+            e["event"] == "lab" && e["step"] == step
+        });
+    }
+    let before = game.events().len();
+    game.xdotool(&["key", "F12"]);
+    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
+        e["event"] == "screenshot"
+    });
+    let shot = PathBuf::from(shot["path"].as_str().unwrap());
+
+    // The same search, replayed by the core to the same step, says which tiles are expanded
+    // and which wait on the frontier; the screenshot must tint exactly those.
+    let map = MapAsset::parse(&std::fs::read_to_string(meadow).unwrap()).unwrap();
+    let level = Level::build(&map, &super::table()).unwrap();
+    let grid = level.grid(MovementClass::Foot);
+    let mut trace = Trace::new();
+    let (start, goal) = (Pos::new(1, 4), Pos::new(9, 2));
+    SearchContext::new()
+        .search_traced(grid, start, goal, &SearchOptions::default(), &mut trace)
+        .unwrap();
+    let mut replay = Replay::new(grid.width(), grid.height());
+    replay.seek(&trace, 24);
+    let (width, _, pixels) = decode(&shot);
+    // Sample a patch in each grass tile's lower-right quarter, clear of the lines through
+    // the centres and the outlines at the edges.
+    let patch = |pos: Pos| -> Vec<[u8; 3]> {
+        let (cx, cy) = game.tile_center(pos.x, pos.y);
+        (4..=8)
+            .flat_map(|dy| (4..=8).map(move |dx| (cx + dx, cy + dy)))
+            .map(|(x, y)| pixels[(y * i64::from(width) + x) as usize])
+            .collect()
+    };
+    let grass = |pos: Pos| map.glyph(pos) == Some('.') && pos != start && pos != goal;
+    let (mut closed, mut open) = (0, 0);
+    for (pos, cell) in replay
+        .reached(Direction::Forward)
+        .filter(|(p, _)| grass(*p))
+    {
+        let pixels = patch(pos);
+        let (check, name): (fn([u8; 3]) -> bool, _) = match cell.state {
+            CellState::Closed => (is_lab_closed, "expanded"),
+            CellState::Open => (is_lab_open, "frontier"),
+        };
+        let tinted = pixels.iter().filter(|&&p| check(p)).count();
+        assert!(
+            tinted * 2 > pixels.len(),
+            "{pos} is {name} but looks otherwise: {:?}",
+            &pixels[..3]
+        );
+        match cell.state {
+            CellState::Closed => closed += 1,
+            CellState::Open => open += 1,
+        }
+    }
+    assert!(closed >= 2 && open >= 5, "closed {closed}, open {open}");
+    // An unreached grass tile far away keeps its own colour.
+    let far = patch(Pos::new(3, 13));
+    assert!(
+        far.iter().all(|&p| !is_lab_closed(p) && !is_lab_open(p)),
+        "{:?}",
+        &far[..3]
+    );
+    if let Ok(out) = std::env::var("TILEWALK_LAB_SCREENSHOT_OUT") {
         std::fs::copy(&shot, PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(out)).unwrap();
     }
     drop(game);

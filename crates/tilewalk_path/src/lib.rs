@@ -174,8 +174,8 @@
 //! [`SearchContext::search_traced`] records a search as a [`Trace`]: every push onto the
 //! frontier (with `g`, `h` and `f`), every cheaper `g` found for a cell waiting there, every
 //! expansion, jump point search's scans, and a bidirectional search's meetings and the
-//! bound it stopped on ([`TraceEvent`]). Replaying the events rebuilds the search's state at
-//! any step. Searches that are not traced run the same code with a recorder that does
+//! bound it stopped on ([`TraceEvent`]). A [`Replay`] rebuilds the search's state after any
+//! number of events, forward or back. Searches that are not traced run the same code with a recorder that does
 //! nothing, which compiles away.
 //!
 //! # Reuse
@@ -219,6 +219,6 @@ pub use board::{Board, HexLayout, UnknownBoard};
 pub use grid::{Grid, GridError, MAX_COST, MIN_COST, Pos};
 pub use moves::{Diagonal, Heuristic};
 pub use search::{
-    Algorithm, Direction, Found, NoPath, Passage, Path, Range, Reached, SearchContext,
-    SearchOptions, SearchStats, Trace, TraceEvent, find_path,
+    Algorithm, CellState, CellView, Direction, Found, Meeting, NoPath, Passage, Path, Range,
+    Reached, Replay, SearchContext, SearchOptions, SearchStats, Trace, TraceEvent, find_path,
 };

@@ -17,8 +17,10 @@ use crate::open_list::{HeapEntry, OpenList};
 
 mod bidirectional;
 mod jump;
+mod replay;
 mod trace;
 
+pub use replay::{CellState, CellView, Meeting, Replay};
 pub use trace::{Direction, Trace, TraceEvent};
 use trace::{NoTrace, Tracer};
 

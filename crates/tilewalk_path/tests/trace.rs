@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use proptest::prelude::*;
 use tilewalk_path::{
-    Algorithm, Board, Diagonal, Direction, Found, Grid, Passage, Pos, SearchContext, SearchOptions,
-    Trace, TraceEvent,
+    Algorithm, Board, CellState, CellView, Diagonal, Direction, Found, Grid, Passage, Pos, Replay,
+    SearchContext, SearchOptions, Trace, TraceEvent,
 };
 
 /// What a replay knows of a cell, per direction.
@@ -331,6 +331,76 @@ proptest! {
                 }
             }
         }
+    }
+}
+
+/// Everything a replay shows: both directions' cells, the current cell, the meeting.
+fn snapshot(replay: &Replay) -> impl PartialEq + std::fmt::Debug {
+    let cells = |d| {
+        replay
+            .reached(d)
+            .map(|(p, c)| (p, *c))
+            .collect::<Vec<(Pos, CellView)>>()
+    };
+    (
+        cells(Direction::Forward),
+        cells(Direction::Backward),
+        replay.current(),
+        replay.meeting(),
+        replay.stop(),
+        replay.counts(),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 60, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A replay at its end shows the search's result; seeking to a step gives the same
+    /// state whether it comes from the beginning, from further on or from before.
+    #[test]
+    fn replays_agree_with_the_search_and_seek_both_ways((grid, start, goal) in grid_strategy(), algorithm in prop::sample::select(Algorithm::ALL.to_vec()), steps in any::<(usize, usize)>()) {
+        let options = SearchOptions { algorithm, ..SearchOptions::default() };
+        let mut trace = Trace::new();
+        let Ok(found) = SearchContext::new().search_traced(&grid, start, goal, &options, &mut trace) else {
+            return Ok(());
+        };
+        let end = trace.events().len();
+        let mut replay = Replay::new(grid.width(), grid.height());
+        replay.seek(&trace, usize::MAX);
+        prop_assert_eq!(replay.step(), end);
+        prop_assert_eq!(replay.counts(), (found.stats.expanded, found.stats.pushed));
+        let closed = replay.reached(Direction::Forward).filter(|(_, c)| c.state == CellState::Closed).count()
+            + replay.reached(Direction::Backward).filter(|(_, c)| c.state == CellState::Closed).count();
+        prop_assert_eq!(closed, found.stats.expanded);
+        if algorithm.is_bidirectional() {
+            let meeting = replay.meeting().expect("a meeting");
+            prop_assert!((meeting.cost - found.path.cost).abs() < 1e-9);
+            let mut cells = replay.path_to(Direction::Forward, meeting.forward);
+            let mut back = replay.path_to(Direction::Backward, meeting.backward);
+            back.reverse();
+            if meeting.forward == meeting.backward {
+                back.remove(0);
+            }
+            cells.extend(back);
+            prop_assert_eq!(cells, found.path.cells.clone());
+        } else {
+            prop_assert_eq!(replay.current(), Some((Direction::Forward, goal)));
+            let jumps = replay.path_to(Direction::Forward, goal);
+            prop_assert_eq!(jumps.first(), Some(&start));
+            // Jump point search's parents are jump points along the path; others are every cell.
+            prop_assert!(jumps.iter().all(|p| found.path.cells.contains(p)));
+            if algorithm != Algorithm::JumpPoint {
+                prop_assert_eq!(jumps, found.path.cells.clone());
+            }
+        }
+        let (a, b) = (steps.0 % (end + 1), steps.1 % (end + 1));
+        let mut fresh = Replay::new(grid.width(), grid.height());
+        fresh.seek(&trace, a);
+        replay.seek(&trace, a); // back from the end
+        prop_assert_eq!(snapshot(&replay), snapshot(&fresh));
+        replay.seek(&trace, b);
+        replay.seek(&trace, a); // from b, either side of a
+        prop_assert_eq!(snapshot(&replay), snapshot(&fresh));
     }
 }
 

@@ -1,0 +1,226 @@
+//! Terrain painting, for designers: in the lab always, in the game after `P`. Left-drag
+//! paints the palette's terrain (keys 1–9), right-drag erases to the default terrain (the
+//! terrain table's first, grass), Ctrl+Z takes back the last stroke and Ctrl+S writes the
+//! map back to its file. The level is rebuilt and paths re-planned as on a hot reload
+//! ([`EditMap`]).
+
+use bevy::prelude::*;
+use tilewalk_path::Pos;
+
+use super::{Cursor, Notice};
+use crate::AppSystems;
+use crate::level::{EditMap, Level, MapEdited};
+use crate::tactics::Mode;
+
+/// The painter: whether painting is on outside the lab, the palette's terrain, the stroke
+/// under way.
+#[derive(Resource, Default, Debug)]
+pub struct Painter {
+    /// Painting in the game (`P`); the lab paints whatever this says.
+    pub on: bool,
+    /// The palette's terrain: an index into the level's terrain table.
+    pub terrain: usize,
+    /// The button of the stroke under way and the last tile it painted.
+    stroke: Option<(MouseButton, Pos)>,
+    /// The lab took this press (to drag its start or goal marker): no stroke until release.
+    pub held: bool,
+}
+
+impl Painter {
+    /// Whether left and right drags paint now.
+    pub fn painting(&self, mode: &Mode) -> bool {
+        self.on || *mode == Mode::Lab
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<Painter>().add_systems(
+        Update,
+        (
+            (toggle_painting, pick_terrain, edit_keys, paint_strokes)
+                .chain()
+                .in_set(AppSystems::RecordInput),
+            report_edits.in_set(AppSystems::Hud),
+        )
+            .run_if(resource_exists::<Level>),
+    );
+}
+
+fn ctrl(keys: &ButtonInput<KeyCode>) -> bool {
+    keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight])
+}
+
+fn toggle_painting(
+    keys: Res<ButtonInput<KeyCode>>,
+    mode: Res<State<Mode>>,
+    mut painter: ResMut<Painter>,
+    level: Res<Level>,
+    mut notice: ResMut<Notice>,
+) {
+    if !keys.just_pressed(KeyCode::KeyP) || *mode.get() == Mode::Lab {
+        return;
+    }
+    painter.on = !painter.on;
+    notice.say(if painter.on {
+        format!(
+            "painting {}: left-drag paints, right-drag erases, 1-9 pick, Ctrl+Z undo, Ctrl+S save, P stop",
+            terrain_name(&level, painter.terrain)
+        )
+    } else {
+        "painting off".to_owned()
+    });
+}
+
+fn terrain_name(level: &Level, terrain: usize) -> &str {
+    level
+        .table
+        .terrains
+        .get(terrain)
+        .map_or("?", |t| t.name.as_str())
+}
+
+/// Keys 1–9 pick the palette's terrain, in the terrain table's order.
+fn pick_terrain(
+    keys: Res<ButtonInput<KeyCode>>,
+    mode: Res<State<Mode>>,
+    mut painter: ResMut<Painter>,
+    level: Res<Level>,
+    mut notice: ResMut<Notice>,
+) {
+    if !painter.painting(mode.get()) {
+        return;
+    }
+    const DIGITS: [KeyCode; 9] = [
+        KeyCode::Digit1,
+        KeyCode::Digit2,
+        KeyCode::Digit3,
+        KeyCode::Digit4,
+        KeyCode::Digit5,
+        KeyCode::Digit6,
+        KeyCode::Digit7,
+        KeyCode::Digit8,
+        KeyCode::Digit9,
+    ];
+    let picked = DIGITS.iter().position(|&k| keys.just_pressed(k));
+    if let Some(terrain) = picked.filter(|&t| t < level.table.terrains.len()) {
+        painter.terrain = terrain;
+        notice.say(format!("painting {}", terrain_name(&level, terrain)));
+    }
+}
+
+fn edit_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    mode: Res<State<Mode>>,
+    painter: Res<Painter>,
+    mut edits: MessageWriter<EditMap>,
+) {
+    if !painter.painting(mode.get()) || !ctrl(&keys) {
+        return;
+    }
+    if keys.just_pressed(KeyCode::KeyZ) {
+        edits.write(EditMap::Undo);
+    }
+    if keys.just_pressed(KeyCode::KeyS) {
+        edits.write(EditMap::Save);
+    }
+}
+
+/// Left-drag paints, right-drag erases: every tile the pointer crosses, including those it
+/// skipped between two frames. One drag is one stroke (one undo step).
+pub(super) fn paint_strokes(
+    buttons: Res<ButtonInput<MouseButton>>,
+    mode: Res<State<Mode>>,
+    cursor: Res<Cursor>,
+    level: Res<Level>,
+    mut painter: ResMut<Painter>,
+    mut edits: MessageWriter<EditMap>,
+) {
+    if buttons.just_released(MouseButton::Left) || buttons.just_released(MouseButton::Right) {
+        painter.stroke = None;
+        painter.held = false;
+    }
+    if !painter.painting(mode.get()) || painter.held || cursor.over_ui {
+        return;
+    }
+    let Some(tile) = cursor.tile else { return };
+    let pressed = [MouseButton::Left, MouseButton::Right]
+        .into_iter()
+        .find(|&b| buttons.pressed(b));
+    let Some(button) = pressed else { return };
+    let terrain = match button {
+        MouseButton::Left => painter.terrain,
+        _ => 0,
+    };
+    let Some(glyph) = level
+        .table
+        .terrains
+        .get(terrain)
+        .and_then(|t| t.glyphs.chars().next())
+    else {
+        return;
+    };
+    let (cells, stroke) = match painter.stroke {
+        Some((b, last)) if b == button => {
+            if last == tile {
+                return;
+            }
+            (line(last, tile), false)
+        }
+        _ => (vec![tile], true),
+    };
+    painter.stroke = Some((button, tile));
+    edits.write(EditMap::Paint {
+        cells,
+        glyph,
+        stroke,
+    });
+}
+
+/// The cells on the straight line from `a` to `b` (both included), so that a fast drag
+/// leaves no gaps.
+fn line(a: Pos, b: Pos) -> Vec<Pos> {
+    let (dx, dy) = (
+        i64::from(b.x) - i64::from(a.x),
+        i64::from(b.y) - i64::from(a.y),
+    );
+    let steps = dx.abs().max(dy.abs());
+    if steps == 0 {
+        return vec![a];
+    }
+    (0..=steps)
+        .map(|i| {
+            let at = |from: u32, d: i64| {
+                (i64::from(from) + (d * i + steps / 2 * d.signum()) / steps) as u32
+            };
+            Pos::new(at(a.x, dx), at(a.y, dy))
+        })
+        .collect()
+}
+
+/// What the map editor did (saved, undone, refused) becomes the notice.
+fn report_edits(mut reports: MessageReader<MapEdited>, mut notice: ResMut<Notice>) {
+    for MapEdited(report) in reports.read() {
+        match report {
+            Ok(done) => notice.say(done.clone()),
+            Err(why) => notice.say(why.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fast_drag_paints_every_tile_between() {
+        assert_eq!(
+            line(Pos::new(0, 0), Pos::new(3, 1)),
+            [(0, 0), (1, 0), (2, 1), (3, 1)].map(Pos::from)
+        );
+        assert_eq!(
+            line(Pos::new(2, 4), Pos::new(2, 1)),
+            [(2, 4), (2, 3), (2, 2), (2, 1)].map(Pos::from)
+        );
+        assert_eq!(line(Pos::new(1, 1), Pos::new(1, 1)), [Pos::new(1, 1)]);
+    }
+}
