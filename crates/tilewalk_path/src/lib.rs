@@ -209,14 +209,20 @@
 mod bits;
 mod board;
 mod connectivity;
+mod field;
 pub mod formats;
 mod grid;
+mod group;
 mod moves;
 mod open_list;
 mod search;
 
 pub use board::{Board, HexLayout, UnknownBoard};
+pub use field::{CostField, FieldError, FieldOptions};
 pub use grid::{Grid, GridError, MAX_COST, MIN_COST, Pos};
+pub use group::{
+    GroupError, GroupOrder, GroupPlanner, GroupStats, Route, Stranded, Unit, plan_group,
+};
 pub use moves::{Diagonal, Heuristic};
 pub use search::{
     Algorithm, Direction, Found, NoPath, Passage, Path, Range, Reached, SearchContext,
