@@ -86,7 +86,7 @@ struct Cell {
 /// assert_eq!(field.cost(Pos::new(0, 0)), Some(3.0));
 /// assert_eq!(field.goal(Pos::new(4, 0)), Some(Pos::new(5, 0)));
 /// let path = field.path(Pos::new(1, 0)).unwrap();
-/// assert_eq!(path.cells, [(1, 0), (1, 1), (1, 2), (1, 3), (0, 3)].map(Pos::from));
+/// assert_eq!(path.cells, [(1, 0), (0, 0), (0, 1), (0, 2), (0, 3)].map(Pos::from));
 /// assert_eq!(path.cost, 4.0);
 /// assert_eq!(field.cost(Pos::new(2, 0)), None); // the wall
 /// ```
