@@ -1,5 +1,8 @@
 //! Group orders: N units sent to one click end on N distinct tiles near it, each on a
-//! cheapest path, for the price of a few cost-to-goal fields instead of N searches.
+//! cheapest path to its own tile, for the price of a few cost-to-goal fields and N short,
+//! well-guided searches instead of N blind ones.
+//!
+//! The rules, and the design behind them, are in the [crate docs](crate#group-orders).
 
 use std::borrow::Borrow;
 
@@ -113,7 +116,8 @@ impl Marks {
     }
 }
 
-/// Reusable memory for group orders: keep one and plan every order with it.
+/// Reusable memory for group orders: keep one and plan every order with it. The rules it
+/// plans by are in the [crate docs](crate#group-orders).
 #[derive(Clone, Debug, Default)]
 pub struct GroupPlanner {
     click_field: CostField,
