@@ -849,7 +849,7 @@ pub enum Passage {
 /// a square board has one table of eight steps, a hex board two tables of six, picked by
 /// whether the cell's row (or column) is shifted. Both stay within one row and one column,
 /// so the padded storage's one-cell border makes every neighbour index valid.
-trait Moves: Copy {
+pub(crate) trait Moves: Copy {
     /// Steps per cell: the first `COUNT` entries of each table.
     const COUNT: usize;
     /// The step tables, in the board's neighbour order.
@@ -864,7 +864,7 @@ trait Moves: Copy {
 }
 
 #[derive(Clone, Copy)]
-struct SquareMoves(Diagonal);
+pub(crate) struct SquareMoves(pub(crate) Diagonal);
 
 impl Moves for SquareMoves {
     const COUNT: usize = 8;
@@ -886,7 +886,7 @@ impl Moves for SquareMoves {
 }
 
 #[derive(Clone, Copy)]
-struct HexMoves(HexLayout);
+pub(crate) struct HexMoves(pub(crate) HexLayout);
 
 impl Moves for HexMoves {
     const COUNT: usize = 6;

@@ -1,0 +1,419 @@
+//! Cost-to-goal fields (integration fields): from a set of goal cells, the cheapest cost of
+//! walking from every cell to the nearest goal, the next step of that walk and its goal.
+//!
+//! A field is one Dijkstra search run *backwards* from the goals: each cell settled, in
+//! order of its cost to the nearest goal, offers that cost to the cells that can step into
+//! it. The step from `v` into `w` costs what it costs a walker, `cost(w) × length`, and is
+//! allowed exactly when the forward searches allow it (corner rules, passage rules), so
+//! walking down the field from any cell is a cheapest path to the goals. The memory is
+//! generation-stamped like [`SearchContext`](crate::SearchContext)'s: after the first
+//! field on a grid of a given size, building another allocates nothing.
+
+use crate::board::Board;
+use crate::grid::{Grid, Pos};
+use crate::open_list::{HeapEntry, OpenList};
+use crate::search::{HexMoves, Moves, Passage, Path, SearchStats, SquareMoves};
+
+/// Marks "no next cell": a cell settled as a goal (a root of the field).
+const ROOT: u32 = u32::MAX;
+
+/// How to build a field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FieldOptions {
+    /// The board's shape: which steps exist.
+    pub board: Board,
+    /// Cells whose cost to the nearest goal exceeds this are left out of the field: a
+    /// bounded field, for when only the surroundings of the goals matter. Infinite (the
+    /// default) reaches every cell that can walk to a goal. NaN counts as 0.
+    pub max_cost: f64,
+}
+
+impl Default for FieldOptions {
+    fn default() -> Self {
+        Self {
+            board: Board::default(),
+            max_cost: f64::INFINITY,
+        }
+    }
+}
+
+impl FieldOptions {
+    /// An unbounded field on `board`.
+    pub fn on(board: impl Into<Board>) -> Self {
+        Self {
+            board: board.into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// Why a field could not be built.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum FieldError {
+    #[error("goal {pos} is outside the {width}x{height} map")]
+    GoalOutside { pos: Pos, width: u32, height: u32 },
+    #[error("goal {0} is impassable")]
+    GoalBlocked(Pos),
+    /// The passage rule of [`CostField::build_with`] lets the goal be walked through, never
+    /// stopped on.
+    #[error("goal {0} may be passed through but not stopped on")]
+    GoalPassOnly(Pos),
+}
+
+/// What the field knows of a cell (meaningful while its stamp is current).
+#[derive(Clone, Copy, Debug, Default)]
+struct Cell {
+    /// The cheapest cost from this cell to its goal.
+    cost: f64,
+    /// The next cell on that way (storage index), [`ROOT`] for a goal.
+    next: u32,
+    /// The goal it leads to (storage index).
+    goal: u32,
+}
+
+/// A cost-to-goal field over one grid, and the reusable memory to build it: keep one per
+/// thread (or per system) and rebuild it for every order.
+///
+/// ```
+/// use tilewalk_path::{CostField, Diagonal, FieldOptions, Grid, Pos};
+///
+/// // A wall between x = 0..2 and x = 3..5, open at the bottom row.
+/// let grid = Grid::from_fn(6, 4, |p| (p.x != 2 || p.y == 3).then_some(1.0)).unwrap();
+/// let mut field = CostField::new();
+/// let options = FieldOptions::on(Diagonal::Never);
+/// field.build(&grid, &[Pos::new(5, 0), Pos::new(0, 3)], &options).unwrap();
+/// // (0, 0) is 3 steps from the goal (0, 3); (4, 0) is 1 step from (5, 0).
+/// assert_eq!(field.cost(Pos::new(0, 0)), Some(3.0));
+/// assert_eq!(field.goal(Pos::new(4, 0)), Some(Pos::new(5, 0)));
+/// let path = field.path(Pos::new(1, 0)).unwrap();
+/// assert_eq!(path.cells, [(1, 0), (0, 0), (0, 1), (0, 2), (0, 3)].map(Pos::from));
+/// assert_eq!(path.cost, 4.0);
+/// assert_eq!(field.cost(Pos::new(2, 0)), None); // the wall
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CostField {
+    /// Per cell: `generation` = reached, `generation + 1` = settled, anything else = not in
+    /// the field.
+    stamps: Vec<u32>,
+    cells: Vec<Cell>,
+    generation: u32,
+    heap: OpenList,
+    /// The settled cells in the order they were settled: by increasing cost.
+    settled: Vec<u32>,
+    /// The grid's padded row length and size, to read positions without it.
+    stride: usize,
+    width: u32,
+    height: u32,
+    stats: SearchStats,
+}
+
+impl CostField {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Builds the field of `goals` on `grid`: every cell that can walk to a goal gets the
+    /// cost of its cheapest way to the nearest one. Duplicate goals count once; no goals
+    /// make an empty field.
+    pub fn build(
+        &mut self,
+        grid: &Grid,
+        goals: &[Pos],
+        options: &FieldOptions,
+    ) -> Result<SearchStats, FieldError> {
+        self.seed_goals(grid, goals, None)?;
+        self.fill(grid, options.board, None, options.max_cost, |_, _| false);
+        Ok(self.stats)
+    }
+
+    /// [`Self::build`] under a passage rule, walked exactly as
+    /// [`SearchContext::search_with`](crate::SearchContext::search_with) walks it: no way
+    /// enters a `Blocked` cell or leaves an `EndsMove` or `TakesAllPoints` one, and a
+    /// `Blocked` or `PassOnly` goal is refused. A cell's own passage never stops a walk
+    /// from it (a unit may stand anywhere), so such cells still get their cost; they are
+    /// just never on the way of others.
+    pub fn build_with(
+        &mut self,
+        grid: &Grid,
+        goals: &[Pos],
+        options: &FieldOptions,
+        passage: impl Fn(Pos) -> Passage,
+    ) -> Result<SearchStats, FieldError> {
+        self.seed_goals(grid, goals, Some(&passage))?;
+        self.fill(
+            grid,
+            options.board,
+            Some(&passage),
+            options.max_cost,
+            |_, _| false,
+        );
+        Ok(self.stats)
+    }
+
+    /// [`Self::build`], stopping as soon as `stop` returns true for a settled cell (it is
+    /// asked once per cell, in order of increasing cost, and that cell stays in the field):
+    /// the nearest cells of some kind around the goals, without paying for the rest.
+    pub fn build_until(
+        &mut self,
+        grid: &Grid,
+        goals: &[Pos],
+        options: &FieldOptions,
+        mut stop: impl FnMut(Pos, f64) -> bool,
+    ) -> Result<SearchStats, FieldError> {
+        self.seed_goals(grid, goals, None)?;
+        self.fill(
+            grid,
+            options.board,
+            None,
+            options.max_cost,
+            |index, cost| stop(grid.pos(index), cost),
+        );
+        Ok(self.stats)
+    }
+
+    /// The cheapest cost of walking from `pos` to the nearest goal; `None` when `pos` is
+    /// not in the field (no way to a goal, beyond the bound, or not settled before a stop).
+    pub fn cost(&self, pos: Pos) -> Option<f64> {
+        self.settled_cell(pos).map(|cell| cell.cost)
+    }
+
+    /// The next cell of a cheapest way from `pos` to a goal; `None` at a goal and outside
+    /// the field.
+    pub fn next(&self, pos: Pos) -> Option<Pos> {
+        self.settled_cell(pos)
+            .filter(|cell| cell.next != ROOT)
+            .map(|cell| self.pos(cell.next as usize))
+    }
+
+    /// The goal that walking down the field from `pos` reaches.
+    pub fn goal(&self, pos: Pos) -> Option<Pos> {
+        self.settled_cell(pos)
+            .map(|cell| self.pos(cell.goal as usize))
+    }
+
+    /// The cheapest path from `from` to its goal, read off the field.
+    pub fn path(&self, from: Pos) -> Option<Path> {
+        let mut path = Path::default();
+        self.path_into(from, &mut path).then_some(path)
+    }
+
+    /// [`Self::path`] into a reused buffer; false (and an empty path) when `from` is not in
+    /// the field.
+    pub fn path_into(&self, from: Pos, path: &mut Path) -> bool {
+        path.cells.clear();
+        path.cost = 0.0;
+        if self.settled_cell(from).is_none() {
+            return false;
+        }
+        let index = self.index(from);
+        path.cost = self.cells[index].cost - self.cells[self.cells[index].goal as usize].cost;
+        self.walk(index, path);
+        true
+    }
+
+    /// The cells of the field in the order they were settled, which is by increasing cost
+    /// (ties by storage order: row by row).
+    pub fn settled(&self) -> impl ExactSizeIterator<Item = Pos> + '_ {
+        self.settled.iter().map(|&index| self.pos(index as usize))
+    }
+
+    /// What the last build did: cells settled (`expanded`) and pushed.
+    pub fn stats(&self) -> SearchStats {
+        self.stats
+    }
+
+    /// Starts a new field of `grid`'s size and seeds it with `goals` at cost 0.
+    fn seed_goals(
+        &mut self,
+        grid: &Grid,
+        goals: &[Pos],
+        passage: Option<&dyn Fn(Pos) -> Passage>,
+    ) -> Result<(), FieldError> {
+        for &pos in goals {
+            if !grid.contains(pos) {
+                return Err(FieldError::GoalOutside {
+                    pos,
+                    width: grid.width(),
+                    height: grid.height(),
+                });
+            }
+            if !grid.is_passable(pos) {
+                return Err(FieldError::GoalBlocked(pos));
+            }
+            match passage.map(|p| p(pos)) {
+                Some(Passage::Blocked) => return Err(FieldError::GoalBlocked(pos)),
+                Some(Passage::PassOnly) => return Err(FieldError::GoalPassOnly(pos)),
+                _ => {}
+            }
+        }
+        self.begin(grid);
+        for &pos in goals {
+            self.seed(grid.index(pos), 0.0);
+        }
+        Ok(())
+    }
+
+    /// Starts a new field of `grid`'s size: stamps from older fields no longer mean anything.
+    pub(crate) fn begin(&mut self, grid: &Grid) {
+        let cells = grid.costs().len();
+        if self.cells.len() != cells || self.generation >= u32::MAX - 2 {
+            self.cells.clear();
+            self.cells.resize(cells, Cell::default());
+            self.stamps.clear();
+            self.stamps.resize(cells, 0);
+            self.generation = 0;
+        }
+        self.generation += 2;
+        self.stride = grid.stride();
+        (self.width, self.height) = (grid.width(), grid.height());
+        self.heap.clear();
+        self.settled.clear();
+        self.stats = SearchStats::default();
+    }
+
+    /// Makes the passable cell at `index` a goal with a head start of `cost` (0 for a plain
+    /// goal; a goal seeded dearer is only the root of the cells for which it stays the
+    /// cheapest way out). A cell seeded twice keeps the cheaper seed.
+    pub(crate) fn seed(&mut self, index: usize, cost: f64) {
+        if self.stamps[index] == self.generation && self.cells[index].cost <= cost {
+            return;
+        }
+        self.stamps[index] = self.generation;
+        self.cells[index] = Cell {
+            cost,
+            next: ROOT,
+            goal: index as u32,
+        };
+        self.heap.push(HeapEntry::new(index as u32, cost, 0.0));
+        self.stats.pushed += 1;
+    }
+
+    /// Settles cells in order of cost from the seeds, until the frontier is empty or `stop`
+    /// says so for a settled cell (by storage index, with its cost).
+    pub(crate) fn fill(
+        &mut self,
+        grid: &Grid,
+        board: Board,
+        passage: Option<&dyn Fn(Pos) -> Passage>,
+        max_cost: f64,
+        stop: impl FnMut(usize, f64) -> bool,
+    ) {
+        // `max` turns NaN into 0.
+        let max_cost = max_cost.max(0.0);
+        match board {
+            Board::Square(diagonal) => {
+                self.fill_on(grid, SquareMoves(diagonal), passage, max_cost, stop);
+            }
+            Board::Hex(layout) => self.fill_on(grid, HexMoves(layout), passage, max_cost, stop),
+        }
+    }
+
+    /// The backward Dijkstra loop, monomorphised per board shape.
+    fn fill_on<M: Moves>(
+        &mut self,
+        grid: &Grid,
+        moves: M,
+        passage: Option<&dyn Fn(Pos) -> Passage>,
+        max_cost: f64,
+        mut stop: impl FnMut(usize, f64) -> bool,
+    ) {
+        let (reached, settled) = (self.generation, self.generation + 1);
+        let costs = grid.costs();
+        let passable = grid.open();
+        let tables = moves.tables();
+        let stride = grid.stride() as isize;
+        let offsets = tables.map(|t| t.map(|s| s.dy as isize * stride + s.dx as isize));
+        while let Some(entry) = self.heap.pop() {
+            let index = entry.index as usize;
+            if self.stamps[index] == settled {
+                continue; // a stale entry: settled through a cheaper push
+            }
+            self.stamps[index] = settled;
+            self.settled.push(index as u32);
+            self.stats.expanded += 1;
+            let cell = self.cells[index];
+            if stop(index, cell.cost) {
+                return;
+            }
+            let pos = grid.pos(index);
+            // Walkers step into this cell and go on from it: not when it cannot be entered
+            // or left. A goal is where walks end, so only its being entered matters, and
+            // `seed_goals` checked that.
+            if cell.next != ROOT
+                && let Some(passage) = passage
+                && !matches!(passage(pos), Passage::Open | Passage::PassOnly)
+            {
+                continue;
+            }
+            let table = moves.table(pos);
+            let (steps, offsets) = (&tables[table], &offsets[table]);
+            let mut around = 0;
+            for (d, offset) in offsets.iter().enumerate().take(M::COUNT) {
+                around |= u32::from(passable[index.wrapping_add_signed(*offset)]) << d;
+            }
+            // Steps are symmetric on every board, corner rules included (a diagonal's two
+            // side cells are the same both ways), so the cells that may step into this one
+            // are the ones it may step to.
+            let mut allowed = moves.allowed(around);
+            let entering = costs[index];
+            while allowed != 0 {
+                let d = allowed.trailing_zeros() as usize;
+                allowed &= allowed - 1;
+                let from = index.wrapping_add_signed(offsets[d]);
+                let stamp = self.stamps[from];
+                if stamp == settled {
+                    continue;
+                }
+                let cost = cell.cost + entering * steps[d].length;
+                if cost > max_cost || (stamp == reached && cost >= self.cells[from].cost) {
+                    continue;
+                }
+                self.stamps[from] = reached;
+                self.cells[from] = Cell {
+                    cost,
+                    next: index as u32,
+                    goal: cell.goal,
+                };
+                self.heap.push(HeapEntry::new(from as u32, cost, 0.0));
+                self.stats.pushed += 1;
+            }
+        }
+    }
+
+    /// Pushes the cells from `index` down the field to its goal onto `path.cells`.
+    fn walk(&self, mut index: usize, path: &mut Path) {
+        loop {
+            path.cells.push(self.pos(index));
+            let next = self.cells[index].next;
+            if next == ROOT {
+                return;
+            }
+            index = next as usize;
+        }
+    }
+
+    /// The cost of a settled cell, by storage index.
+    #[inline]
+    pub(crate) fn cost_at(&self, index: usize) -> Option<f64> {
+        (self.stamps.get(index) == Some(&(self.generation + 1))).then(|| self.cells[index].cost)
+    }
+
+    fn settled_cell(&self, pos: Pos) -> Option<&Cell> {
+        if pos.x >= self.width || pos.y >= self.height {
+            return None;
+        }
+        let index = self.index(pos);
+        (self.stamps[index] == self.generation + 1).then(|| &self.cells[index])
+    }
+
+    fn index(&self, pos: Pos) -> usize {
+        (pos.y as usize + 1) * self.stride + pos.x as usize + 1
+    }
+
+    fn pos(&self, index: usize) -> Pos {
+        Pos::new(
+            (index % self.stride) as u32 - 1,
+            (index / self.stride) as u32 - 1,
+        )
+    }
+}

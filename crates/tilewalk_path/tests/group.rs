@@ -1,0 +1,604 @@
+//! Cost-to-goal fields and group orders against a reference written here: a plain Dijkstra
+//! from every cell over the tests' own model of the boards (`common::steps`), on every
+//! board, with passage rules for fields and several movement classes for orders.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::steps;
+use proptest::prelude::*;
+use tilewalk_path::{
+    Board, CostField, Diagonal, FieldError, FieldOptions, Grid, GroupError, GroupOrder,
+    GroupPlanner, HexLayout, Passage, Pos, Route, Stranded, Unit, plan_group,
+};
+
+fn at(grid: &Grid, p: Pos) -> usize {
+    (p.y * grid.width() + p.x) as usize
+}
+
+/// The cheapest cost from `start` to every cell (O(n²) Dijkstra): `Blocked` cells are never
+/// entered, and cells that end the move (other than the start) are not left.
+fn dijkstra(grid: &Grid, start: Pos, board: Board, passage: &dyn Fn(Pos) -> Passage) -> Vec<f64> {
+    let w = grid.width();
+    let mut dist = vec![f64::INFINITY; (w * grid.height()) as usize];
+    let mut done = vec![false; dist.len()];
+    dist[at(grid, start)] = 0.0;
+    while let Some(i) = (0..dist.len())
+        .filter(|&i| !done[i] && dist[i].is_finite())
+        .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))
+    {
+        done[i] = true;
+        let a = Pos::new(i as u32 % w, i as u32 / w);
+        if a != start && matches!(passage(a), Passage::EndsMove | Passage::TakesAllPoints) {
+            continue;
+        }
+        for (b, c) in steps(grid, a, board) {
+            if passage(b) != Passage::Blocked {
+                dist[at(grid, b)] = dist[at(grid, b)].min(dist[i] + c);
+            }
+        }
+    }
+    dist
+}
+
+/// The cheapest cost from every cell to the nearest of `goals`: a forward Dijkstra from each
+/// cell, so the walk is the one the forward search would take.
+fn to_goals(
+    grid: &Grid,
+    goals: &[Pos],
+    board: Board,
+    passage: &dyn Fn(Pos) -> Passage,
+) -> Vec<f64> {
+    grid.cells()
+        .map(|from| {
+            if !grid.is_passable(from) {
+                return f64::INFINITY;
+            }
+            let dist = dijkstra(grid, from, board, passage);
+            goals
+                .iter()
+                .map(|&g| dist[at(grid, g)])
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Checks that `cells` is a legal walk on `grid` and returns its cost.
+fn walk_cost(grid: &Grid, cells: &[Pos], board: Board) -> f64 {
+    cells
+        .windows(2)
+        .map(|pair| {
+            let step = steps(grid, pair[0], board)
+                .into_iter()
+                .find(|&(b, _)| b == pair[1]);
+            step.unwrap_or_else(|| panic!("{} -> {} is no legal step on {board}", pair[0], pair[1]))
+                .1
+        })
+        .sum()
+}
+
+/// The centre of a cell, one step between neighbouring centres.
+fn centre(board: Board, p: Pos) -> (f64, f64) {
+    let (x, y) = (f64::from(p.x), f64::from(p.y));
+    let half = |shifted: bool| if shifted { 0.5 } else { 0.0 };
+    let row = 3f64.sqrt() / 2.0;
+    match board {
+        Board::Square(_) => (x, y),
+        Board::Hex(HexLayout::OddR) => (x + half(p.y % 2 == 1), y * row),
+        Board::Hex(HexLayout::EvenR) => (x + half(p.y.is_multiple_of(2)), y * row),
+        Board::Hex(HexLayout::OddQ) => (x * row, y + half(p.x % 2 == 1)),
+        Board::Hex(HexLayout::EvenQ) => (x * row, y + half(p.x.is_multiple_of(2))),
+    }
+}
+
+/// Where a class walks to: the click, or the passable cells nearest it in a straight line.
+fn anchors(grid: &Grid, click: Pos, board: Board) -> Vec<Pos> {
+    if grid.is_passable(click) {
+        return vec![click];
+    }
+    let (cx, cy) = centre(board, click);
+    let distance = |p: Pos| {
+        let (x, y) = centre(board, p);
+        ((x - cx).powi(2) + (y - cy).powi(2)).sqrt()
+    };
+    let passable: Vec<Pos> = grid.cells().filter(|&p| grid.is_passable(p)).collect();
+    let best = passable
+        .iter()
+        .map(|&p| distance(p))
+        .fold(f64::INFINITY, f64::min);
+    passable
+        .into_iter()
+        .filter(|&p| distance(p) <= best + 1e-9)
+        .collect()
+}
+
+fn open(_: Pos) -> Passage {
+    Passage::Open
+}
+
+/// Checks every rule of a group order against the reference: distinct tiles, the nearest
+/// free ones by travel cost for each class, legal paths on the unit's class grid, each
+/// optimal to its tile, and errors only for units that could not have a tile.
+fn check_order(grids: &[Grid], order: &GroupOrder, results: &[Result<Route, Stranded>]) {
+    let board = order.board;
+    assert_eq!(results.len(), order.units.len());
+    let mut ends = BTreeSet::new();
+    for (unit, result) in order.units.iter().zip(results) {
+        let Ok(route) = result else { continue };
+        let grid = &grids[unit.class];
+        assert!(ends.insert(route.tile), "two units end on {}", route.tile);
+        assert!(
+            !order.occupied.contains(&route.tile),
+            "{} is occupied",
+            route.tile
+        );
+        assert_eq!(route.path.cells.first(), Some(&unit.start));
+        assert_eq!(route.path.cells.last(), Some(&route.tile));
+        let cost = walk_cost(grid, &route.path.cells, board);
+        assert!(
+            close(cost, route.path.cost),
+            "{cost} != {}",
+            route.path.cost
+        );
+        let best = dijkstra(grid, unit.start, board, &open)[at(grid, route.tile)];
+        assert!(
+            close(best, route.path.cost),
+            "{} to {}: {} > {best}",
+            unit.start,
+            route.tile,
+            route.path.cost
+        );
+    }
+    // Tile choice, class by class in index order: every tile a class took is at least as
+    // near the click (walking) as any free tile it left in the same region.
+    let mut taken: BTreeSet<Pos> = order.occupied.iter().copied().collect();
+    for (class, grid) in grids.iter().enumerate() {
+        let members: Vec<(&Unit, &Result<Route, Stranded>)> = order
+            .units
+            .iter()
+            .zip(results)
+            .filter(|(u, _)| u.class == class)
+            .collect();
+        let goals = anchors(grid, order.click, board);
+        let travel = to_goals(grid, &goals, board, &open);
+        let mine: BTreeSet<Pos> = members
+            .iter()
+            .filter_map(|(_, r)| r.as_ref().ok().map(|r| r.tile))
+            .collect();
+        for (unit, result) in &members {
+            if let Err(Stranded::StartOutside { .. } | Stranded::StartBlocked(_)) = result {
+                assert!(!grid.is_passable(unit.start));
+                continue;
+            }
+            let reach = dijkstra(grid, unit.start, board, &open);
+            let free_in_reach = grid
+                .cells()
+                .filter(|&p| reach[at(grid, p)].is_finite() && travel[at(grid, p)].is_finite())
+                .filter(|p| !taken.contains(p));
+            match result {
+                Ok(route) => {
+                    let worst = travel[at(grid, route.tile)];
+                    for p in free_in_reach.filter(|p| !mine.contains(p)) {
+                        assert!(
+                            worst <= travel[at(grid, p)] + 1e-9,
+                            "class {class} took {} ({worst}) over free {p} ({})",
+                            route.tile,
+                            travel[at(grid, p)]
+                        );
+                    }
+                }
+                Err(Stranded::Unreachable(_)) => {
+                    assert_eq!(
+                        free_in_reach.count()
+                            + mine
+                                .iter()
+                                .filter(|&&t| reach[at(grid, t)].is_finite())
+                                .count(),
+                        0
+                    );
+                }
+                Err(Stranded::NoFreeTile(_)) => {
+                    assert!(free_in_reach.filter(|p| !mine.contains(p)).count() == 0);
+                }
+                Err(other) => panic!("unexpected {other}"),
+            }
+        }
+        taken.extend(mine);
+    }
+}
+
+#[test]
+fn field_matches_reference_on_a_small_map() {
+    let grid = Grid::from_fn(6, 4, |p| {
+        (p.x != 2 || p.y == 3).then_some(1.0 + f64::from(p.y))
+    })
+    .unwrap();
+    for board in Board::ALL {
+        let goals = [Pos::new(5, 0), Pos::new(0, 3)];
+        let mut field = CostField::new();
+        field
+            .build(&grid, &goals, &FieldOptions::on(board))
+            .unwrap();
+        let reference = to_goals(&grid, &goals, board, &open);
+        for p in grid.cells() {
+            let expected = reference[at(&grid, p)];
+            match field.cost(p) {
+                Some(cost) => assert!(close(cost, expected), "{board} {p}: {cost} vs {expected}"),
+                None => assert!(expected.is_infinite(), "{board} {p} missing"),
+            }
+        }
+    }
+}
+
+#[test]
+fn field_errors_and_bounds() {
+    let grid = Grid::from_fn(4, 1, |p| (p.x != 3).then_some(1.0)).unwrap();
+    let mut field = CostField::new();
+    let options = FieldOptions::on(Diagonal::Never);
+    assert_eq!(
+        field.build(&grid, &[Pos::new(4, 0)], &options),
+        Err(FieldError::GoalOutside {
+            pos: Pos::new(4, 0),
+            width: 4,
+            height: 1
+        })
+    );
+    assert_eq!(
+        field.build(&grid, &[Pos::new(3, 0)], &options),
+        Err(FieldError::GoalBlocked(Pos::new(3, 0)))
+    );
+    let pass_only = |p: Pos| {
+        if p.x == 0 {
+            Passage::PassOnly
+        } else {
+            Passage::Open
+        }
+    };
+    assert_eq!(
+        field.build_with(&grid, &[Pos::new(0, 0)], &options, pass_only),
+        Err(FieldError::GoalPassOnly(Pos::new(0, 0)))
+    );
+    // Bounded by cost: (2, 0) is 2 away from (0, 0), beyond a bound of 1.5.
+    let bounded = FieldOptions {
+        max_cost: 1.5,
+        ..options
+    };
+    field.build(&grid, &[Pos::new(0, 0)], &bounded).unwrap();
+    assert_eq!(field.cost(Pos::new(1, 0)), Some(1.0));
+    assert_eq!(field.cost(Pos::new(2, 0)), None);
+    // Stopped on the second settled cell.
+    let mut seen = 0;
+    field
+        .build_until(&grid, &[Pos::new(0, 0)], &options, |_, _| {
+            seen += 1;
+            seen == 2
+        })
+        .unwrap();
+    assert_eq!(
+        field.settled().collect::<Vec<_>>(),
+        [Pos::new(0, 0), Pos::new(1, 0)]
+    );
+    assert_eq!(field.next(Pos::new(1, 0)), Some(Pos::new(0, 0)));
+    assert_eq!(field.next(Pos::new(0, 0)), None);
+    assert_eq!(field.path(Pos::new(2, 0)), None);
+    // No goals: an empty field.
+    field.build(&grid, &[], &options).unwrap();
+    assert_eq!(field.settled().len(), 0);
+}
+
+#[test]
+fn units_in_another_region_are_stranded_and_the_others_routed() {
+    // A wall down column 3 cuts the map in two.
+    let grid = Grid::from_fn(7, 5, |p| (p.x != 3).then_some(1.0)).unwrap();
+    let units = [
+        Unit {
+            start: Pos::new(0, 0),
+            class: 0,
+        },
+        Unit {
+            start: Pos::new(6, 4),
+            class: 0,
+        },
+        Unit {
+            start: Pos::new(1, 4),
+            class: 0,
+        },
+        Unit {
+            start: Pos::new(3, 2),
+            class: 0,
+        },
+        Unit {
+            start: Pos::new(0, 2),
+            class: 1,
+        },
+        Unit {
+            start: Pos::new(9, 9),
+            class: 0,
+        },
+    ];
+    let order = GroupOrder {
+        units: &units,
+        click: Pos::new(1, 2),
+        occupied: &[Pos::new(1, 2)],
+        board: Board::default(),
+    };
+    let results = plan_group(&[&grid], &order).unwrap();
+    assert!(results[0].is_ok() && results[2].is_ok());
+    assert_eq!(results[1], Err(Stranded::Unreachable(Pos::new(6, 4))));
+    assert_eq!(results[3], Err(Stranded::StartBlocked(Pos::new(3, 2))));
+    assert_eq!(
+        results[4],
+        Err(Stranded::UnknownClass {
+            class: 1,
+            classes: 1
+        })
+    );
+    assert_eq!(
+        results[5],
+        Err(Stranded::StartOutside {
+            pos: Pos::new(9, 9),
+            width: 7,
+            height: 5
+        })
+    );
+    check_order(&[grid], &order, &results);
+}
+
+#[test]
+fn a_full_region_leaves_its_farthest_units_without_a_tile() {
+    // A pocket of three cells, (0,0)-(2,0), closed by walls, holding four units... of which
+    // only three fit: the one farthest from the click gets none.
+    let grid = Grid::from_fn(3, 2, |p| (p.y == 0).then_some(1.0)).unwrap();
+    let units = [0, 1, 2, 2].map(|x| Unit {
+        start: Pos::new(x, 0),
+        class: 0,
+    });
+    let order = GroupOrder {
+        units: &units,
+        click: Pos::new(0, 0),
+        occupied: &[],
+        board: Board::default(),
+    };
+    let results = plan_group(&[&grid], &order).unwrap();
+    assert_eq!(results[3], Err(Stranded::NoFreeTile(Pos::new(2, 0))));
+    let tiles: BTreeSet<Pos> = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok().map(|r| r.tile))
+        .collect();
+    assert_eq!(tiles.len(), 3);
+    check_order(&[grid], &order, &results);
+}
+
+#[test]
+fn a_horse_never_enters_water_and_a_click_in_water_sends_it_to_the_shore() {
+    // Row 2 is water: boats sail it, horses cannot. The click is in the water.
+    let water = |p: Pos| p.y == 2;
+    let land = Grid::from_fn(6, 5, |p| (!water(p)).then_some(1.0)).unwrap();
+    let sea = Grid::from_fn(6, 5, |p| Some(if water(p) { 1.0 } else { 3.0 })).unwrap();
+    let units = [
+        Unit {
+            start: Pos::new(0, 0),
+            class: 0,
+        },
+        Unit {
+            start: Pos::new(5, 0),
+            class: 0,
+        },
+        Unit {
+            start: Pos::new(0, 4),
+            class: 1,
+        },
+        Unit {
+            start: Pos::new(5, 4),
+            class: 1,
+        },
+    ];
+    let order = GroupOrder {
+        units: &units,
+        click: Pos::new(2, 2),
+        occupied: &[],
+        board: Board::default(),
+    };
+    let results = plan_group(&[&land, &sea], &order).unwrap();
+    for (unit, result) in units.iter().zip(&results) {
+        let route = result.as_ref().unwrap();
+        if unit.class == 0 {
+            assert!(
+                route.path.cells.iter().all(|&p| !water(p)),
+                "a horse swam: {:?}",
+                route.path.cells
+            );
+        }
+    }
+    // Both horses stand north of the water: the shore cell nearest the click there, (2, 1),
+    // then one of the cells one step from it ((2, 0) first, row by row).
+    let horses: Vec<Pos> = results[..2]
+        .iter()
+        .map(|r| r.as_ref().unwrap().tile)
+        .collect();
+    assert!(
+        horses.contains(&Pos::new(2, 1)) && horses.contains(&Pos::new(2, 0)),
+        "{horses:?}"
+    );
+    check_order(&[land, sea], &order, &results);
+}
+
+#[test]
+fn whole_order_errors() {
+    let (small, big) = (Grid::new(3, 3).unwrap(), Grid::new(4, 3).unwrap());
+    let units = [Unit {
+        start: Pos::new(0, 0),
+        class: 0,
+    }];
+    let order = GroupOrder {
+        units: &units,
+        click: Pos::new(3, 0),
+        occupied: &[],
+        board: Board::default(),
+    };
+    assert_eq!(
+        plan_group(&[&small], &order),
+        Err(GroupError::ClickOutside {
+            pos: Pos::new(3, 0),
+            width: 3,
+            height: 3
+        })
+    );
+    assert_eq!(
+        plan_group(&[&small, &big], &order),
+        Err(GroupError::GridSizes {
+            class: 1,
+            expected: (3, 3),
+            found: (4, 3)
+        })
+    );
+}
+
+/// A random small map: `(width, height, costs)` with `None` for walls.
+fn map() -> impl Strategy<Value = (u32, u32, Vec<Option<f64>>)> {
+    (2u32..8, 2u32..8).prop_flat_map(|(w, h)| {
+        let cell =
+            prop_oneof![1 => Just(None), 4 => (1u32..5).prop_map(|c| Some(f64::from(c) * 0.5))];
+        (
+            Just(w),
+            Just(h),
+            proptest::collection::vec(cell, (w * h) as usize),
+        )
+    })
+}
+
+fn board() -> impl Strategy<Value = Board> {
+    (0..Board::ALL.len()).prop_map(|i| Board::ALL[i])
+}
+
+fn passage() -> impl Strategy<Value = Vec<Passage>> {
+    let one = prop_oneof![
+        6 => Just(Passage::Open),
+        1 => Just(Passage::PassOnly),
+        1 => Just(Passage::Blocked),
+        1 => Just(Passage::EndsMove),
+        1 => Just(Passage::TakesAllPoints),
+    ];
+    proptest::collection::vec(one, 64)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn fields_give_optimal_costs_and_legal_paths(
+        (w, h, costs) in map(),
+        board in board(),
+        goal_picks in proptest::collection::vec((0u32..8, 0u32..8), 1..4),
+        rules in passage(),
+        with_rules in any::<bool>(),
+    ) {
+        let grid = Grid::from_fn(w, h, |p| costs[(p.y * w + p.x) as usize]).unwrap();
+        let rule = |p: Pos| if with_rules { rules[(p.y * 8 + p.x) as usize] } else { Passage::Open };
+        let goals: Vec<Pos> = goal_picks
+            .iter()
+            .map(|&(x, y)| Pos::new(x % w, y % h))
+            .filter(|&g| grid.is_passable(g) && matches!(rule(g), Passage::Open | Passage::EndsMove | Passage::TakesAllPoints))
+            .collect();
+        let mut field = CostField::new();
+        field.build_with(&grid, &goals, &FieldOptions::on(board), rule).unwrap();
+        let reference = to_goals(&grid, &goals, board, &rule);
+        let mut last = 0.0;
+        for p in field.settled() {
+            let cost = field.cost(p).unwrap();
+            prop_assert!(cost >= last - 1e-9, "settled out of order");
+            last = cost;
+        }
+        for p in grid.cells() {
+            let expected = reference[at(&grid, p)];
+            let Some(cost) = field.cost(p) else {
+                prop_assert!(expected.is_infinite(), "{} missing, reference {}", p, expected);
+                continue;
+            };
+            prop_assert!(close(cost, expected), "{}: {} vs {}", p, cost, expected);
+            let path = field.path(p).unwrap();
+            prop_assert_eq!(path.cells[0], p);
+            let end = *path.cells.last().unwrap();
+            prop_assert!(goals.contains(&end));
+            prop_assert_eq!(field.goal(p), Some(end));
+            prop_assert!(close(walk_cost(&grid, &path.cells, board), cost));
+            // The way never enters a blocked cell nor goes on from a cell ending the move.
+            for &q in &path.cells[1..] {
+                prop_assert!(rule(q) != Passage::Blocked);
+            }
+            for &q in path.cells.iter().skip(1).take(path.cells.len().saturating_sub(2)) {
+                prop_assert!(matches!(rule(q), Passage::Open | Passage::PassOnly));
+            }
+        }
+    }
+
+    #[test]
+    fn group_orders_follow_every_rule(
+        (w, h, costs) in map(),
+        board in board(),
+        water in proptest::collection::vec(any::<bool>(), 64),
+        picks in proptest::collection::vec((0u32..8, 0u32..8, 0usize..2), 1..10),
+        occupied in proptest::collection::vec((0u32..8, 0u32..8), 0..6),
+        click in (0u32..8, 0u32..8),
+    ) {
+        let cost = |p: Pos| costs[(p.y * w + p.x) as usize];
+        let wet = |p: Pos| water[(p.y * 8 + p.x) as usize];
+        // Class 0 walks on land only; class 1 sails water and walks land dearer.
+        let grids = [
+            Grid::from_fn(w, h, |p| cost(p).filter(|_| !wet(p))).unwrap(),
+            Grid::from_fn(w, h, |p| if wet(p) { Some(1.0) } else { cost(p).map(|c| c * 2.0) }).unwrap(),
+        ];
+        let mut starts = BTreeSet::new();
+        let units: Vec<Unit> = picks
+            .iter()
+            .map(|&(x, y, class)| Unit { start: Pos::new(x % w, y % h), class })
+            .filter(|u| starts.insert(u.start))
+            .collect();
+        let occupied: Vec<Pos> = occupied
+            .iter()
+            .map(|&(x, y)| Pos::new(x % w, y % h))
+            .filter(|p| !starts.contains(p))
+            .collect();
+        let order = GroupOrder { units: &units, click: Pos::new(click.0 % w, click.1 % h), occupied: &occupied, board };
+        let mut planner = GroupPlanner::new();
+        let results = planner.plan(&grids, &order).unwrap();
+        check_order(&grids, &order, &results);
+        // Deterministic: again with the same planner, and with a fresh one.
+        prop_assert_eq!(&planner.plan(&grids, &order).unwrap(), &results);
+        prop_assert_eq!(&plan_group(&grids, &order).unwrap(), &results);
+    }
+}
+
+#[test]
+fn a_large_order_on_every_board() {
+    // 40 units to one click on a 24×24 weighted map with walls: the searches after the
+    // first field and its rebuilds are exercised for real.
+    for board in Board::ALL {
+        let grid = Grid::from_fn(24, 24, |p| {
+            let wall = (p.x == 12 && p.y != 5 && p.y != 18) || (p.x * 7 + p.y * 13) % 11 == 0;
+            (!wall).then_some(1.0 + f64::from((p.x * 3 + p.y) % 4))
+        })
+        .unwrap();
+        let units: Vec<Unit> = grid
+            .cells()
+            .filter(|&p| grid.is_passable(p) && (p.x < 5 || p.x > 19) && p.y % 2 == 0)
+            .take(40)
+            .map(|start| Unit { start, class: 0 })
+            .collect();
+        let order = GroupOrder {
+            units: &units,
+            click: Pos::new(12, 5),
+            occupied: &[Pos::new(11, 5)],
+            board,
+        };
+        let results = plan_group(&[&grid], &order).unwrap();
+        check_order(std::slice::from_ref(&grid), &order, &results);
+        let routed = results.iter().filter(|r| r.is_ok()).count();
+        assert!(routed >= 30, "{board}: {routed} routed");
+    }
+}
