@@ -3,7 +3,7 @@
 
     docs/lab.png                A* half way through a search on the meadow, zoomed in (g, h, f)
     docs/lab-compare.png        compare on assets/maps/corner.map: octile against Manhattan
-    docs/lab-bidirectional.png  bidirectional A* across the meadow, at its stop
+    docs/lab-bidirectional.png  bidirectional A* across the meadow's river, at its stop
     docs/tactics.png            tactics mode: the knight's range and reach beside the enemy
 
     cargo build && python3 tools/lab_pictures.py [NAME ...]
@@ -42,7 +42,8 @@ class Game:
             stderr=open(folder / "game.err.log", "w"),
             start_new_session=True,
         )
-        self.wait("the first view", lambda e: e["event"] == "view")
+        # The first view is before the camera fits the map; wait for the fitted one.
+        self.wait("the map fitted", lambda e: e["event"] == "view" and e["origin"][1] > 0)
         display, xauthority = display_file.read_text().split("\n")[:2]
         self.env = dict(os.environ, DISPLAY=display, XAUTHORITY=xauthority)
         # Keys reach the window only once it has the keyboard focus.
@@ -133,11 +134,11 @@ def compare(folder, out):
 
 def bidirectional(folder, out):
     meadow = ROOT / "assets/maps/meadow.map"
-    game = Game(folder, out, meadow, "--mode", "lab", "--from", "2,5", "--to", "28,5")
+    game = Game(folder, out, meadow, "--mode", "lab", "--from", "2,5", "--to", "24,12")
     try:
         game.wait("the search", lambda e: e["event"] == "lab" and e["cost"] is not None)
-        game.key("g", lambda e: e["search"].startswith("weighted"))
-        game.key("g", lambda e: e["search"].startswith("bidirectional A*"))
+        game.key("g", lambda e: e["search"].startswith("A* w"))
+        game.key("g", lambda e: e["search"].startswith("bidir. A*"))
         game.xdotool("mousemove", "5", "5")
         game.screenshot()
     finally:

@@ -185,15 +185,19 @@ impl Config {
 
     /// A short name for the compare table: the algorithm, and what sets it apart.
     fn label(&self, map: Board) -> String {
-        let mut label = self.algorithm.name().to_owned();
-        if self.algorithm == LabAlgorithm::WeightedAStar {
-            label += &format!(" w{}", self.weight);
+        let algorithm = match self.algorithm {
+            LabAlgorithm::BestFirst => "greedy".to_owned(),
+            LabAlgorithm::WeightedAStar => format!("A* w{}", self.weight),
+            LabAlgorithm::Bidirectional => "bidir. A*".to_owned(),
+            LabAlgorithm::BidirectionalDijkstra => "bidir. Dijkstra".to_owned(),
+            LabAlgorithm::JumpPoint => "JPS".to_owned(),
+            other => other.name().to_owned(),
+        };
+        if !self.algorithm.guided() {
+            return algorithm;
         }
-        if self.algorithm.guided() {
-            let heuristic = self.heuristic_name(map);
-            label += &format!(", {}", heuristic.trim_end_matches(" (tightest)"));
-        }
-        label
+        let heuristic = self.heuristic_name(map);
+        format!("{algorithm}, {}", heuristic.trim_end_matches(" (tightest)"))
     }
 }
 

@@ -49,10 +49,8 @@ struct SliderFill;
 struct TableCell(usize, usize);
 
 const COLUMNS: [&str; 6] = ["search", "expanded", "pushed", "cost", "time", "optimal"];
-/// The most characters of a search's name in the compare table.
-const NAME_CHARS: usize = 20;
 const FONT: f32 = 13.0;
-const TABLE_FONT: f32 = 11.0;
+const TABLE_FONT: f32 = 10.5;
 const BUTTON: Color = Color::srgb(0.2, 0.27, 0.4);
 
 pub(super) fn plugin(app: &mut App) {
@@ -144,7 +142,7 @@ fn spawn_panel(mut commands: Commands, level: Res<Level>, panels: Query<(), With
                 position_type: PositionType::Absolute,
                 right: px(8),
                 top: px(6),
-                width: px(330),
+                width: px(345),
                 padding: UiRect::all(px(8)),
                 flex_direction: FlexDirection::Column,
                 row_gap: px(5),
@@ -431,12 +429,7 @@ fn update_table(
         let value = run.map_or_else(String::new, |run| {
             let found = run.result.as_ref().ok();
             match cell.1 {
-                0 => run
-                    .config
-                    .label(level.board)
-                    .chars()
-                    .take(NAME_CHARS)
-                    .collect(),
+                0 => run.config.label(level.board),
                 1 => found.map_or("-".into(), |f| f.stats.expanded.to_string()),
                 2 => found.map_or("-".into(), |f| f.stats.pushed.to_string()),
                 3 => found.map_or("no path".into(), |f| format!("{:.2}", f.path.cost)),
