@@ -1,4 +1,4 @@
-//! Terrain painting, for designers: in the lab always, in the game after `P`. Left-drag
+//! Terrain painting, for designers: in the lab always, in real-time play after `P`. Left-drag
 //! paints the palette's terrain (keys 1–9), right-drag erases to the default terrain (the
 //! terrain table's first, grass), Ctrl+Z takes back the last stroke and Ctrl+S writes the
 //! map back to its file. The level is rebuilt and paths re-planned as on a hot reload
@@ -57,8 +57,17 @@ fn toggle_painting(
     level: Res<Level>,
     mut notice: ResMut<Notice>,
 ) {
-    if !keys.just_pressed(KeyCode::KeyP) || *mode.get() == Mode::Lab {
+    if !keys.just_pressed(KeyCode::KeyP) {
         return;
+    }
+    match mode.get() {
+        Mode::RealTime => {}
+        // The lab always paints; in tactics, clicks are moves.
+        Mode::Lab => return,
+        Mode::Tactics => {
+            notice.say("painting is for real-time play and the lab (L)");
+            return;
+        }
     }
     painter.on = !painter.on;
     notice.say(if painter.on {

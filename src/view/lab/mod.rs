@@ -15,6 +15,7 @@ mod panel;
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
+use bevy::window::RequestRedraw;
 use tilewalk_path::{
     Algorithm, Board, Diagonal, Found, Heuristic, NoPath, Pos, Replay, SearchContext,
     SearchOptions, Trace,
@@ -589,10 +590,11 @@ fn act(mut actions: MessageReader<LabAction>, mut lab: ResMut<Lab>, level: Res<L
                 lab.compare = !lab.compare;
                 lab.stale = true;
             }
-            LabAction::Switch => {
+            LabAction::Switch if lab.compare => {
                 lab.active = 1 - lab.active;
                 lab.stale = true;
             }
+            LabAction::Switch => {}
         }
         lab.seek();
     }
@@ -618,11 +620,12 @@ fn search(
     }
 }
 
-/// Plays the replay at its speed.
-fn play(mut lab: ResMut<Lab>, time: Res<Time>) {
+/// Plays the replay at its speed (asking for frames: the game otherwise draws only on input).
+fn play(mut lab: ResMut<Lab>, time: Res<Time>, mut redraw: MessageWriter<RequestRedraw>) {
     if !lab.playing {
         return;
     }
+    redraw.write(RequestRedraw);
     let end = lab.events() as f64;
     lab.position = (lab.position + lab.speed() * time.delta_secs_f64()).min(end);
     if lab.position >= end {
