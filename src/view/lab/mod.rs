@@ -209,6 +209,17 @@ pub(super) struct Run {
     pub trace: Trace,
     pub result: Result<Found, NoPath>,
     pub time: Duration,
+    /// The cheapest path's cost on this configuration's board, by Dijkstra: what
+    /// "optimal" is checked against.
+    pub optimum: Option<f64>,
+}
+
+impl Run {
+    /// Whether the path found is a cheapest one (`None` when there is no path).
+    pub fn optimal(&self) -> Option<bool> {
+        let cost = self.result.as_ref().ok()?.path.cost;
+        Some(cost <= self.optimum? * (1.0 + 1e-9))
+    }
 }
 
 /// What the lab shows: the markers, the configurations, their runs and the replay.
@@ -223,8 +234,6 @@ pub(super) struct Lab {
     pub compare: bool,
     /// The runs of the active configuration and, comparing, of the other one.
     pub runs: Vec<Run>,
-    /// The cheapest path's cost, by Dijkstra: what "optimal" is checked against.
-    pub optimum: Option<f64>,
     pub replay: Replay,
     /// Events shown (fractional while playing).
     pub position: f64,
@@ -256,7 +265,6 @@ impl Lab {
             active: 0,
             compare: false,
             runs: Vec::new(),
-            optimum: None,
             replay: Replay::new(level.width, level.height),
             position: 0.0,
             playing: false,
@@ -304,22 +312,22 @@ impl Lab {
                 let mut trace = Trace::new();
                 let result =
                     context.search_traced(grid, self.start, self.goal, &options, &mut trace);
+                let dijkstra = SearchOptions {
+                    algorithm: Algorithm::Dijkstra,
+                    ..options
+                };
                 Run {
                     config,
                     trace,
                     result,
                     time: time_search(context, grid, self.start, self.goal, &options),
+                    optimum: context
+                        .search(grid, self.start, self.goal, &dijkstra)
+                        .ok()
+                        .map(|f| f.path.cost),
                 }
             })
             .collect();
-        let dijkstra = SearchOptions {
-            algorithm: Algorithm::Dijkstra,
-            ..self.config().options(level.board)
-        };
-        self.optimum = context
-            .search(grid, self.start, self.goal, &dijkstra)
-            .ok()
-            .map(|f| f.path.cost);
         if self.replay.size() == (level.width, level.height) {
             self.replay.reset();
         } else {
@@ -661,4 +669,75 @@ fn report(
         *last = Some(event);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::f64::consts::SQRT_2;
+
+    use super::*;
+    use crate::map::MapAsset;
+    use crate::terrain::TerrainTable;
+
+    fn level(map: &str) -> Level {
+        let table = TerrainTable::parse(include_str!("../../../assets/terrain.ron")).unwrap();
+        Level::build(&MapAsset::parse(map).unwrap(), &table).unwrap()
+    }
+
+    #[test]
+    fn compare_shows_manhattans_costlier_path_on_the_corner_map() {
+        let level = level(include_str!("../../../assets/maps/corner.map"));
+        let ends = LabEnds {
+            start: Some(Pos::new(0, 0)),
+            goal: Some(Pos::new(4, 4)),
+        };
+        let mut lab = Lab::new(&level, ends);
+        lab.compare = true;
+        lab.search(&level, &mut SearchContext::new());
+        let cost = |run: &Run| run.result.as_ref().unwrap().path.cost;
+        let [octile, manhattan] = &lab.runs[..] else {
+            panic!("two runs when comparing");
+        };
+        assert!((cost(octile) - (4.0 + 2.0 * SQRT_2)).abs() < 1e-9);
+        assert!((cost(manhattan) - (6.0 + SQRT_2)).abs() < 1e-9);
+        assert_eq!(
+            (octile.optimal(), manhattan.optimal()),
+            (Some(true), Some(false))
+        );
+        assert_eq!(manhattan.config.label(level.board), "A*, Manhattan");
+        // The replay shows the active run, at its end: the goal expanded last.
+        assert_eq!(lab.replay.step(), lab.events());
+        assert_eq!(
+            lab.replay.current(),
+            Some((tilewalk_path::Direction::Forward, lab.goal))
+        );
+    }
+
+    #[test]
+    fn each_run_is_checked_against_the_optimum_of_its_own_board() {
+        let level = level(include_str!("../../../assets/maps/corner.map"));
+        let ends = LabEnds {
+            start: Some(Pos::new(0, 0)),
+            goal: Some(Pos::new(4, 4)),
+        };
+        let mut lab = Lab::new(&level, ends);
+        lab.compare = true;
+        // The second search moves 4-way: its 8 steps are the cheapest there are on its board.
+        lab.configs[1] = Config {
+            diagonal: Diagonal::Never,
+            ..Config::new(None)
+        };
+        lab.search(&level, &mut SearchContext::new());
+        let four_way = &lab.runs[1];
+        assert_eq!(four_way.result.as_ref().unwrap().path.cost, 8.0);
+        assert_eq!(four_way.optimal(), Some(true));
+        assert_eq!(four_way.config.label(level.board), "A*, Manhattan");
+        // Weighted A* carries its weight; the others search with 1.
+        let weighted = Config {
+            algorithm: LabAlgorithm::WeightedAStar,
+            ..Config::new(None)
+        };
+        assert_eq!(weighted.options(level.board).weight, 2.0);
+        assert_eq!(lab.configs[0].options(level.board).weight, 1.0);
+    }
 }

@@ -434,9 +434,11 @@ fn update_table(
                 2 => found.map_or("-".into(), |f| f.stats.pushed.to_string()),
                 3 => found.map_or("no path".into(), |f| format!("{:.2}", f.path.cost)),
                 4 => format!("{:.0} us", run.time.as_secs_f64() * 1e6),
-                _ => match (found, lab.optimum) {
-                    (Some(f), Some(best)) if f.path.cost <= best * (1.0 + 1e-9) => "yes".into(),
-                    (Some(f), Some(best)) => format!("no (+{:.2})", f.path.cost - best),
+                _ => match (run.optimal(), found, run.optimum) {
+                    (Some(true), ..) => "yes".into(),
+                    (Some(false), Some(f), Some(best)) => {
+                        format!("no (+{:.2})", f.path.cost - best)
+                    }
                     _ => "-".into(),
                 },
             }
