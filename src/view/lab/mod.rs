@@ -505,22 +505,27 @@ fn lab_keys(keys: Res<ButtonInput<KeyCode>>, mut actions: MessageWriter<LabActio
     }
 }
 
-/// A press on the start or goal marker drags it (the painter leaves that press alone).
+/// A press on the start or goal marker drags it (the painter leaves that press alone). At a
+/// low frame rate the pointer may be pressed and moved on within one frame, so a press on
+/// the tile it was over in the last frame counts too.
 fn drag_markers(
     buttons: Res<ButtonInput<MouseButton>>,
     cursor: Res<Cursor>,
     mut lab: ResMut<Lab>,
     mut painter: ResMut<Painter>,
     mut dragging: Local<Option<bool>>,
+    mut last_tile: Local<Option<Pos>>,
 ) {
+    let before = std::mem::replace(&mut *last_tile, cursor.tile);
     if buttons.just_released(MouseButton::Left) {
         *dragging = None;
     }
     let Some(tile) = cursor.tile else { return };
     if buttons.just_pressed(MouseButton::Left) && !cursor.over_ui {
-        *dragging = if tile == lab.start {
+        let pressed = |marker: Pos| tile == marker || before == Some(marker);
+        *dragging = if pressed(lab.start) {
             Some(true)
-        } else if tile == lab.goal {
+        } else if pressed(lab.goal) {
             Some(false)
         } else {
             None
