@@ -6,15 +6,20 @@ use std::time::Instant;
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
-use tilewalk_path::{Board, Grid, NoPath, Passage, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{
+    Board, Grid, GroupOrder, GroupPlanner, NoPath, Passage, Pos, Route, SearchContext,
+    SearchOptions, Stranded, Unit as GroupUnit,
+};
 
 use crate::AppSystems;
 use crate::convert::step_length;
 use crate::level::{Level, LevelChanged};
 use crate::units::{MovementClass, Selected, Team, Tile, Unit};
 
-/// Orders units to a tile. Each unit gets its own free tile: the clicked one, or the nearest
-/// free one it can reach. With `append`, the trip is added after the unit's current path.
+/// Orders units to a tile. Each unit gets its own free tile: the free tiles nearest the click
+/// by travel cost (what walking from the tile to the click costs its class), planned for the
+/// whole group at once. With `append`, the trip is added after each unit's current path, to
+/// the free tile nearest the click in a straight line.
 #[derive(Message, Clone, Debug)]
 pub struct MoveOrder {
     pub units: Vec<Entity>,
@@ -171,7 +176,9 @@ impl Path {
     }
 }
 
-/// What one search did, for the HUD and the search view.
+/// What one search did, for the HUD and the search view. A unit of a group order has one
+/// record with its own path; `expanded` and `micros` are then the whole order's (the group
+/// planner works for all its units at once), and there are no expansions to show.
 #[derive(Clone, Debug, Default)]
 pub struct SearchRecord {
     pub unit: String,
@@ -185,8 +192,8 @@ pub struct SearchRecord {
     pub expansions: Vec<Pos>,
 }
 
-/// The searches of the last order (one per unit and leg of a group order), then of any
-/// re-plans since; the last is the newest.
+/// The searches of the last order (one per unit of a group order, one per leg of a waypoint),
+/// then of any re-plans since; the last is the newest.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct Searches(pub Vec<SearchRecord>);
 
@@ -211,6 +218,10 @@ pub struct RecordSearches(pub bool);
 #[derive(Resource, Default)]
 struct Pathfinder(SearchContext);
 
+/// One reusable group planner for every group order.
+#[derive(Resource, Default)]
+struct Marshal(GroupPlanner);
+
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<MoveOrder>()
         .add_message::<StopOrder>()
@@ -220,6 +231,7 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<Searches>()
         .init_resource::<RecordSearches>()
         .init_resource::<Pathfinder>()
+        .init_resource::<Marshal>()
         .add_systems(
             Update,
             (stop_units, plan_orders, replan_paths)
@@ -254,6 +266,7 @@ fn plan_orders(
     mut refused: MessageWriter<OrderRefused>,
     mut stepping: MessageWriter<SteppingOff>,
     mut finder: ResMut<Pathfinder>,
+    mut marshal: ResMut<Marshal>,
     mut searches: ResMut<Searches>,
     record: Res<RecordSearches>,
     level: Res<Level>,
@@ -285,7 +298,42 @@ fn plan_orders(
                     .map_or(u.tile.0, Path::goal)
             })
             .collect();
-        for unit in ordered {
+        let refuse = |unit: Entity, reason: Refusal| OrderRefused {
+            unit,
+            goal: order.goal,
+            reason,
+        };
+        ordered.retain(|unit| {
+            let from = match planned.get(&unit.entity).or(unit.path) {
+                Some(path) if order.append => path.goal(),
+                _ => unit.tile.0,
+            };
+            match check_goal(&level, unit.name.as_str(), *unit.class, from, order.goal) {
+                Ok(()) => true,
+                Err(reason) => {
+                    refused.write(refuse(unit.entity, reason));
+                    false
+                }
+            }
+        });
+        // A new trip for the whole group is one plan; waypoints extend each unit's own path.
+        let singles = if order.append || ordered.is_empty() {
+            ordered
+        } else {
+            let group = Group {
+                level: &level,
+                goal: order.goal,
+                units: ordered,
+            };
+            group.plan(
+                &mut marshal.0,
+                &mut searches,
+                &mut claimed,
+                &mut planned,
+                &mut refused,
+            )
+        };
+        for unit in singles {
             let name = unit.name.as_str();
             let path = planned.get(&unit.entity).or(unit.path).cloned();
             let from = match &path {
@@ -294,17 +342,11 @@ fn plan_orders(
             };
             let class = *unit.class;
             let grid = level.grid(class);
-            let refuse = |reason: Refusal| OrderRefused {
-                unit: unit.entity,
-                goal: order.goal,
-                reason,
-            };
-            if let Err(reason) = check_goal(&level, name, class, from, order.goal) {
-                refused.write(refuse(reason));
-                continue;
-            }
             let Some(goal) = free_goal(grid, level.board, from, order.goal, &claimed) else {
-                refused.write(refuse(Refusal::NoFreeTile { unit: name.into() }));
+                refused.write(refuse(
+                    unit.entity,
+                    Refusal::NoFreeTile { unit: name.into() },
+                ));
                 continue;
             };
             let recorder = Recorder {
@@ -333,16 +375,122 @@ fn plan_orders(
                     planned.insert(unit.entity, new);
                 }
                 Err(why) => {
-                    refused.write(refuse(Refusal::NoPath {
-                        unit: name.into(),
-                        why,
-                    }));
+                    refused.write(refuse(
+                        unit.entity,
+                        Refusal::NoPath {
+                            unit: name.into(),
+                            why,
+                        },
+                    ));
                 }
             }
         }
     }
     for (entity, path) in planned {
         commands.entity(entity).insert(path);
+    }
+}
+
+/// The units of one new (not appended) order whose goal passed [`check_goal`], in name order.
+struct Group<'w, 's, 'a> {
+    level: &'a Level,
+    goal: Pos,
+    units: Vec<PlannedItem<'w, 's>>,
+}
+
+impl<'w, 's> Group<'w, 's, '_> {
+    /// Plans the group with one [`GroupPlanner::plan`]: each unit gets its own free tile of
+    /// least travel cost to the goal (not in `claimed`) and a cheapest path there. Returns
+    /// the units the planner cannot plan, to be planned one by one: those standing on ground
+    /// their class cannot stand on step off first, which the planner does not model.
+    fn plan(
+        self,
+        planner: &mut GroupPlanner,
+        searches: &mut Searches,
+        claimed: &mut HashSet<Pos>,
+        planned: &mut BTreeMap<Entity, Path>,
+        refused: &mut MessageWriter<OrderRefused>,
+    ) -> Vec<PlannedItem<'w, 's>> {
+        let members: Vec<GroupUnit> = self
+            .units
+            .iter()
+            .map(|u| GroupUnit {
+                start: u.tile.0,
+                class: *u.class as usize,
+            })
+            .collect();
+        // The planner only marks these tiles, so their order does not matter.
+        let occupied: Vec<Pos> = claimed.iter().copied().collect();
+        let grids = MovementClass::ALL.map(|class| self.level.grid(class));
+        let started = Instant::now();
+        let Ok(routes) = planner.plan(
+            &grids,
+            &GroupOrder {
+                units: &members,
+                click: self.goal,
+                occupied: &occupied,
+                board: self.level.board,
+            },
+        ) else {
+            // A click outside the map or grids of different sizes: `check_goal` and the
+            // level rule both out, and the units one by one still give a reason.
+            return self.units;
+        };
+        let micros = started.elapsed().as_secs_f64() * 1e6;
+        let stats = planner.stats();
+        let mut singles = Vec::new();
+        for (unit, route) in self.units.into_iter().zip(routes) {
+            let name = unit.name.as_str();
+            let reason = match route {
+                Ok(Route { tile, path }) => {
+                    claimed.insert(tile);
+                    searches.push(SearchRecord {
+                        unit: name.to_owned(),
+                        algorithm: "group order",
+                        found: true,
+                        cost: path.cost,
+                        steps: path.cells.len() - 1,
+                        expanded: stats.settled + stats.searched,
+                        micros,
+                        expansions: Vec::new(),
+                    });
+                    let goal = path.cells.len() - 1;
+                    planned.insert(
+                        unit.entity,
+                        Path {
+                            cells: path.cells,
+                            cost: path.cost,
+                            next: 1,
+                            waypoints: vec![goal],
+                            waited: 0.0,
+                            replans: 0,
+                            pass_through: false,
+                        },
+                    );
+                    continue;
+                }
+                Err(Stranded::NoFreeTile(_)) => Refusal::NoFreeTile { unit: name.into() },
+                Err(Stranded::Unreachable(_)) => Refusal::Unreachable {
+                    unit: name.into(),
+                    goal: self.goal,
+                    why: NoPath::DifferentRegions,
+                },
+                Err(
+                    Stranded::StartBlocked(_)
+                    | Stranded::StartOutside { .. }
+                    | Stranded::UnknownClass { .. },
+                ) => {
+                    singles.push(unit);
+                    continue;
+                }
+            };
+            refused.write(OrderRefused {
+                unit: unit.entity,
+                goal: self.goal,
+                reason,
+            });
+        }
+        singles
     }
 }
 
@@ -382,7 +530,8 @@ fn check_goal(
 }
 
 /// The tile nearest to `goal` (by straight-line distance, ties by row then column) that is
-/// passable, reachable from `from` and not claimed. `goal` itself when it is free.
+/// passable, reachable from `from` and not claimed. `goal` itself when it is free. For what
+/// one unit plans alone: a waypoint, a unit stepping off, a re-plan around units.
 fn free_goal(
     grid: &Grid,
     board: Board,

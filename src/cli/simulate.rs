@@ -42,9 +42,10 @@ pub struct SimulateArgs {
     #[arg(long = "reload-terrain", value_parser = reload_arg)]
     reloads: Vec<(f64, PathBuf)>,
     /// NAMES:X,Y: one group order, as a right click with those units selected gives (each
-    /// unit gets its own free tile near X,Y). NAMES: unit names separated by commas, or
-    /// `blue`, `red` or `all`. Group orders apply after the `--order`s, in the order given,
-    /// and replace the earlier orders of their units. Repeat for more groups.
+    /// unit gets its own free tile, the free tiles nearest X,Y by travel cost). NAMES: unit
+    /// names separated by commas, or `blue`, `red` or `all`. Group orders apply after the
+    /// `--order`s, in the order given, and replace the earlier orders of their units. Repeat
+    /// for more groups.
     #[arg(long = "group", value_parser = group_arg, allow_hyphen_values = true)]
     groups: Vec<(Vec<String>, Pos)>,
     /// End with one JSON line of statistics: {"units", "arrived", "gave_up", "plan_ms",

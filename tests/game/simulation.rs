@@ -1,11 +1,12 @@
 //! Orders, paths and movement in a headless app with a fixed time step.
 
+use tilewalk::convert::step_length;
 use tilewalk::journal::Entry;
 use tilewalk::level::Level;
 use tilewalk::movement::UNIT_SPEED_TILES_PER_SEC;
 use tilewalk::pathing::Refusal;
 use tilewalk::units::MovementClass;
-use tilewalk_path::{NoPath, Pos, SearchOptions, find_path};
+use tilewalk_path::{Algorithm, NoPath, Pos, SearchOptions, find_path};
 
 use super::*;
 
@@ -21,6 +22,29 @@ knight  blue foot  0,1
 lancer  blue horse 0,3
 griffin blue flyer 0,4
 ";
+
+/// What walking `cells` costs `class` on `level`, checking that each step goes to a passable
+/// neighbour.
+fn walked_cost(level: &Level, class: MovementClass, cells: &[Pos]) -> f64 {
+    let grid = level.grid(class);
+    cells
+        .windows(2)
+        .map(|step| {
+            let (from, to) = (step[0], step[1]);
+            assert!(
+                level
+                    .board
+                    .neighbours(from, grid.width(), grid.height())
+                    .any(|n| n == to),
+                "{from} to {to} is not a step"
+            );
+            let cost = grid
+                .cost(to)
+                .unwrap_or_else(|| panic!("{to} is impassable"));
+            cost * step_length(level.board, from, to)
+        })
+        .sum()
+}
 
 #[test]
 fn an_order_stores_the_cores_path_for_the_units_class() {
@@ -45,7 +69,14 @@ fn an_order_stores_the_cores_path_for_the_units_class() {
     ] {
         let stored = path(&mut app, name).expect("an order gives a path");
         let core = find_path(level.grid(class), from, to, &SearchOptions::default()).unwrap();
-        assert_eq!(stored.cells, core.path.cells, "{name}");
+        // The group planner may break a tie between cheapest paths another way than A*.
+        assert_eq!(stored.cells.first(), Some(&from), "{name}");
+        assert_eq!(stored.goal(), to, "{name}");
+        assert!(
+            (walked_cost(&level, class, &stored.cells) - core.path.cost).abs() < 1e-9,
+            "{name}: {:?}",
+            stored.cells
+        );
         assert!((stored.cost - core.path.cost).abs() < 1e-9, "{name}");
     }
     // The knight avoids the mud (3 per tile): over it the straight line would cost 2 + 5·3 + 1 = 18.
@@ -184,10 +215,19 @@ d blue foot  0,3
         .collect();
     let distinct: std::collections::HashSet<Pos> = tiles.iter().copied().collect();
     assert_eq!(distinct.len(), 4, "{tiles:?}");
+    // Classes pick in order (foot, horse, flyer), each the free tiles of least travel cost,
+    // ties first by row: foot gets the click and (6,0), one grass step above it; the horse
+    // (5,1), the first of the three left at one step; the flyer (7,1), the next. Among the
+    // foot units the farther, d (4 straight steps and 2 diagonal ones from the click), takes
+    // the tile nearest it, the click, and a gets (6,0).
     assert_eq!(
-        tiles[0],
-        Pos::new(6, 1),
-        "the first unit by name gets the clicked tile"
+        tiles,
+        [
+            Pos::new(6, 0),
+            Pos::new(5, 1),
+            Pos::new(7, 1),
+            Pos::new(6, 1)
+        ]
     );
     for t in &tiles {
         assert!(
@@ -196,6 +236,78 @@ d blue foot  0,3
         );
     }
     assert_eq!(journal(&app).len(), 4, "four arrivals, no refusals");
+}
+
+#[test]
+fn a_group_order_takes_the_free_tiles_nearest_by_travel_cost_on_cheapest_paths() {
+    // Mud, forest, a pond (impassable for horses) and a wall of rock around the click at
+    // (5,4); red units hold two tiles next to it.
+    let mut app = app("\
+[terrain]
+............
+..ff,,,.....
+..ff,~~~....
+....#~~~=...
+....#.......
+..,,#..ff...
+....#.......
+............
+[units]
+f1 blue foot  0,0
+f2 blue foot  0,2
+f3 blue foot  0,4
+f4 blue foot  0,6
+f5 blue foot  11,7
+h1 blue horse 0,1
+h2 blue horse 0,7
+h3 blue horse 11,0
+r1 red  foot  6,4
+r2 red  foot  5,5
+");
+    let blue = ["f1", "f2", "f3", "f4", "f5", "h1", "h2", "h3"];
+    let click = Pos::new(5, 4);
+    let starts: Vec<Pos> = blue.iter().map(|n| tile(&mut app, n)).collect();
+    order(&mut app, &blue, click, false);
+    app.update();
+    let level = app.world().resource::<Level>().clone();
+    let dijkstra = SearchOptions {
+        algorithm: Algorithm::Dijkstra,
+        ..SearchOptions::on(level.board)
+    };
+    let cheapest = |class: MovementClass, from: Pos, to: Pos| {
+        find_path(level.grid(class), from, to, &dijkstra).map(|f| f.path.cost)
+    };
+    let mut taken: Vec<Pos> = vec![Pos::new(6, 4), Pos::new(5, 5)];
+    // Classes pick in order: foot first, then horse from the tiles foot left.
+    for (class, units) in [(MovementClass::Foot, 0..5), (MovementClass::Horse, 5..8)] {
+        // The free tiles' travel costs, each by its own search to the click: the tiles of
+        // the class must cost what the cheapest of them cost.
+        let mut free: Vec<f64> = level
+            .grid(class)
+            .cells()
+            .filter(|p| !taken.contains(p))
+            .filter_map(|p| cheapest(class, p, click).ok())
+            .collect();
+        free.sort_by(f64::total_cmp);
+        let mut costs = Vec::new();
+        for (name, start) in blue[units.clone()].iter().zip(&starts[units.clone()]) {
+            let planned = path(&mut app, name).unwrap_or_else(|| panic!("{name} has a path"));
+            let goal = planned.goal();
+            assert_eq!(planned.cells[0], *start, "{name}");
+            assert!(!taken.contains(&goal), "{name}: {goal} is taken");
+            taken.push(goal);
+            let best = cheapest(class, *start, goal).unwrap();
+            assert!(
+                (planned.cost - best).abs() < 1e-9,
+                "{name}: {} to {goal}, the cheapest is {best}",
+                planned.cost
+            );
+            assert!((walked_cost(&level, class, &planned.cells) - best).abs() < 1e-9);
+            costs.push(cheapest(class, goal, click).unwrap());
+        }
+        costs.sort_by(f64::total_cmp);
+        assert_eq!(costs, free[..units.len()], "{class}");
+    }
 }
 
 #[test]
@@ -375,6 +487,30 @@ fn a_unit_on_terrain_made_impassable_steps_off_and_says_so() {
                 Entry::Arrived { .. },
             ] if *from == Pos::new(1, 1) && *onto == Pos::new(2, 1) && terrain == "rock"
         ),
+        "{entries:?}"
+    );
+    // In a group, the group planner takes the units on passable ground (the archer gets the
+    // click); the knight steps off as before, to the free tile nearest the click in a straight
+    // line that the archer left (ties by row: (5,0) before (4,1) and (5,2)).
+    let mut app = super::app(
+        "[terrain]\n......\n......\n......\n[units]\nknight blue foot 1,1\narcher blue foot 0,2\n",
+    );
+    let rocky = {
+        let map = tilewalk::map::MapAsset::parse("[terrain]\n......\n.#....\n......\n").unwrap();
+        Level::build(&map, &table()).unwrap()
+    };
+    let change = app.world_mut().resource_mut::<Level>().replace(rocky);
+    app.world_mut().write_message(change);
+    order(&mut app, &["knight", "archer"], Pos::new(5, 1), false);
+    run_until_idle(&mut app, 30.0);
+    assert_eq!(tile(&mut app, "archer"), Pos::new(5, 1));
+    assert_eq!(tile(&mut app, "knight"), Pos::new(5, 0));
+    let entries = journal(&app);
+    assert!(
+        entries.iter().any(|e| matches!(
+            e,
+            Entry::SteppingOff { from, .. } if *from == Pos::new(1, 1)
+        )),
         "{entries:?}"
     );
     // Boxed in by rock, it cannot leave, and the refusal says why.
