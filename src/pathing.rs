@@ -18,7 +18,7 @@ use crate::units::{MovementClass, Selected, Team, Tile, Unit};
 
 /// Orders units to a tile. Each unit gets its own free tile: the free tiles nearest the click
 /// by travel cost (what walking from the tile to the click costs its class), planned for the
-/// whole group at once. With `append`, the trip is added after each unit's current path, to
+/// whole group at once (a unit alone gets its own A*, the clicked tile when it is free). With `append`, the trip is added after each unit's current path, to
 /// the free tile nearest the click in a straight line.
 #[derive(Message, Clone, Debug)]
 pub struct MoveOrder {
@@ -316,8 +316,9 @@ fn plan_orders(
                 }
             }
         });
-        // A new trip for the whole group is one plan; waypoints extend each unit's own path.
-        let singles = if order.append || ordered.is_empty() {
+        // A new trip for a group is one plan; waypoints extend each unit's own path, and a
+        // unit alone gets its own A* (whose expanded cells the search view can show).
+        let singles = if order.append || ordered.len() < 2 {
             ordered
         } else {
             let group = Group {
