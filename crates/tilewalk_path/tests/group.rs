@@ -1,46 +1,20 @@
-//! Cost-to-goal fields and group orders against a reference written here: a plain Dijkstra
-//! from every cell over the tests' own model of the boards (`common::steps`), on every
+//! Cost-to-goal fields and group orders against the tests' reference: a plain Dijkstra
+//! (`common/reference.rs`) from every cell over their own model of the boards, on every
 //! board, with passage rules for fields and several movement classes for orders.
 
 mod common;
+#[path = "common/reference.rs"]
+mod reference;
 
 use std::collections::BTreeSet;
 
 use common::steps;
 use proptest::prelude::*;
+use reference::{at, dijkstra};
 use tilewalk_path::{
     Board, CostField, Diagonal, FieldError, FieldOptions, Grid, GroupError, GroupOrder,
     GroupPlanner, HexLayout, Passage, Pos, Route, Stranded, Unit, plan_group,
 };
-
-fn at(grid: &Grid, p: Pos) -> usize {
-    (p.y * grid.width() + p.x) as usize
-}
-
-/// The cheapest cost from `start` to every cell (O(n²) Dijkstra): `Blocked` cells are never
-/// entered, and cells that end the move (other than the start) are not left.
-fn dijkstra(grid: &Grid, start: Pos, board: Board, passage: &dyn Fn(Pos) -> Passage) -> Vec<f64> {
-    let w = grid.width();
-    let mut dist = vec![f64::INFINITY; (w * grid.height()) as usize];
-    let mut done = vec![false; dist.len()];
-    dist[at(grid, start)] = 0.0;
-    while let Some(i) = (0..dist.len())
-        .filter(|&i| !done[i] && dist[i].is_finite())
-        .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))
-    {
-        done[i] = true;
-        let a = Pos::new(i as u32 % w, i as u32 / w);
-        if a != start && matches!(passage(a), Passage::EndsMove | Passage::TakesAllPoints) {
-            continue;
-        }
-        for (b, c) in steps(grid, a, board) {
-            if passage(b) != Passage::Blocked {
-                dist[at(grid, b)] = dist[at(grid, b)].min(dist[i] + c);
-            }
-        }
-    }
-    dist
-}
 
 /// The cheapest cost from every cell to the nearest of `goals`: a forward Dijkstra from each
 /// cell, so the walk is the one the forward search would take.

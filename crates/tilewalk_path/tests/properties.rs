@@ -1,48 +1,21 @@
 //! Property tests on random weighted grids on every board (square-4, the three 8-way rules,
 //! the four hex layouts; widths and heights both even and odd), against an independent
-//! Dijkstra, BFS and flood fill written here: optimal costs (A*, Dijkstra, jump points, and
-//! bidirectional A* and Dijkstra, with passage rules too), legal paths, fewest steps,
-//! ranges, searches around blocked cells, connectivity after edits.
+//! Dijkstra (`common/reference.rs`), BFS and flood fill: optimal costs (A*, Dijkstra, jump
+//! points, and bidirectional A* and Dijkstra, with passage rules too), legal paths, fewest
+//! steps, ranges, searches around blocked cells, connectivity after edits.
 
 mod common;
+#[path = "common/reference.rs"]
+mod reference;
 
 use std::collections::{BTreeSet, VecDeque};
 
 use common::steps;
 use proptest::prelude::*;
+use reference::{at, dijkstra};
 use tilewalk_path::{
     Algorithm, Board, Grid, Heuristic, NoPath, Passage, Pos, SearchContext, SearchOptions,
 };
-
-fn at(grid: &Grid, p: Pos) -> usize {
-    (p.y * grid.width() + p.x) as usize
-}
-
-/// Cheapest cost from `start` to every cell (O(n²) Dijkstra, no heap) under a passage rule:
-/// `Blocked` cells are never entered, and cells that end the move (other than the start)
-/// are reached but not left.
-fn reference(grid: &Grid, start: Pos, board: Board, passage: &dyn Fn(Pos) -> Passage) -> Vec<f64> {
-    let (w, h) = (grid.width(), grid.height());
-    let mut dist = vec![f64::INFINITY; (w * h) as usize];
-    let mut done = vec![false; dist.len()];
-    dist[at(grid, start)] = 0.0;
-    while let Some(i) = (0..dist.len())
-        .filter(|&i| !done[i] && dist[i].is_finite())
-        .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))
-    {
-        done[i] = true;
-        let a = Pos::new(i as u32 % w, i as u32 / w);
-        if a != start && matches!(passage(a), Passage::EndsMove | Passage::TakesAllPoints) {
-            continue;
-        }
-        for (b, c) in steps(grid, a, board) {
-            if passage(b) != Passage::Blocked {
-                dist[at(grid, b)] = dist[at(grid, b)].min(dist[i] + c);
-            }
-        }
-    }
-    dist
-}
 
 fn fewest_steps(grid: &Grid, start: Pos, goal: Pos, board: Board) -> Option<usize> {
     let mut seen = BTreeSet::from([start]);
@@ -117,7 +90,7 @@ proptest! {
     fn searches_agree_with_the_reference((grid, start, goal) in grid_strategy(), weight in 1.0f64..2.0, budget in 0.0f64..8.0) {
         let mut context = SearchContext::new();
         for board in Board::ALL {
-            let dist = reference(&grid, start, board, &|_| Passage::Open);
+            let dist = dijkstra(&grid, start, board, &|_| Passage::Open);
             let optimal = dist[at(&grid, goal)];
             for algorithm in Algorithm::ALL {
                 let options = SearchOptions { algorithm, ..SearchOptions::on(board) };
@@ -181,7 +154,7 @@ proptest! {
         let passage = |p: Pos| rules[at(&grid, p)];
         let mut context = SearchContext::new();
         for board in Board::ALL {
-            let dist = reference(&grid, start, board, &passage);
+            let dist = dijkstra(&grid, start, board, &passage);
             let optimal = dist[at(&grid, goal)];
             for algorithm in [Algorithm::AStar, Algorithm::Dijkstra, Algorithm::Bfs, Algorithm::Dfs, Algorithm::Bidirectional, Algorithm::BidirectionalDijkstra] {
                 let options = SearchOptions { algorithm, ..SearchOptions::on(board) };
