@@ -321,8 +321,7 @@ impl CostField {
         let costs = grid.costs();
         let passable = grid.open();
         let tables = moves.tables();
-        let stride = grid.stride() as isize;
-        let offsets = tables.map(|t| t.map(|s| s.dy as isize * stride + s.dx as isize));
+        let offsets = moves.offsets(grid);
         while let Some(entry) = self.heap.pop() {
             let index = entry.index as usize;
             if self.stamps[index] == settled {
@@ -347,14 +346,10 @@ impl CostField {
             }
             let table = moves.table(pos);
             let (steps, offsets) = (&tables[table], &offsets[table]);
-            let mut around = 0;
-            for (d, offset) in offsets.iter().enumerate().take(M::COUNT) {
-                around |= u32::from(passable[index.wrapping_add_signed(*offset)]) << d;
-            }
             // Steps are symmetric on every board, corner rules included (a diagonal's two
             // side cells are the same both ways), so the cells that may step into this one
             // are the ones it may step to.
-            let mut allowed = moves.allowed(around);
+            let mut allowed = moves.allowed_at(passable, offsets, index);
             let entering = costs[index];
             while allowed != 0 {
                 let d = allowed.trailing_zeros() as usize;

@@ -437,8 +437,7 @@ impl GroupPlanner {
         let costs = grid.costs();
         let passable = grid.open();
         let tables = moves.tables();
-        let stride = grid.stride() as isize;
-        let offsets = tables.map(|t| t.map(|s| s.dy as isize * stride + s.dx as isize));
+        let offsets = moves.offsets(grid);
         let field = &self.route_field;
         let h = |index: usize| field.cost_at(index).unwrap_or(beyond);
         self.heap.clear();
@@ -468,11 +467,7 @@ impl GroupPlanner {
             let pos = grid.pos(index);
             let table = moves.table(pos);
             let (steps, offsets) = (&tables[table], &offsets[table]);
-            let mut around = 0;
-            for (d, offset) in offsets.iter().enumerate().take(M::COUNT) {
-                around |= u32::from(passable[index.wrapping_add_signed(*offset)]) << d;
-            }
-            let mut allowed = moves.allowed(around);
+            let mut allowed = moves.allowed_at(passable, offsets, index);
             while allowed != 0 {
                 let d = allowed.trailing_zeros() as usize;
                 allowed &= allowed - 1;

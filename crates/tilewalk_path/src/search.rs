@@ -626,8 +626,7 @@ impl SearchContext {
         let costs = grid.costs();
         let passable = grid.open();
         let tables = moves.tables();
-        let stride = grid.stride() as isize;
-        let offsets = tables.map(|t| t.map(|s| s.dy as isize * stride + s.dx as isize));
+        let offsets = moves.offsets(grid);
         // Where every passable cell costs the same, each step has a fixed price.
         let step_costs = grid
             .uniform_cost()
@@ -685,12 +684,8 @@ impl SearchContext {
             let table = moves.table(pos);
             let (steps, offsets) = (&tables[table], &offsets[table]);
             let prices = step_costs.as_ref().map(|prices| &prices[table]);
-            let mut around = 0;
-            for (d, offset) in offsets.iter().enumerate().take(M::COUNT) {
-                around |= u32::from(passable[index.wrapping_add_signed(*offset)]) << d;
-            }
             // The allowed steps as a bit mask, visited in the board's neighbour order.
-            let mut allowed = moves.allowed(around);
+            let mut allowed = moves.allowed_at(passable, offsets, index);
             while allowed != 0 {
                 let d = allowed.trailing_zeros() as usize;
                 allowed &= allowed - 1;
@@ -859,6 +854,22 @@ pub(crate) trait Moves: Copy {
     /// The steps allowed from a cell, as a bit mask (bit `d` for step `d`), given the same
     /// mask of its passable neighbours.
     fn allowed(self, passable: u32) -> u32;
+    /// The steps allowed from the cell at `index`, as [`Self::allowed`] gives them, reading
+    /// its neighbours' passability through `offsets` (its table's, from [`Self::offsets`]).
+    #[inline(always)]
+    fn allowed_at(self, passable: &[bool], offsets: &[isize; 8], index: usize) -> u32 {
+        let mut around = 0;
+        for (d, offset) in offsets.iter().enumerate().take(Self::COUNT) {
+            around |= u32::from(passable[index.wrapping_add_signed(*offset)]) << d;
+        }
+        self.allowed(around)
+    }
+    /// The step tables as offsets between cell indices in `grid`'s padded storage.
+    fn offsets(self, grid: &Grid) -> [[isize; 8]; 2] {
+        let stride = grid.stride() as isize;
+        self.tables()
+            .map(|t| t.map(|s| s.dy as isize * stride + s.dx as isize))
+    }
     /// The heuristic's step estimate from `a` to `b`.
     fn estimate(self, heuristic: Heuristic, a: Pos, b: Pos) -> f64;
 }

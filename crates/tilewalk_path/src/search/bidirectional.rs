@@ -230,11 +230,7 @@ impl<M: Moves> Walk<'_, M> {
         let table = self.moves.table(pos);
         let (steps, offsets) = (&self.tables[table], &self.offsets[table]);
         let prices = self.prices.as_ref().map(|prices| &prices[table]);
-        let mut around = 0;
-        for (d, offset) in offsets.iter().enumerate().take(M::COUNT) {
-            around |= u32::from(passable[index.wrapping_add_signed(*offset)]) << d;
-        }
-        let mut allowed = self.moves.allowed(around);
+        let mut allowed = self.moves.allowed_at(passable, offsets, index);
         while allowed != 0 {
             let d = allowed.trailing_zeros() as usize;
             allowed &= allowed - 1;
@@ -376,14 +372,13 @@ impl SearchContext {
             self.back_nodes.resize(cells, Node::default());
         }
         let tables = moves.tables();
-        let stride = grid.stride() as isize;
         let start_pos = grid.pos(start);
         let estimate = |a, b| target.scale * moves.estimate(target.heuristic, a, b);
         let walk = Walk {
             grid,
             moves,
             tables,
-            offsets: tables.map(|t| t.map(|s| s.dy as isize * stride + s.dx as isize)),
+            offsets: moves.offsets(grid),
             prices: grid
                 .uniform_cost()
                 .map(|c| tables.map(|t| t.map(|s| c * s.length))),
