@@ -684,20 +684,24 @@ mod tests {
     use crate::map::MapAsset;
     use crate::terrain::TerrainTable;
 
-    fn level(map: &str) -> Level {
+    /// The lab on `assets/maps/corner.map` from its top-left to its bottom-right corner,
+    /// comparing, before its first search.
+    fn corner_lab() -> (Level, Lab) {
         let table = TerrainTable::parse(include_str!("../../../assets/terrain.ron")).unwrap();
-        Level::build(&MapAsset::parse(map).unwrap(), &table).unwrap()
-    }
-
-    #[test]
-    fn compare_shows_manhattans_costlier_path_on_the_corner_map() {
-        let level = level(include_str!("../../../assets/maps/corner.map"));
+        let map = MapAsset::parse(include_str!("../../../assets/maps/corner.map")).unwrap();
+        let level = Level::build(&map, &table).unwrap();
         let ends = LabEnds {
             start: Some(Pos::new(0, 0)),
             goal: Some(Pos::new(4, 4)),
         };
         let mut lab = Lab::new(&level, ends);
         lab.compare = true;
+        (level, lab)
+    }
+
+    #[test]
+    fn compare_shows_manhattans_costlier_path_on_the_corner_map() {
+        let (level, mut lab) = corner_lab();
         lab.search(&level, &mut SearchContext::new());
         let cost = |run: &Run| run.result.as_ref().unwrap().path.cost;
         let [octile, manhattan] = &lab.runs[..] else {
@@ -720,13 +724,7 @@ mod tests {
 
     #[test]
     fn each_run_is_checked_against_the_optimum_of_its_own_board() {
-        let level = level(include_str!("../../../assets/maps/corner.map"));
-        let ends = LabEnds {
-            start: Some(Pos::new(0, 0)),
-            goal: Some(Pos::new(4, 4)),
-        };
-        let mut lab = Lab::new(&level, ends);
-        lab.compare = true;
+        let (level, mut lab) = corner_lab();
         // The second search moves 4-way: its 8 steps are the cheapest there are on its board.
         lab.configs[1] = Config {
             diagonal: Diagonal::Never,

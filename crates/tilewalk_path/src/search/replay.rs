@@ -198,16 +198,7 @@ impl Replay {
                 g,
                 h,
                 f,
-            } => {
-                self.pushed += 1;
-                self.set(direction, pos, |_| CellView {
-                    state: CellState::Open,
-                    g,
-                    h,
-                    f,
-                    parent,
-                });
-            }
+            } => self.open(direction, pos, parent, g, h, f),
             TraceEvent::Relax {
                 direction,
                 pos,
@@ -216,16 +207,7 @@ impl Replay {
                 h,
                 f,
                 ..
-            } => {
-                self.pushed += 1;
-                self.set(direction, pos, |_| CellView {
-                    state: CellState::Open,
-                    g,
-                    h,
-                    f,
-                    parent: Some(parent),
-                });
-            }
+            } => self.open(direction, pos, Some(parent), g, h, f),
             TraceEvent::Expand { direction, pos, g } => {
                 self.expanded += 1;
                 self.current = Some((direction, pos));
@@ -255,6 +237,27 @@ impl Replay {
             }
             TraceEvent::Stop { best, bound } => self.stop = Some((best, bound)),
         }
+    }
+
+    /// A cell put on the frontier, or found a cheaper way to: a push, as counted in
+    /// [`SearchStats::pushed`](crate::SearchStats::pushed).
+    fn open(
+        &mut self,
+        direction: Direction,
+        pos: Pos,
+        parent: Option<Pos>,
+        g: f64,
+        h: f64,
+        f: f64,
+    ) {
+        self.pushed += 1;
+        self.set(direction, pos, |_| CellView {
+            state: CellState::Open,
+            g,
+            h,
+            f,
+            parent,
+        });
     }
 
     fn set(
