@@ -221,6 +221,14 @@ impl Game {
     }
 }
 
+/// An empty folder of the test's own for the game's files (events, logs, screenshots).
+fn fresh_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tilewalk-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// The window tests take turns: two lavapipe windows at once would halve each one's speed.
 static WINDOWS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -285,9 +293,7 @@ fn is_path_yellow(p: [u8; 3]) -> bool {
 #[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
 fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
     let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = std::env::temp_dir().join(format!("tilewalk-window-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("window");
     let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
     let mut game = Game::start(&dir, meadow);
     game.wait_event("the map to be fitted to the window", STARTUP, |e| {
@@ -411,9 +417,7 @@ fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
 #[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
 fn a_unit_on_a_hex_map_walks_to_the_hex_clicked() {
     let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = std::env::temp_dir().join(format!("tilewalk-hex-window-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("hex-window");
     let valley = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/hex_valley.map");
     let mut game = Game::start(&dir, valley);
     game.wait_event("the map to be fitted to the window", STARTUP, |e| {
@@ -478,9 +482,7 @@ fn the_lab_replays_a_search_step_by_step_in_a_real_window() {
     use tilewalk_path::{CellState, Direction, Replay, SearchContext, SearchOptions, Trace};
 
     let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = std::env::temp_dir().join(format!("tilewalk-lab-window-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("lab-window");
     let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
     let lab = ["--mode", "lab", "--from", "1,4", "--to", "6,4"];
     let mut game = Game::start_with(&dir, meadow, &lab);
