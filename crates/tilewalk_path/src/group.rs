@@ -5,6 +5,7 @@
 //! The rules, and the design behind them, are in the [crate docs](crate#group-orders).
 
 use std::borrow::Borrow;
+use std::collections::VecDeque;
 
 use crate::board::Board;
 use crate::field::CostField;
@@ -14,7 +15,7 @@ use crate::open_list::{HeapEntry, OpenList};
 use crate::search::{HexMoves, Moves, Path, SquareMoves};
 
 /// A unit of a group order: where it stands and which movement class it walks as (an
-/// index into the grids given to [`GroupPlanner::plan`]).
+/// index into the grids given to [`GroupPlanner::plan`] or [`GroupPlanner::start`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Unit {
     pub start: Pos,
@@ -90,6 +91,21 @@ pub fn plan_group<G: Borrow<Grid>>(
     GroupPlanner::new().plan(grids, order)
 }
 
+/// What one [`GroupPlanner::advance`] decided and did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Advance {
+    /// Units decided in this call, as (index into the order's units, result), in the order
+    /// decided.
+    pub decided: Vec<(usize, Result<Route, Stranded>)>,
+    /// Work done in this call: cells settled by fields plus cells expanded by searches.
+    pub work: usize,
+    /// Work of the call's last step (one field build or one unit's search): the call went
+    /// on only while under its budget, so `work - last < budget.max(1)` whenever `work > 0`.
+    pub last: usize,
+    /// The order is done: every unit has been decided.
+    pub done: bool,
+}
+
 /// A per-cell mark valid for one generation.
 #[derive(Clone, Debug, Default)]
 struct Marks {
@@ -116,8 +132,9 @@ impl Marks {
     }
 }
 
-/// Reusable memory for group orders: keep one and plan every order with it. The rules it
-/// plans by are in the [crate docs](crate#group-orders).
+/// Reusable memory for group orders: keep one and plan every order with it, at once
+/// ([`Self::plan`]) or a budget of work at a time ([`Self::start`], [`Self::advance`]). The
+/// rules it plans by are in the [crate docs](crate#group-orders).
 #[derive(Clone, Debug, Default)]
 pub struct GroupPlanner {
     click_field: CostField,
@@ -128,15 +145,64 @@ pub struct GroupPlanner {
     tile_at: Vec<u32>,
     /// Per cell: how many of the class's unrouted units start there.
     starts_at: Vec<u32>,
+    /// The tiles still free when the route field is rebuilt.
+    free: Vec<usize>,
     /// The searches from units to free tiles: per cell `(g, parent)`, stamps, frontier.
     nodes: Vec<(f64, u32)>,
     stamps: Vec<u32>,
     generation: u32,
     heap: OpenList,
     stats: GroupStats,
+    /// The order under way, if any.
+    planning: Option<Planning>,
 }
 
 const NONE: u32 = u32::MAX;
+
+/// An order under way: what is left of it.
+#[derive(Clone, Debug)]
+struct Planning {
+    board: Board,
+    /// The grids' count and size at `start`, to check that `advance` gets the same.
+    grids: usize,
+    size: (u32, u32),
+    /// Units refused before any work, for the next `advance` to hand out.
+    refused: Vec<(usize, Result<Route, Stranded>)>,
+    /// The classes with units still to decide, in index order: the first is under way.
+    classes: VecDeque<ClassPlan>,
+}
+
+/// One movement class of an order under way: its units and how far planning them got.
+#[derive(Clone, Debug)]
+struct ClassPlan {
+    class: usize,
+    /// The cells the class walks to in place of the click ([`anchors`]).
+    anchors: Vec<usize>,
+    /// Per region holding an anchor, by region: how many tiles are still to be picked there.
+    quotas: Vec<(u32, usize)>,
+    /// Its units that may get a tile: in unit order, farthest first once routing began.
+    members: Vec<Member>,
+    /// The tiles the click field picked, as many as the members it left.
+    tiles: Vec<usize>,
+    phase: Phase,
+}
+
+/// The next step of a class.
+#[derive(Clone, Copy, Debug)]
+enum Phase {
+    /// The click field: picks the tiles, and strands the units that find none.
+    PickTiles,
+    /// The first route field: orders the members farthest first.
+    RouteField,
+    /// The search of `members[next]`, or, when the searches since the last route field
+    /// settled `since` cells, more than it did, a new route field from the tiles still free.
+    /// `beyond` is that field's bound for the cells it did not settle.
+    Route {
+        next: usize,
+        since: usize,
+        beyond: f64,
+    },
+}
 
 /// One unit of the class being planned.
 #[derive(Clone, Copy, Debug)]
@@ -151,32 +217,65 @@ impl GroupPlanner {
         Self::default()
     }
 
-    /// What the last order's planning did.
+    /// What planning the order under way (or the last one) did so far: the whole order's
+    /// totals since [`Self::start`].
     pub fn stats(&self) -> GroupStats {
         self.stats
     }
 
     /// Plans `order`: one result per unit, in the order of `order.units`. `grids[c]` is the
-    /// map as movement class `c` sees it; all must have the same size.
+    /// map as movement class `c` sees it; all must have the same size. An order under way
+    /// ([`Self::start`]) is dropped.
     pub fn plan<G: Borrow<Grid>>(
         &mut self,
         grids: &[G],
         order: &GroupOrder,
     ) -> Result<Vec<Result<Route, Stranded>>, GroupError> {
-        self.stats = GroupStats::default();
+        self.start(grids, order)?;
         let mut routes: Vec<Option<Result<Route, Stranded>>> = vec![None; order.units.len()];
+        while self.is_planning() {
+            for (unit, route) in self.advance(grids, usize::MAX).decided {
+                routes[unit] = Some(route);
+            }
+        }
+        Ok(routes
+            .into_iter()
+            .map(|route| route.expect("a done order has decided every unit"))
+            .collect())
+    }
+
+    /// Starts planning `order` (an order under way is dropped, even when this one is
+    /// refused). Nothing is routed yet; the units and occupied tiles are copied, so `order`
+    /// need not outlive the call. `grids` as for [`Self::plan`]; [`Self::advance`] does the
+    /// work.
+    pub fn start<G: Borrow<Grid>>(
+        &mut self,
+        grids: &[G],
+        order: &GroupOrder,
+    ) -> Result<(), GroupError> {
+        self.planning = None;
+        self.stats = GroupStats::default();
+        let unknown = |unit: usize, u: &Unit| {
+            let error = Stranded::UnknownClass {
+                class: u.class,
+                classes: grids.len(),
+            };
+            (unit, Err(error))
+        };
         let Some(first) = grids.first().map(Borrow::borrow) else {
-            let classes = 0;
-            return Ok(order
-                .units
-                .iter()
-                .map(|u| {
-                    Err(Stranded::UnknownClass {
-                        class: u.class,
-                        classes,
-                    })
-                })
-                .collect());
+            self.planning = Some(Planning {
+                board: order.board,
+                grids: 0,
+                size: (0, 0),
+                refused: order
+                    .units
+                    .iter()
+                    .enumerate()
+                    .map(|(i, u)| unknown(i, u))
+                    .collect(),
+                classes: VecDeque::new(),
+            });
+            return Ok(());
         };
         let (width, height) = (first.width(), first.height());
         for (class, grid) in grids.iter().enumerate() {
@@ -205,85 +304,235 @@ impl GroupPlanner {
         self.tile_at.resize(cells, NONE);
         self.starts_at.clear();
         self.starts_at.resize(cells, 0);
-        for (class, grid) in grids.iter().enumerate() {
-            let grid = grid.borrow();
-            let mut members = Vec::new();
-            for (unit, u) in order
-                .units
-                .iter()
-                .enumerate()
-                .filter(|(_, u)| u.class == class)
-            {
-                let error = if !grid.contains(u.start) {
-                    Stranded::StartOutside {
-                        pos: u.start,
-                        width,
-                        height,
-                    }
-                } else if let Some(region) = grid.region(u.start, order.board) {
-                    members.push(Member {
-                        unit,
-                        start: grid.index(u.start),
-                        region,
-                    });
-                    continue;
-                } else {
-                    Stranded::StartBlocked(u.start)
-                };
-                routes[unit] = Some(Err(error));
-            }
+        // Every refusal that needs no work is made here: unknown classes, starts outside
+        // the map or impassable, and units in a region without the click (or a shore).
+        let mut refused = Vec::new();
+        let mut members: Vec<Vec<Member>> = vec![Vec::new(); grids.len()];
+        for (unit, u) in order.units.iter().enumerate() {
+            let Some(grid) = grids.get(u.class).map(Borrow::borrow) else {
+                refused.push(unknown(unit, u));
+                continue;
+            };
+            let error = if !grid.contains(u.start) {
+                Stranded::StartOutside {
+                    pos: u.start,
+                    width,
+                    height,
+                }
+            } else if let Some(region) = grid.region(u.start, order.board) {
+                members[u.class].push(Member {
+                    unit,
+                    start: grid.index(u.start),
+                    region,
+                });
+                continue;
+            } else {
+                Stranded::StartBlocked(u.start)
+            };
+            refused.push((unit, Err(error)));
+        }
+        let mut classes = VecDeque::new();
+        for (class, members) in members.into_iter().enumerate() {
             if !members.is_empty() {
-                self.plan_class(grid, order, &mut members, &mut routes);
+                let plan =
+                    ClassPlan::new(grids[class].borrow(), order, class, members, &mut refused);
+                if !plan.members.is_empty() {
+                    classes.push_back(plan);
+                }
             }
         }
-        Ok(routes
-            .into_iter()
-            .zip(order.units)
-            .map(|(route, u)| {
-                route.unwrap_or(Err(Stranded::UnknownClass {
-                    class: u.class,
-                    classes: grids.len(),
-                }))
-            })
-            .collect())
+        refused.sort_by_key(|&(unit, _)| unit);
+        self.planning = Some(Planning {
+            board: order.board,
+            grids: grids.len(),
+            size: (width, height),
+            refused,
+            classes,
+        });
+        Ok(())
     }
 
-    /// Picks the tiles of one class and routes its units to them.
-    fn plan_class(
+    /// Goes on with the order under way until the work done in this call reaches `budget`
+    /// or the order is done. Work is cells settled by fields plus cells expanded by
+    /// searches (what [`GroupStats::settled`] and [`GroupStats::searched`] count). The step
+    /// that crosses the budget (one field build or one unit's search) is finished, so a
+    /// call does at most `budget` plus one step of work; and every call takes at least one
+    /// step while the order has work left, so a budget of 0 acts as 1 and a caller cannot
+    /// spin forever. Units refused before any work come out of the first call. `grids`
+    /// must be the grids given to [`Self::start`]. With no order under way it returns an
+    /// empty, done [`Advance`].
+    ///
+    /// ```
+    /// use tilewalk_path::{Board, Grid, GroupOrder, GroupPlanner, Pos, Unit};
+    ///
+    /// let grid = Grid::new(16, 16).unwrap();
+    /// let units: Vec<Unit> = (0..16).map(|x| Unit { start: Pos::new(x, 15), class: 0 }).collect();
+    /// let order = GroupOrder { units: &units, click: Pos::new(8, 0), occupied: &[], board: Board::default() };
+    /// let mut planner = GroupPlanner::new();
+    /// planner.start(&[&grid], &order).unwrap();
+    /// let mut routes = vec![None; units.len()];
+    /// while planner.is_planning() {
+    ///     // One frame: about 40 cells of work.
+    ///     let frame = planner.advance(&[&grid], 40);
+    ///     assert!(frame.work - frame.last < 40);
+    ///     for (unit, route) in frame.decided {
+    ///         routes[unit] = Some(route); // the unit can start walking now
+    ///     }
+    /// }
+    /// let all_at_once = planner.plan(&[&grid], &order).unwrap();
+    /// assert_eq!(routes.into_iter().map(Option::unwrap).collect::<Vec<_>>(), all_at_once);
+    /// ```
+    pub fn advance<G: Borrow<Grid>>(&mut self, grids: &[G], budget: usize) -> Advance {
+        let Some(mut planning) = self.planning.take() else {
+            return Advance {
+                done: true,
+                ..Advance::default()
+            };
+        };
+        debug_assert!(
+            grids.len() == planning.grids
+                && grids
+                    .iter()
+                    .all(|g| (g.borrow().width(), g.borrow().height()) == planning.size),
+            "advance must get the grids that start got"
+        );
+        let mut advance = Advance {
+            decided: std::mem::take(&mut planning.refused),
+            ..Advance::default()
+        };
+        while advance.work < budget.max(1)
+            && let Some(class) = planning.classes.front_mut()
+        {
+            let before = self.work();
+            let finished = self.step(
+                grids[class.class].borrow(),
+                planning.board,
+                class,
+                &mut advance.decided,
+            );
+            advance.last = self.work() - before;
+            advance.work += advance.last;
+            if finished {
+                planning.classes.pop_front();
+            }
+        }
+        advance.done = planning.classes.is_empty();
+        if !advance.done {
+            self.planning = Some(planning);
+        }
+        advance
+    }
+
+    /// Whether an order is under way: started, and not every unit decided yet.
+    pub fn is_planning(&self) -> bool {
+        self.planning.is_some()
+    }
+
+    /// The work done on the order so far.
+    fn work(&self) -> usize {
+        self.stats.settled + self.stats.searched
+    }
+
+    /// Takes `class`'s next step, pushing the units it decides onto `decided`; true when it
+    /// decided the class's last unit.
+    fn step(
         &mut self,
         grid: &Grid,
-        order: &GroupOrder,
-        members: &mut Vec<Member>,
-        routes: &mut [Option<Result<Route, Stranded>>],
-    ) {
-        let board = order.board;
-        let anchors = anchors(grid, order.click, board);
-        // Tiles are only worth picking in regions that hold both an anchor and a unit.
-        let mut quotas: Vec<(u32, usize)> = Vec::new();
-        for &a in &anchors {
-            let region = grid.region(grid.pos(a), board).unwrap_or(0);
-            if let Err(at) = quotas.binary_search_by_key(&region, |q| q.0) {
-                quotas.insert(at, (region, 0));
+        board: Board,
+        class: &mut ClassPlan,
+        decided: &mut Vec<(usize, Result<Route, Stranded>)>,
+    ) -> bool {
+        match class.phase {
+            Phase::PickTiles => {
+                self.pick_tiles(grid, board, class, decided);
+                class.phase = Phase::RouteField;
+                class.members.is_empty()
             }
-        }
-        members.retain(|m| match quotas.binary_search_by_key(&m.region, |q| q.0) {
-            Ok(at) => {
-                quotas[at].1 += 1;
-                true
-            }
-            Err(_) => {
-                routes[m.unit] = Some(Err(Stranded::Unreachable(grid.pos(m.start))));
+            Phase::RouteField => {
+                let beyond = self.build_route_field(grid, board, &class.tiles, &class.members);
+                let field = &self.route_field;
+                let cost = |m: &Member| field.cost_at(m.start).unwrap_or(f64::INFINITY);
+                class
+                    .members
+                    .sort_by(|a, b| cost(b).total_cmp(&cost(a)).then(a.unit.cmp(&b.unit)));
+                class.phase = Phase::Route {
+                    next: 0,
+                    since: 0,
+                    beyond,
+                };
                 false
             }
-        });
-        if members.is_empty() {
-            return;
+            Phase::Route {
+                next,
+                since,
+                beyond: _,
+            } if since > self.route_field.stats().expanded => {
+                let mut free = std::mem::take(&mut self.free);
+                free.clear();
+                free.extend(
+                    class
+                        .tiles
+                        .iter()
+                        .copied()
+                        .filter(|&t| self.tile_at[t] != NONE),
+                );
+                let beyond = self.build_route_field(grid, board, &free, &class.members[next..]);
+                self.free = free;
+                class.phase = Phase::Route {
+                    next,
+                    since: 0,
+                    beyond,
+                };
+                false
+            }
+            Phase::Route {
+                next,
+                since,
+                beyond,
+            } => {
+                let m = class.members[next];
+                let mut path = Path::default();
+                let before = self.stats.searched;
+                let tile = match board {
+                    Board::Square(diagonal) => {
+                        self.nearest_free(grid, SquareMoves(diagonal), m.start, beyond, &mut path)
+                    }
+                    Board::Hex(layout) => {
+                        self.nearest_free(grid, HexMoves(layout), m.start, beyond, &mut path)
+                    }
+                };
+                self.tile_at[tile] = NONE;
+                decided.push((
+                    m.unit,
+                    Ok(Route {
+                        tile: grid.pos(tile),
+                        path,
+                    }),
+                ));
+                class.phase = Phase::Route {
+                    next: next + 1,
+                    since: since + self.stats.searched - before,
+                    beyond,
+                };
+                next + 1 == class.members.len()
+            }
         }
-        // The click's field, until every region's tiles are found: the nearest free tiles.
-        let mut wanted = members.len();
-        let mut tiles: Vec<usize> = Vec::new();
+    }
+
+    /// The click's field for `class`, until every region's tiles are found: picks the
+    /// nearest free tiles, and strands the units of a region that ran out of them.
+    fn pick_tiles(
+        &mut self,
+        grid: &Grid,
+        board: Board,
+        class: &mut ClassPlan,
+        decided: &mut Vec<(usize, Result<Route, Stranded>)>,
+    ) {
+        let mut wanted = class.members.len();
+        let (quotas, tiles) = (&mut class.quotas, &mut class.tiles);
+        tiles.clear();
         self.click_field.begin(grid);
-        for &a in &anchors {
+        for &a in &class.anchors {
             self.click_field.seed(a, 0.0);
         }
         let taken = &self.taken;
@@ -308,6 +557,7 @@ impl GroupPlanner {
             // Some region ran out of free tiles: its units nearest the click keep theirs, so
             // the farthest are left out, as many as tiles are missing. The field ran to the
             // end, so every unit has its cost.
+            let members = &mut class.members;
             let cost = |m: &Member| self.click_field.cost_at(m.start).unwrap_or(f64::INFINITY);
             members.sort_by(|a, b| cost(b).total_cmp(&cost(a)).then(b.unit.cmp(&a.unit)));
             members.retain(|m| {
@@ -316,7 +566,7 @@ impl GroupPlanner {
                     .expect("members were kept for their region's quota");
                 if quotas[at].1 > 0 {
                     quotas[at].1 -= 1;
-                    routes[m.unit] = Some(Err(Stranded::NoFreeTile(grid.pos(m.start))));
+                    decided.push((m.unit, Err(Stranded::NoFreeTile(grid.pos(m.start)))));
                     false
                 } else {
                     true
@@ -327,51 +577,6 @@ impl GroupPlanner {
         for (number, &tile) in tiles.iter().enumerate() {
             self.tile_at[tile] = number as u32;
             self.taken.set(tile);
-        }
-        self.route(grid, board, &tiles, members, routes);
-    }
-
-    /// Routes `members` to `tiles` (as many): farthest unit first, a search from each unit
-    /// to the nearest tile still free, guided by a field from the free tiles, built again
-    /// whenever the searches since the last one settled more cells than it did.
-    fn route(
-        &mut self,
-        grid: &Grid,
-        board: Board,
-        tiles: &[usize],
-        members: &mut [Member],
-        routes: &mut [Option<Result<Route, Stranded>>],
-    ) {
-        let mut beyond = self.build_route_field(grid, board, tiles, members);
-        let field = &self.route_field;
-        let cost = |m: &Member| field.cost_at(m.start).unwrap_or(f64::INFINITY);
-        members.sort_by(|a, b| cost(b).total_cmp(&cost(a)).then(a.unit.cmp(&b.unit)));
-        let mut free: Vec<usize> = Vec::new();
-        let mut since = 0;
-        for at in 0..members.len() {
-            if since > self.route_field.stats().expanded {
-                free.clear();
-                free.extend(tiles.iter().copied().filter(|&t| self.tile_at[t] != NONE));
-                beyond = self.build_route_field(grid, board, &free, &members[at..]);
-                since = 0;
-            }
-            let m = members[at];
-            let mut path = Path::default();
-            let before = self.stats.searched;
-            let tile = match board {
-                Board::Square(diagonal) => {
-                    self.nearest_free(grid, SquareMoves(diagonal), m.start, beyond, &mut path)
-                }
-                Board::Hex(layout) => {
-                    self.nearest_free(grid, HexMoves(layout), m.start, beyond, &mut path)
-                }
-            };
-            since += self.stats.searched - before;
-            self.tile_at[tile] = NONE;
-            routes[m.unit] = Some(Ok(Route {
-                tile: grid.pos(tile),
-                path,
-            }));
         }
     }
 
@@ -487,6 +692,47 @@ impl GroupPlanner {
             }
         }
         unreachable!("a free tile is left in the unit's region")
+    }
+}
+
+impl ClassPlan {
+    /// The units of `class` that may get a tile, to plan from its click field on: those in a
+    /// region without an anchor are refused onto `refused`.
+    fn new(
+        grid: &Grid,
+        order: &GroupOrder,
+        class: usize,
+        mut members: Vec<Member>,
+        refused: &mut Vec<(usize, Result<Route, Stranded>)>,
+    ) -> Self {
+        let board = order.board;
+        let anchors = anchors(grid, order.click, board);
+        // Tiles are only worth picking in regions that hold both an anchor and a unit.
+        let mut quotas: Vec<(u32, usize)> = Vec::new();
+        for &a in &anchors {
+            let region = grid.region(grid.pos(a), board).unwrap_or(0);
+            if let Err(at) = quotas.binary_search_by_key(&region, |q| q.0) {
+                quotas.insert(at, (region, 0));
+            }
+        }
+        members.retain(|m| match quotas.binary_search_by_key(&m.region, |q| q.0) {
+            Ok(at) => {
+                quotas[at].1 += 1;
+                true
+            }
+            Err(_) => {
+                refused.push((m.unit, Err(Stranded::Unreachable(grid.pos(m.start)))));
+                false
+            }
+        });
+        Self {
+            class,
+            anchors,
+            quotas,
+            members,
+            tiles: Vec::new(),
+            phase: Phase::PickTiles,
+        }
     }
 }
 

@@ -289,6 +289,21 @@
 //!     assert!(route.tile.y < 2); // on the shore nearest the click, (3, 1), and beside it
 //! }
 //! ```
+//!
+//! A big order need not be planned in one go: [`GroupPlanner::start`] takes the order (and
+//! copies what it needs of it), then each [`GroupPlanner::advance`] goes on under a budget
+//! of *work*, the cells settled by fields plus the cells expanded by searches (what
+//! [`GroupStats`] counts), and returns the units it decided ([`Advance`]), so a game can
+//! spend a few milliseconds a frame and let each unit walk as soon as its route is out.
+//! Units refused before any work (outside the map, on a cell they cannot stand on, of an
+//! unknown class, in a region without the click) come out of the first call, those left
+//! without a free tile as soon as their class's click field has found it, and the others
+//! class by class, farthest first, as they are routed. A call stops once its work reaches
+//! the budget but never cuts a step (one field build or one unit's search) in two, so it
+//! overshoots by at most one step, and it always takes at least one, so even a budget of 0
+//! moves on. Steps are the same whatever the budgets: any sequence of budgets gives the
+//! same routes as one [`GroupPlanner::plan`] call (which is `start` and one unbounded
+//! `advance`).
 
 mod bits;
 mod board;
@@ -305,7 +320,7 @@ pub use board::{Board, HexLayout, UnknownBoard};
 pub use field::{CostField, FieldError, FieldOptions};
 pub use grid::{Grid, GridError, MAX_COST, MIN_COST, Pos};
 pub use group::{
-    GroupError, GroupOrder, GroupPlanner, GroupStats, Route, Stranded, Unit, plan_group,
+    Advance, GroupError, GroupOrder, GroupPlanner, GroupStats, Route, Stranded, Unit, plan_group,
 };
 pub use moves::{Diagonal, Heuristic};
 pub use search::{

@@ -12,7 +12,7 @@ use common::steps;
 use proptest::prelude::*;
 use reference::{at, dijkstra};
 use tilewalk_path::{
-    Board, CostField, Diagonal, FieldError, FieldOptions, Grid, GroupError, GroupOrder,
+    Advance, Board, CostField, Diagonal, FieldError, FieldOptions, Grid, GroupError, GroupOrder,
     GroupPlanner, HexLayout, Passage, Pos, Route, Stranded, Unit, plan_group,
 };
 
@@ -435,7 +435,12 @@ fn whole_order_errors() {
 
 /// A random small map: `(width, height, costs)` with `None` for walls.
 fn map() -> impl Strategy<Value = (u32, u32, Vec<Option<f64>>)> {
-    (2u32..8, 2u32..8).prop_flat_map(|(w, h)| {
+    map_within(8)
+}
+
+/// A random map of 2 to `side - 1` cells a side.
+fn map_within(side: u32) -> impl Strategy<Value = (u32, u32, Vec<Option<f64>>)> {
+    (2u32..side, 2u32..side).prop_flat_map(|(w, h)| {
         let cell =
             prop_oneof![1 => Just(None), 4 => (1u32..5).prop_map(|c| Some(f64::from(c) * 0.5))];
         (
@@ -459,6 +464,126 @@ fn passage() -> impl Strategy<Value = Vec<Passage>> {
         1 => Just(Passage::TakesAllPoints),
     ];
     proptest::collection::vec(one, 64)
+}
+
+/// A random order on a random map: class 0 walks on land only, class 1 sails water and
+/// walks land dearer; units on distinct cells, other units on a few cells.
+#[derive(Clone, Debug)]
+struct Case {
+    grids: [Grid; 2],
+    units: Vec<Unit>,
+    occupied: Vec<Pos>,
+    click: Pos,
+    board: Board,
+}
+
+impl Case {
+    fn order(&self) -> GroupOrder<'_> {
+        GroupOrder {
+            units: &self.units,
+            click: self.click,
+            occupied: &self.occupied,
+            board: self.board,
+        }
+    }
+}
+
+/// A [`Case`] on a map of less than `side` cells a side, with less than `most` units.
+fn case(side: u32, most: usize) -> impl Strategy<Value = Case> {
+    (
+        map_within(side),
+        board(),
+        proptest::collection::vec(any::<bool>(), (side * side) as usize),
+        proptest::collection::vec((0..side, 0..side, 0usize..2), 1..most),
+        proptest::collection::vec((0..side, 0..side), 0..6),
+        (0..side, 0..side),
+    )
+        .prop_map(
+            move |((w, h, costs), board, water, picks, occupied, click)| {
+                let cost = |p: Pos| costs[(p.y * w + p.x) as usize];
+                let wet = |p: Pos| water[(p.y * side + p.x) as usize];
+                let grids = [
+                    Grid::from_fn(w, h, |p| cost(p).filter(|_| !wet(p))).unwrap(),
+                    Grid::from_fn(w, h, |p| {
+                        if wet(p) {
+                            Some(1.0)
+                        } else {
+                            cost(p).map(|c| c * 2.0)
+                        }
+                    })
+                    .unwrap(),
+                ];
+                let mut starts = BTreeSet::new();
+                let units: Vec<Unit> = picks
+                    .iter()
+                    .map(|&(x, y, class)| Unit {
+                        start: Pos::new(x % w, y % h),
+                        class,
+                    })
+                    .filter(|u| starts.insert(u.start))
+                    .collect();
+                let occupied: Vec<Pos> = occupied
+                    .iter()
+                    .map(|&(x, y)| Pos::new(x % w, y % h))
+                    .filter(|p| !starts.contains(p))
+                    .collect();
+                Case {
+                    grids,
+                    units,
+                    occupied,
+                    click: Pos::new(click.0 % w, click.1 % h),
+                    board,
+                }
+            },
+        )
+}
+
+/// Plans the order under way in `planner` with `budgets`, cycled, checking every call's
+/// bounds: each unit decided once, the budget overshot by one step at most, all the work
+/// counted in the stats. Returns the results, per unit, and the calls.
+fn advance_all<G: std::borrow::Borrow<Grid>>(
+    planner: &mut GroupPlanner,
+    grids: &[G],
+    units: usize,
+    budgets: &[usize],
+) -> (Vec<Result<Route, Stranded>>, Vec<Advance>) {
+    let mut results = vec![None; units];
+    let mut calls: Vec<Advance> = Vec::new();
+    for &budget in budgets.iter().cycle() {
+        assert!(planner.is_planning(), "not done, yet not planning");
+        let call = planner.advance(grids, budget);
+        if call.work > 0 {
+            assert!(
+                call.work - call.last < budget.max(1),
+                "worked {} with a last step of {} on a budget of {budget}",
+                call.work,
+                call.last
+            );
+            assert!(call.last > 0, "a step did no work");
+        } else {
+            assert_eq!(call.last, 0);
+            assert!(call.done, "a call made no progress");
+        }
+        for (unit, result) in &call.decided {
+            assert!(results[*unit].is_none(), "unit {unit} decided twice");
+            results[*unit] = Some(result.clone());
+        }
+        let done = call.done;
+        calls.push(call);
+        if done {
+            break;
+        }
+    }
+    assert!(!planner.is_planning(), "done, yet still planning");
+    let work: usize = calls.iter().map(|c| c.work).sum();
+    let stats = planner.stats();
+    assert_eq!(work, stats.settled + stats.searched, "work not counted");
+    let results = results
+        .into_iter()
+        .enumerate()
+        .map(|(unit, r)| r.unwrap_or_else(|| panic!("unit {unit} never decided")))
+        .collect();
+    (results, calls)
 }
 
 proptest! {
@@ -512,58 +637,79 @@ proptest! {
     }
 
     #[test]
-    fn group_orders_follow_every_rule(
-        (w, h, costs) in map(),
-        board in board(),
-        water in proptest::collection::vec(any::<bool>(), 64),
-        picks in proptest::collection::vec((0u32..8, 0u32..8, 0usize..2), 1..10),
-        occupied in proptest::collection::vec((0u32..8, 0u32..8), 0..6),
-        click in (0u32..8, 0u32..8),
-    ) {
-        let cost = |p: Pos| costs[(p.y * w + p.x) as usize];
-        let wet = |p: Pos| water[(p.y * 8 + p.x) as usize];
-        // Class 0 walks on land only; class 1 sails water and walks land dearer.
-        let grids = [
-            Grid::from_fn(w, h, |p| cost(p).filter(|_| !wet(p))).unwrap(),
-            Grid::from_fn(w, h, |p| if wet(p) { Some(1.0) } else { cost(p).map(|c| c * 2.0) }).unwrap(),
-        ];
-        let mut starts = BTreeSet::new();
-        let units: Vec<Unit> = picks
-            .iter()
-            .map(|&(x, y, class)| Unit { start: Pos::new(x % w, y % h), class })
-            .filter(|u| starts.insert(u.start))
-            .collect();
-        let occupied: Vec<Pos> = occupied
-            .iter()
-            .map(|&(x, y)| Pos::new(x % w, y % h))
-            .filter(|p| !starts.contains(p))
-            .collect();
-        let order = GroupOrder { units: &units, click: Pos::new(click.0 % w, click.1 % h), occupied: &occupied, board };
+    fn group_orders_follow_every_rule(case in case(8, 10)) {
+        let (grids, order) = (&case.grids, case.order());
         let mut planner = GroupPlanner::new();
-        let results = planner.plan(&grids, &order).unwrap();
-        check_order(&grids, &order, &results);
+        let results = planner.plan(grids, &order).unwrap();
+        check_order(grids, &order, &results);
         // Deterministic: again with the same planner, and with a fresh one.
-        prop_assert_eq!(&planner.plan(&grids, &order).unwrap(), &results);
-        prop_assert_eq!(&plan_group(&grids, &order).unwrap(), &results);
+        prop_assert_eq!(&planner.plan(grids, &order).unwrap(), &results);
+        prop_assert_eq!(&plan_group(grids, &order).unwrap(), &results);
     }
+
+    #[test]
+    fn advancing_in_small_budgets_gives_the_routes_of_one_plan(
+        case in prop_oneof![case(8, 10), case(16, 60)],
+        budgets in proptest::collection::vec(1usize..200, 1..8),
+    ) {
+        let (grids, order) = (&case.grids, case.order());
+        let mut planner = GroupPlanner::new();
+        let planned = planner.plan(grids, &order).unwrap();
+        let stats = planner.stats();
+        // The same planner, warm from `plan`: the work is split, the routes are not.
+        planner.start(grids, &order).unwrap();
+        prop_assert!(planner.is_planning());
+        let (advanced, calls) = advance_all(&mut planner, grids, case.units.len(), &budgets);
+        prop_assert_eq!(&advanced, &planned);
+        prop_assert_eq!(planner.stats(), stats);
+        // Refusals that need no work come out of the first call.
+        for (unit, result) in planned.iter().enumerate() {
+            if let Err(Stranded::UnknownClass { .. } | Stranded::StartOutside { .. } | Stranded::StartBlocked(_) | Stranded::Unreachable(_)) = result {
+                prop_assert!(calls[0].decided.iter().any(|(u, _)| *u == unit), "unit {} refused late", unit);
+            }
+        }
+    }
+
+    #[test]
+    fn advance_overshoots_its_budget_by_one_step_at_most(
+        case in case(16, 60),
+        budgets in proptest::collection::vec(0usize..200, 1..8),
+    ) {
+        let (grids, order) = (&case.grids, case.order());
+        let mut planner = GroupPlanner::new();
+        planner.start(grids, &order).unwrap();
+        let (_, calls) = advance_all(&mut planner, grids, case.units.len(), &budgets);
+        // Every call but the last went on until its budget ran out.
+        let (_, before_last) = calls.split_last().unwrap();
+        for (call, &budget) in before_last.iter().zip(budgets.iter().cycle()) {
+            prop_assert!(call.work >= budget.max(1), "stopped at {} of {}", call.work, budget);
+        }
+        prop_assert_eq!(calls.iter().filter(|c| c.done).count(), 1);
+    }
+}
+
+/// A 24×24 weighted map with walls, and 40 units on both sides of its middle wall.
+fn large_order() -> (Grid, Vec<Unit>) {
+    let grid = Grid::from_fn(24, 24, |p| {
+        let wall = (p.x == 12 && p.y != 5 && p.y != 18) || (p.x * 7 + p.y * 13) % 11 == 0;
+        (!wall).then_some(1.0 + f64::from((p.x * 3 + p.y) % 4))
+    })
+    .unwrap();
+    let units: Vec<Unit> = grid
+        .cells()
+        .filter(|&p| grid.is_passable(p) && (p.x < 5 || p.x > 19) && p.y % 2 == 0)
+        .take(40)
+        .map(|start| Unit { start, class: 0 })
+        .collect();
+    (grid, units)
 }
 
 #[test]
 fn a_large_order_on_every_board() {
-    // 40 units to one click on a 24×24 weighted map with walls: the searches after the
-    // first field and its rebuilds are exercised for real.
+    // 40 units to one click: the searches after the first field and its rebuilds are
+    // exercised for real.
+    let (grid, units) = large_order();
     for board in Board::ALL {
-        let grid = Grid::from_fn(24, 24, |p| {
-            let wall = (p.x == 12 && p.y != 5 && p.y != 18) || (p.x * 7 + p.y * 13) % 11 == 0;
-            (!wall).then_some(1.0 + f64::from((p.x * 3 + p.y) % 4))
-        })
-        .unwrap();
-        let units: Vec<Unit> = grid
-            .cells()
-            .filter(|&p| grid.is_passable(p) && (p.x < 5 || p.x > 19) && p.y % 2 == 0)
-            .take(40)
-            .map(|start| Unit { start, class: 0 })
-            .collect();
         let order = GroupOrder {
             units: &units,
             click: Pos::new(12, 5),
@@ -575,4 +721,140 @@ fn a_large_order_on_every_board() {
         let routed = results.iter().filter(|r| r.is_ok()).count();
         assert!(routed >= 30, "{board}: {routed} routed");
     }
+}
+
+#[test]
+fn a_large_order_advanced_a_little_at_a_time_gives_the_routes_of_one_plan() {
+    let (grid, units) = large_order();
+    for board in Board::ALL {
+        let order = GroupOrder {
+            units: &units,
+            click: Pos::new(12, 5),
+            occupied: &[Pos::new(11, 5)],
+            board,
+        };
+        let mut planner = GroupPlanner::new();
+        let planned = planner.plan(&[&grid], &order).unwrap();
+        let stats = planner.stats();
+        assert!(
+            stats.fields > 2,
+            "{board}: no rebuild of the route field to split"
+        );
+        for budgets in [&[0][..], &[1, 7, 50, 3], &[300, 2], &[5000]] {
+            planner.start(&[&grid], &order).unwrap();
+            let (advanced, calls) = advance_all(&mut planner, &[&grid], units.len(), budgets);
+            assert_eq!(advanced, planned, "{board}, budgets {budgets:?}");
+            assert_eq!(planner.stats(), stats);
+            if budgets == [0] {
+                // A budget of 0 takes exactly one step a call: one per field, one per unit.
+                let routed = planned.iter().filter(|r| r.is_ok()).count();
+                assert_eq!(calls.len(), stats.fields + routed);
+            }
+        }
+    }
+}
+
+#[test]
+fn start_drops_the_order_under_way_and_advance_without_one_is_done() {
+    let (grid, units) = large_order();
+    let grids = [&grid];
+    let mut planner = GroupPlanner::new();
+    // Nothing started: an empty, done call.
+    let nothing = Advance {
+        done: true,
+        ..Advance::default()
+    };
+    assert!(!planner.is_planning());
+    assert_eq!(planner.advance(&grids, 100), nothing);
+    // An order half planned, then another started: only the second one's units come out.
+    let first = GroupOrder {
+        units: &units,
+        click: Pos::new(12, 5),
+        occupied: &[],
+        board: Board::default(),
+    };
+    planner.start(&grids, &first).unwrap();
+    let call = planner.advance(&grids, 200);
+    assert!(!call.done && planner.is_planning());
+    let expected = {
+        // The second order's units live only here: `start` copies them.
+        let few: Vec<Unit> = units.iter().rev().take(5).copied().collect();
+        let second = GroupOrder {
+            units: &few,
+            click: Pos::new(3, 20),
+            occupied: &[Pos::new(3, 20)],
+            board: Board::Hex(HexLayout::OddR),
+        };
+        let expected = plan_group(&grids, &second).unwrap();
+        planner.start(&grids, &second).unwrap();
+        expected
+    };
+    // A budget of 0 still takes a step each call, so this loop ends.
+    let (advanced, calls) = advance_all(&mut planner, &grids, expected.len(), &[0]);
+    assert_eq!(advanced, expected);
+    assert!(expected.iter().any(Result::is_ok));
+    assert!(calls.iter().all(|c| c.work == c.last));
+    // Done: nothing more to do, and again nothing.
+    assert!(!planner.is_planning());
+    assert_eq!(planner.advance(&grids, 0), nothing);
+    // A refused order drops the one under way too.
+    planner.start(&grids, &first).unwrap();
+    let outside = GroupOrder {
+        click: Pos::new(30, 0),
+        ..first
+    };
+    assert!(planner.start(&grids, &outside).is_err());
+    assert!(!planner.is_planning());
+    assert_eq!(planner.advance(&grids, 10), nothing);
+}
+
+#[test]
+fn an_order_that_needs_no_work_is_done_in_one_call() {
+    let grid = Grid::from_fn(4, 4, |p| (p.x != 1).then_some(1.0)).unwrap();
+    let units = [
+        Unit {
+            start: Pos::new(1, 1),
+            class: 0,
+        },
+        Unit {
+            start: Pos::new(0, 0),
+            class: 3,
+        },
+        Unit {
+            start: Pos::new(3, 0),
+            class: 0,
+        },
+    ];
+    let order = GroupOrder {
+        units: &units,
+        click: Pos::new(0, 2),
+        occupied: &[],
+        board: Board::Square(Diagonal::Never),
+    };
+    let mut planner = GroupPlanner::new();
+    planner.start(&[&grid], &order).unwrap();
+    let call = planner.advance(&[&grid], 0);
+    assert_eq!(
+        call,
+        Advance {
+            decided: vec![
+                (0, Err(Stranded::StartBlocked(Pos::new(1, 1)))),
+                (
+                    1,
+                    Err(Stranded::UnknownClass {
+                        class: 3,
+                        classes: 1
+                    })
+                ),
+                (2, Err(Stranded::Unreachable(Pos::new(3, 0)))),
+            ],
+            work: 0,
+            last: 0,
+            done: true,
+        }
+    );
+    // No grids at all: every unit of an unknown class.
+    planner.start::<Grid>(&[], &order).unwrap();
+    let call = planner.advance::<Grid>(&[], 5);
+    assert!(call.done && call.work == 0 && call.decided.len() == units.len());
 }
