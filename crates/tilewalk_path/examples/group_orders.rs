@@ -171,11 +171,13 @@ fn main() {
         units.len()
     );
     println!(
-        "(a) one order of {} units:        {:9.1} ms  ({} fields, {} cells settled)",
+        "(a) one order of {} units:        {:9.1} ms  ({} fields, {} cells settled, {} waves, {} cells searched)",
         units.len(),
         ms(time_a),
         stats_a.fields,
-        stats_a.settled
+        stats_a.settled,
+        stats_a.waves,
+        stats_a.searched
     );
     println!(
         "(b) {SQUADS} orders of {SQUAD_SIZE} units:        {:9.1} ms  ({fields_b} fields, {squads_routed} routed)",

@@ -393,6 +393,14 @@ impl CostField {
         (self.stamps.get(index) == Some(&(self.generation + 1))).then(|| self.cells[index].cost)
     }
 
+    /// The next cell down the field from a settled cell, by storage index; `None` at a goal
+    /// (or outside the field).
+    #[inline]
+    pub(crate) fn next_at(&self, index: usize) -> Option<usize> {
+        let next = self.cells[index].next;
+        (self.stamps[index] == self.generation + 1 && next != ROOT).then_some(next as usize)
+    }
+
     fn settled_cell(&self, pos: Pos) -> Option<&Cell> {
         if pos.x >= self.width || pos.y >= self.height {
             return None;

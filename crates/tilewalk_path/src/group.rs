@@ -1,6 +1,6 @@
 //! Group orders: N units sent to one click end on N distinct tiles near it, each on a
-//! cheapest path to its own tile, for the price of a few cost-to-goal fields and N short,
-//! well-guided searches instead of N blind ones.
+//! cheapest path to its own tile, for the price of a few cost-to-goal fields and a few
+//! searches from all the units at once ("waves") instead of N searches.
 //!
 //! The rules, and the design behind them, are in the [crate docs](crate#group-orders).
 
@@ -75,11 +75,14 @@ pub enum GroupError {
 /// What planning an order did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GroupStats {
-    /// Fields built, the click's included (one per class with units, plus routing rounds).
+    /// Fields built, the click's included (one per class with units, plus one per wave).
     pub fields: usize,
     /// Cells settled by all of them.
     pub settled: usize,
-    /// Cells expanded by the searches from units to their tiles.
+    /// Waves run: searches from all of a class's units left at once to the free tiles.
+    pub waves: usize,
+    /// Cells expanded by the waves, plus cells walked: down the route field to find the
+    /// rivers, and along every unit's path.
     pub searched: usize,
 }
 
@@ -97,10 +100,11 @@ pub struct Advance {
     /// Units decided in this call, as (index into the order's units, result), in the order
     /// decided.
     pub decided: Vec<(usize, Result<Route, Stranded>)>,
-    /// Work done in this call: cells settled by fields plus cells expanded by searches.
+    /// Work done in this call: cells settled by fields plus cells expanded by waves or walked.
     pub work: usize,
-    /// Work of the call's last step (one field build or one unit's search): the call went
-    /// on only while under its budget, so `work - last < budget.max(1)` whenever `work > 0`.
+    /// Work of the call's last step (one field build, one wave or one unit's path): the call
+    /// went on only while under its budget, so `work - last < budget.max(1)` whenever
+    /// `work > 0`.
     pub last: usize,
     /// The order is done: every unit has been decided.
     pub done: bool,
@@ -147,8 +151,11 @@ pub struct GroupPlanner {
     starts_at: Vec<u32>,
     /// The tiles still free when the route field is rebuilt.
     free: Vec<usize>,
-    /// The searches from units to free tiles: per cell `(g, parent)`, stamps, frontier.
+    /// The wave ([`Self::wave`]): the rivers (the members' ways down the route field), per
+    /// cell `(cost, parent)`, the first river cell on its way back, stamps, frontier.
+    rivers: Rivers,
     nodes: Vec<(f64, u32)>,
+    wave_root: Vec<u32>,
     stamps: Vec<u32>,
     generation: u32,
     heap: OpenList,
@@ -180,8 +187,11 @@ struct ClassPlan {
     anchors: Vec<usize>,
     /// Per region holding an anchor, by region: how many tiles are still to be picked there.
     quotas: Vec<(u32, usize)>,
-    /// Its units that may get a tile: in unit order, farthest first once routing began.
+    /// Its units that may get a tile and have none yet, in unit order.
     members: Vec<Member>,
+    /// The members the last wave gave a tile, as (member, the river cell where its path
+    /// leaves its way down the route field, tile).
+    routed: Vec<(Member, usize, usize)>,
     /// The tiles the click field picked, as many as the members it left.
     tiles: Vec<usize>,
     phase: Phase,
@@ -192,16 +202,12 @@ struct ClassPlan {
 enum Phase {
     /// The click field: picks the tiles, and strands the units that find none.
     PickTiles,
-    /// The first route field: orders the members farthest first.
+    /// A route field from the tiles still free, for the members left.
     RouteField,
-    /// The search of `members[next]`, or, when the searches since the last route field
-    /// settled `since` cells, more than it did, a new route field from the tiles still free.
-    /// `beyond` is that field's bound for the cells it did not settle.
-    Route {
-        next: usize,
-        since: usize,
-        beyond: f64,
-    },
+    /// The wave on that field; `beyond` is its bound for the cells it did not settle.
+    Wave { beyond: f64 },
+    /// The path of `routed[next]`.
+    Route { next: usize },
 }
 
 /// One unit of the class being planned.
@@ -353,12 +359,12 @@ impl GroupPlanner {
     }
 
     /// Goes on with the order under way until the work done in this call reaches `budget`
-    /// or the order is done. Work is cells settled by fields plus cells expanded by
-    /// searches (what [`GroupStats::settled`] and [`GroupStats::searched`] count). The step
-    /// that crosses the budget (one field build or one unit's search) is finished, so a
-    /// call does at most `budget` plus one step of work; and every call takes at least one
-    /// step while the order has work left, so a budget of 0 acts as 1 and a caller cannot
-    /// spin forever. Units refused before any work come out of the first call. `grids`
+    /// or the order is done. Work is cells settled by fields plus cells expanded by waves or
+    /// walked (what [`GroupStats::settled`] and [`GroupStats::searched`] count). The step
+    /// that crosses the budget (one field build, one wave or one unit's path) is finished,
+    /// so a call does at most `budget` plus one step of work; and every call takes at least
+    /// one step while the order has work left, so a budget of 0 acts as 1 and a caller
+    /// cannot spin forever. Units refused before any work come out of the first call. `grids`
     /// must be the grids given to [`Self::start`]. With no order under way it returns an
     /// empty, done [`Advance`].
     ///
@@ -449,24 +455,6 @@ impl GroupPlanner {
                 class.members.is_empty()
             }
             Phase::RouteField => {
-                let beyond = self.build_route_field(grid, board, &class.tiles, &class.members);
-                let field = &self.route_field;
-                let cost = |m: &Member| field.cost_at(m.start).unwrap_or(f64::INFINITY);
-                class
-                    .members
-                    .sort_by(|a, b| cost(b).total_cmp(&cost(a)).then(a.unit.cmp(&b.unit)));
-                class.phase = Phase::Route {
-                    next: 0,
-                    since: 0,
-                    beyond,
-                };
-                false
-            }
-            Phase::Route {
-                next,
-                since,
-                beyond: _,
-            } if since > self.route_field.stats().expanded => {
                 let mut free = std::mem::take(&mut self.free);
                 free.clear();
                 free.extend(
@@ -476,32 +464,50 @@ impl GroupPlanner {
                         .copied()
                         .filter(|&t| self.tile_at[t] != NONE),
                 );
-                let beyond = self.build_route_field(grid, board, &free, &class.members[next..]);
+                let beyond = self.build_route_field(grid, board, &free, &class.members);
                 self.free = free;
-                class.phase = Phase::Route {
-                    next,
-                    since: 0,
-                    beyond,
-                };
+                class.phase = Phase::Wave { beyond };
                 false
             }
-            Phase::Route {
-                next,
-                since,
-                beyond,
-            } => {
-                let m = class.members[next];
-                let mut path = Path::default();
-                let before = self.stats.searched;
-                let tile = match board {
+            Phase::Wave { beyond } => {
+                self.stats.waves += 1;
+                match board {
                     Board::Square(diagonal) => {
-                        self.nearest_free(grid, SquareMoves(diagonal), m.start, beyond, &mut path)
+                        self.wave(grid, SquareMoves(diagonal), class, beyond);
                     }
-                    Board::Hex(layout) => {
-                        self.nearest_free(grid, HexMoves(layout), m.start, beyond, &mut path)
-                    }
+                    Board::Hex(layout) => self.wave(grid, HexMoves(layout), class, beyond),
+                }
+                class.phase = Phase::Route { next: 0 };
+                false
+            }
+            Phase::Route { next } => {
+                let (m, river, tile) = class.routed[next];
+                let field = &self.route_field;
+                let mut path = Path::default();
+                // Down the route field to the river cell, then on along the wave.
+                let mut at = m.start;
+                path.cells.push(grid.pos(at));
+                while at != river {
+                    at = field
+                        .next_at(at)
+                        .expect("the river cell is down the member's way");
+                    path.cells.push(grid.pos(at));
+                }
+                let descended = path.cells.len();
+                at = tile;
+                while at != river {
+                    path.cells.push(grid.pos(at));
+                    at = self.nodes[at].1 as usize;
+                }
+                path.cells[descended..].reverse();
+                let down = |index| {
+                    field
+                        .cost_at(index)
+                        .expect("ways down the field are settled")
                 };
-                self.tile_at[tile] = NONE;
+                path.cost =
+                    down(m.start) - down(river) + (self.nodes[tile].0 - self.nodes[river].0);
+                self.stats.searched += path.cells.len();
                 decided.push((
                     m.unit,
                     Ok(Route {
@@ -509,12 +515,14 @@ impl GroupPlanner {
                         path,
                     }),
                 ));
-                class.phase = Phase::Route {
-                    next: next + 1,
-                    since: since + self.stats.searched - before,
-                    beyond,
-                };
-                next + 1 == class.members.len()
+                if next + 1 < class.routed.len() {
+                    class.phase = Phase::Route { next: next + 1 };
+                    false
+                } else {
+                    class.routed.clear();
+                    class.phase = Phase::RouteField;
+                    class.members.is_empty()
+                }
             }
         }
     }
@@ -580,6 +588,148 @@ impl GroupPlanner {
         }
     }
 
+    /// The wave: one search from all the members at once, each starting behind by its cost
+    /// down the route field `F`, a multi-source A* (guided by `F`) whose cost at a cell `c`
+    /// is the least of `top - F(u) + d(u, c)` over the members `u`, `top` the greatest
+    /// `F(u)`. That is never less than `top - F(c)` (`F(u) <= d(u, c) + F(c)`), and it is
+    /// exactly that on every river cell `y` (a cell on some member's way down `F`). So for a
+    /// member `u` whose way down passes `y`, its way down to `y` (cost `F(u) - F(y)`) and the
+    /// wave's way on from `y` to a cell `c` cost `cost(c) - top + F(u)`, which is no more
+    /// than `d(u, c)`: a cheapest path to `c`. The wave runs until it has settled every free
+    /// tile, noting for each the first river cell on its way back; then the rivers hand the
+    /// tiles out upstream first ([`Rivers`]). Moves the members given a tile to
+    /// `class.routed`.
+    fn wave<M: Moves>(&mut self, grid: &Grid, moves: M, class: &mut ClassPlan, beyond: f64) {
+        let members = &class.members;
+        let cells = grid.costs().len();
+        let field = &self.route_field;
+        let rivers = &mut self.rivers;
+        rivers.build(field, members, cells);
+        self.stats.searched += rivers.nodes.len();
+        if self.nodes.len() != cells || self.generation >= u32::MAX - 2 {
+            self.nodes.clear();
+            self.nodes.resize(cells, (0.0, 0));
+            self.stamps.clear();
+            self.stamps.resize(cells, 0);
+            self.generation = 0;
+        }
+        if self.wave_root.len() != cells {
+            self.wave_root.clear();
+            self.wave_root.resize(cells, NONE);
+        }
+        self.generation += 2;
+        let (open, closed) = (self.generation, self.generation + 1);
+        let costs = grid.costs();
+        let passable = grid.open();
+        let tables = moves.tables();
+        let offsets = moves.offsets(grid);
+        let h = |index: usize| field.cost_at(index).unwrap_or(beyond);
+        let top = members.iter().map(|m| h(m.start)).fold(0.0, f64::max);
+        self.heap.clear();
+        for m in members {
+            let g = top - h(m.start);
+            if self.stamps[m.start] == open && self.nodes[m.start].0 <= g {
+                continue;
+            }
+            self.nodes[m.start] = (g, m.start as u32);
+            self.stamps[m.start] = open;
+            self.wave_root[m.start] = m.start as u32;
+            self.heap
+                .push(HeapEntry::new(m.start as u32, g + h(m.start), h(m.start)));
+        }
+        // Free tiles reached, with the river cell each was reached from, linked per node.
+        let mut reached: Vec<(u32, u32)> = Vec::new();
+        let mut free_left = class
+            .tiles
+            .iter()
+            .filter(|&&t| self.tile_at[t] != NONE)
+            .count();
+        while let Some(entry) = self.heap.pop() {
+            let index = entry.index as usize;
+            if self.stamps[index] == closed {
+                continue;
+            }
+            self.stamps[index] = closed;
+            self.stats.searched += 1;
+            let (g, _) = self.nodes[index];
+            let root = self.wave_root[index];
+            if self.tile_at[index] != NONE {
+                let node = &mut rivers.nodes[rivers.node_at[root as usize] as usize];
+                reached.push((index as u32, node.tiles));
+                node.tiles = reached.len() as u32 - 1;
+                free_left -= 1;
+                if free_left == 0 {
+                    break;
+                }
+            }
+            let pos = grid.pos(index);
+            let table = moves.table(pos);
+            let (steps, offsets) = (&tables[table], &offsets[table]);
+            let mut allowed = moves.allowed_at(passable, offsets, index);
+            while allowed != 0 {
+                let d = allowed.trailing_zeros() as usize;
+                allowed &= allowed - 1;
+                let next = index.wrapping_add_signed(offsets[d]);
+                let stamp = self.stamps[next];
+                if stamp == closed {
+                    continue;
+                }
+                let g = g + costs[next] * steps[d].length;
+                if stamp == open && g >= self.nodes[next].0 {
+                    continue;
+                }
+                self.nodes[next] = (g, index as u32);
+                self.stamps[next] = open;
+                self.wave_root[next] = if rivers.contains(next) {
+                    next as u32
+                } else {
+                    root
+                };
+                let h = h(next);
+                self.heap.push(HeapEntry::new(next as u32, g + h, h));
+            }
+        }
+        // Upstream first, each node gives its tiles to the members waiting at it (its own and
+        // those left over upstream), and passes the rest down: a tile reached from a node can
+        // take any member above it, and the members left there can only go further down, so
+        // this gives as many members a tile as can be.
+        let mut given = vec![NONE; members.len()];
+        for k in 0..rivers.upstream_first.len() {
+            let id = rivers.upstream_first[k] as usize;
+            let node = rivers.nodes[id];
+            let (mut head, tail) = node.members;
+            let mut tile = node.tiles;
+            while head != NONE && tile != NONE {
+                let (cell, older) = reached[tile as usize];
+                given[head as usize] = cell;
+                self.tile_at[cell as usize] = NONE;
+                head = if head == tail {
+                    NONE
+                } else {
+                    rivers.next_member[head as usize]
+                };
+                tile = older;
+            }
+            if head != NONE && node.down != NONE {
+                rivers.push_members(node.down as usize, head, tail);
+            }
+        }
+        class.routed.clear();
+        let mut i = 0;
+        let routed = &mut class.routed;
+        let wave_root = &self.wave_root;
+        class.members.retain(|&m| {
+            let tile = given[i];
+            i += 1;
+            if tile == NONE {
+                return true;
+            }
+            routed.push((m, wave_root[tile as usize] as usize, tile as usize));
+            false
+        });
+        rivers.clear();
+    }
+
     /// Builds the route field from `tiles` until it has settled every member's start;
     /// returns the cost of the last cell settled, a lower bound for the cells it left out.
     fn build_route_field(
@@ -617,81 +767,111 @@ impl GroupPlanner {
         }
         last
     }
+}
 
-    /// A* from `start` to the nearest tile still free, guided by the route field (the cost
-    /// to the nearest of all the tiles, never more than to a free one; `beyond` for cells
-    /// the field did not settle, which cost at least that). Returns the tile.
-    fn nearest_free<M: Moves>(
-        &mut self,
-        grid: &Grid,
-        moves: M,
-        start: usize,
-        beyond: f64,
-        path: &mut Path,
-    ) -> usize {
-        let cells = grid.costs().len();
-        if self.nodes.len() != cells || self.generation >= u32::MAX - 2 {
-            self.nodes.clear();
-            self.nodes.resize(cells, (0.0, 0));
-            self.stamps.clear();
-            self.stamps.resize(cells, 0);
-            self.generation = 0;
+/// The members' ways down the route field, merged into a forest rooted at tiles: the
+/// rivers of [`GroupPlanner::wave`].
+#[derive(Clone, Debug, Default)]
+struct Rivers {
+    /// Per cell (storage index): its node, or `NONE`.
+    node_at: Vec<u32>,
+    nodes: Vec<RiverNode>,
+    /// Per member: the next member in the same list.
+    next_member: Vec<u32>,
+    /// The nodes, each after every node down its way (a reversed depth-first order).
+    upstream_first: Vec<u32>,
+    stack: Vec<u32>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RiverNode {
+    cell: u32,
+    /// The next node down, or `NONE` at a tile.
+    down: u32,
+    first_child: u32,
+    next_sibling: u32,
+    /// The members starting here, then those left over upstream: first and last.
+    members: (u32, u32),
+    /// The free tiles the wave reached from here: first, in `tiles` of the wave.
+    tiles: u32,
+}
+
+impl Rivers {
+    fn build(&mut self, field: &CostField, members: &[Member], cells: usize) {
+        if self.node_at.len() != cells {
+            self.node_at.clear();
+            self.node_at.resize(cells, NONE);
         }
-        self.generation += 2;
-        let (open, closed) = (self.generation, self.generation + 1);
-        let costs = grid.costs();
-        let passable = grid.open();
-        let tables = moves.tables();
-        let offsets = moves.offsets(grid);
-        let field = &self.route_field;
-        let h = |index: usize| field.cost_at(index).unwrap_or(beyond);
-        self.heap.clear();
-        self.nodes[start] = (0.0, start as u32);
-        self.stamps[start] = open;
-        self.heap
-            .push(HeapEntry::new(start as u32, h(start), h(start)));
-        while let Some(entry) = self.heap.pop() {
-            let index = entry.index as usize;
-            if self.stamps[index] == closed {
-                continue;
+        self.nodes.clear();
+        self.next_member.clear();
+        self.next_member.resize(members.len(), NONE);
+        for (i, m) in members.iter().enumerate() {
+            let mut at = m.start;
+            while self.node_at[at] == NONE {
+                self.node_at[at] = self.nodes.len() as u32;
+                self.nodes.push(RiverNode {
+                    cell: at as u32,
+                    down: NONE,
+                    first_child: NONE,
+                    next_sibling: NONE,
+                    members: (NONE, NONE),
+                    tiles: NONE,
+                });
+                match field.next_at(at) {
+                    Some(down) => at = down,
+                    None => break,
+                }
             }
-            self.stamps[index] = closed;
-            self.stats.searched += 1;
-            let (g, _) = self.nodes[index];
-            if self.tile_at[index] != NONE {
-                path.cost = g;
-                let mut at = index;
-                path.cells.push(grid.pos(at));
-                while at != start {
-                    at = self.nodes[at].1 as usize;
-                    path.cells.push(grid.pos(at));
+            let id = self.node_at[m.start] as usize;
+            self.push_members(id, i as u32, i as u32);
+        }
+        // Children, in creation order; roots on the stack, last first.
+        self.stack.clear();
+        for id in (0..self.nodes.len()).rev() {
+            let cell = self.nodes[id].cell as usize;
+            match field.next_at(cell) {
+                Some(down) => {
+                    let down = self.node_at[down];
+                    self.nodes[id].down = down;
+                    self.nodes[id].next_sibling = self.nodes[down as usize].first_child;
+                    self.nodes[down as usize].first_child = id as u32;
                 }
-                path.cells.reverse();
-                return index;
-            }
-            let pos = grid.pos(index);
-            let table = moves.table(pos);
-            let (steps, offsets) = (&tables[table], &offsets[table]);
-            let mut allowed = moves.allowed_at(passable, offsets, index);
-            while allowed != 0 {
-                let d = allowed.trailing_zeros() as usize;
-                allowed &= allowed - 1;
-                let next = index.wrapping_add_signed(offsets[d]);
-                let stamp = self.stamps[next];
-                if stamp == closed {
-                    continue;
-                }
-                let g = g + costs[next] * steps[d].length;
-                if stamp == open && g >= self.nodes[next].0 {
-                    continue;
-                }
-                self.nodes[next] = (g, index as u32);
-                self.stamps[next] = open;
-                let h = h(next);
-                self.heap.push(HeapEntry::new(next as u32, g + h, h));
+                None => self.stack.push(id as u32),
             }
         }
-        unreachable!("a free tile is left in the unit's region")
+        self.upstream_first.clear();
+        while let Some(id) = self.stack.pop() {
+            self.upstream_first.push(id);
+            let mut child = self.nodes[id as usize].first_child;
+            while child != NONE {
+                self.stack.push(child);
+                child = self.nodes[child as usize].next_sibling;
+            }
+        }
+        self.upstream_first.reverse();
+    }
+
+    /// Appends the list `first..=last` (linked by `next_member`) to node `id`'s members.
+    fn push_members(&mut self, id: usize, first: u32, last: u32) {
+        let (head, tail) = self.nodes[id].members;
+        if head == NONE {
+            self.nodes[id].members = (first, last);
+        } else {
+            self.next_member[tail as usize] = first;
+            self.nodes[id].members = (head, last);
+        }
+    }
+
+    fn contains(&self, cell: usize) -> bool {
+        self.node_at[cell] != NONE
+    }
+
+    /// Forgets the rivers (their cells' marks).
+    fn clear(&mut self) {
+        for node in &self.nodes {
+            self.node_at[node.cell as usize] = NONE;
+        }
+        self.nodes.clear();
     }
 }
 
@@ -730,6 +910,7 @@ impl ClassPlan {
             anchors,
             quotas,
             members,
+            routed: Vec::new(),
             tiles: Vec::new(),
             phase: Phase::PickTiles,
         }

@@ -248,15 +248,21 @@
 //!
 //! How: one field from the click per class settles cells by travel cost, picking free tiles
 //! as it meets them, and stops as soon as every region has its tiles: about the area the
-//! group will cover. Then a second field, from all of the class's tiles at once, gives every
-//! cell its exact cost to the nearest tile. Units then take their tiles one by one, farthest
-//! first, each by an A* search to the nearest tile still free that uses that field as its
-//! heuristic. The field never overestimates (a free tile is one of the tiles), so each search
-//! returns a cheapest path to the tile it reaches; and it is exact until tiles near the unit
-//! are taken, so an early search walks almost straight down its path. As tiles fill up the
-//! field underestimates more and the searches widen; once they have settled as many cells
-//! as the field did, the field is rebuilt from the tiles still free. Farthest first, so the
-//! long searches run while the field is still exact, and the short ones absorb the slack.
+//! group will cover. Then a route field `F`, from all of the class's free tiles at once,
+//! gives every cell its exact cost to the nearest one, and each unit's way down it is a
+//! cheapest path to the tile it ends on. Those ways merge into rivers (units from one side
+//! soon share one), and a river ends on one tile, so the units are routed by a *wave*: one
+//! A* search (guided by `F`) from all of them at once, each unit starting behind by its own
+//! `F`, so that they all reach every cell of their rivers at the same cost, and the wave
+//! spreads on from the rivers into the tiles. A tile the wave reaches from a river cell `y`
+//! can go to any unit whose way down passes `y`: its way down to `y` and the wave's way on
+//! cost what the wave says, which is no more than any path of that unit to the tile, so
+//! together they are a cheapest path. Once the wave has reached every free tile, the tiles
+//! are handed out upstream first, each to a unit waiting above its river cell (those not
+//! served wait on downstream), which serves as many units as the wave's ways allow. Units
+//! left without a tile (their rivers' tiles went to others) get another route field from
+//! the tiles still free and another wave, until every unit has its tile: a few rounds,
+//! each serving a share of the units left.
 //!
 //! Why not only fields, as flow-field games do? A field routes a unit to the nearest goal,
 //! and every prefix of its way is a cheapest way to where it ends, so one field from the
@@ -264,7 +270,7 @@
 //! once it merges, and in any one field (whatever head start each goal gets) they then reach
 //! the same tile: one field serves one unit per merged stream. Planning in rounds of fields
 //! over the still-free tiles took 1,399 fields for the 10,000 units of the `group_orders`
-//! example (62 s); the guided searches need a few dozen fields.
+//! example (62 s); the waves need a few dozen fields.
 //!
 //! ```
 //! use tilewalk_path::{Board, Grid, GroupOrder, GroupPlanner, Pos, Unit};
@@ -292,14 +298,15 @@
 //!
 //! A big order need not be planned in one go: [`GroupPlanner::start`] takes the order (and
 //! copies what it needs of it), then each [`GroupPlanner::advance`] goes on under a budget
-//! of *work*, the cells settled by fields plus the cells expanded by searches (what
+//! of *work*, the cells settled by fields plus the cells expanded by waves or walked (what
 //! [`GroupStats`] counts), and returns the units it decided ([`Advance`]), so a game can
 //! spend a few milliseconds a frame and let each unit walk as soon as its route is out.
 //! Units refused before any work (outside the map, on a cell they cannot stand on, of an
 //! unknown class, in a region without the click) come out of the first call, those left
 //! without a free tile as soon as their class's click field has found it, and the others
-//! class by class, farthest first, as they are routed. A call stops once its work reaches
-//! the budget but never cuts a step (one field build or one unit's search) in two, so it
+//! class by class, a wave's units after it, as they are routed. A call stops once its work
+//! reaches the budget but never cuts a step (one field build, one wave or one unit's path)
+//! in two, so it
 //! overshoots by at most one step, and it always takes at least one, so even a budget of 0
 //! moves on. Steps are the same whatever the budgets: any sequence of budgets gives the
 //! same routes as one [`GroupPlanner::plan`] call (which is `start` and one unbounded
