@@ -166,6 +166,11 @@ pub struct GroupPlanner {
 
 const NONE: u32 = u32::MAX;
 
+/// Waves run on one route field before it is rebuilt from the tiles still free. Any field
+/// serves (see [`GroupPlanner::wave`]); a field whose tiles were taken just leads the wave
+/// a longer way round, so a few waves pay for one field less.
+const WAVES_PER_FIELD: usize = 3;
+
 /// An order under way: what is left of it.
 #[derive(Clone, Debug)]
 struct Planning {
@@ -195,6 +200,9 @@ struct ClassPlan {
     /// The tiles the click field picked, as many as the members it left.
     tiles: Vec<usize>,
     phase: Phase,
+    /// The route field under way: waves run on it, and its bound for the cells it did not
+    /// settle.
+    field: Option<(usize, f64)>,
 }
 
 /// The next step of a class.
@@ -467,10 +475,14 @@ impl GroupPlanner {
                 let beyond = self.build_route_field(grid, board, &free, &class.members);
                 self.free = free;
                 class.phase = Phase::Wave { beyond };
+                class.field = Some((0, beyond));
                 false
             }
             Phase::Wave { beyond } => {
                 self.stats.waves += 1;
+                if let Some((waves, _)) = &mut class.field {
+                    *waves += 1;
+                }
                 match board {
                     Board::Square(diagonal) => {
                         self.wave(grid, SquareMoves(diagonal), class, beyond);
@@ -520,7 +532,10 @@ impl GroupPlanner {
                     false
                 } else {
                     class.routed.clear();
-                    class.phase = Phase::RouteField;
+                    class.phase = match class.field {
+                        Some((waves, beyond)) if waves < WAVES_PER_FIELD => Phase::Wave { beyond },
+                        _ => Phase::RouteField,
+                    };
                     class.members.is_empty()
                 }
             }
@@ -589,7 +604,9 @@ impl GroupPlanner {
     }
 
     /// The wave: one search from all the members at once, each starting behind by its cost
-    /// down the route field `F`, a multi-source A* (guided by `F`) whose cost at a cell `c`
+    /// down the route field `F` (from the tiles that were free when it was built, which
+    /// bounds the cost to those still free from below), a multi-source A* (guided by `F`)
+    /// whose cost at a cell `c`
     /// is the least of `top - F(u) + d(u, c)` over the members `u`, `top` the greatest
     /// `F(u)`. That is never less than `top - F(c)` (`F(u) <= d(u, c) + F(c)`), and it is
     /// exactly that on every river cell `y` (a cell on some member's way down `F`). So for a
@@ -913,6 +930,7 @@ impl ClassPlan {
             routed: Vec::new(),
             tiles: Vec::new(),
             phase: Phase::PickTiles,
+            field: None,
         }
     }
 }

@@ -260,9 +260,11 @@
 //! together they are a cheapest path. Once the wave has reached every free tile, the tiles
 //! are handed out upstream first, each to a unit waiting above its river cell (those not
 //! served wait on downstream), which serves as many units as the wave's ways allow. Units
-//! left without a tile (their rivers' tiles went to others) get another route field from
-//! the tiles still free and another wave, until every unit has its tile: a few rounds,
-//! each serving a share of the units left.
+//! left without a tile (their rivers' tiles went to others) get another wave, until every
+//! unit has its tile: a few rounds, each serving a share of the units left. Any field would
+//! do for the argument above, so a route field serves three waves (its tiles being taken
+//! only makes the later waves go a longer way round) before it is rebuilt from the tiles
+//! still free.
 //!
 //! Why not only fields, as flow-field games do? A field routes a unit to the nearest goal,
 //! and every prefix of its way is a cheapest way to where it ends, so one field from the

