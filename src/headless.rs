@@ -6,7 +6,7 @@ use tilewalk_path::formats::ParseError;
 
 use crate::level::{Level, spawn_units};
 use crate::map::MapAsset;
-use crate::pathing::Path;
+use crate::pathing::{Path, Pending};
 use crate::simulation_plugin;
 use crate::tactics::Turn;
 use crate::terrain::TerrainTable;
@@ -31,14 +31,14 @@ pub fn headless_app(map: &MapAsset, table: &TerrainTable) -> Result<App, ParseEr
     Ok(app)
 }
 
-/// Whether every unit stands still: no path to follow, no step under way, and no enemy turn
-/// of tactics mode under way.
+/// Whether every unit stands still: no path to follow or waited for, no step under way, and
+/// no enemy turn of tactics mode under way.
 pub fn all_idle(world: &mut World) -> bool {
     world
         .get_resource::<Turn>()
         .is_none_or(|t| t.team == Team::Blue)
         && world
-            .query_filtered::<(), With<Path>>()
+            .query_filtered::<(), Or<(With<Path>, With<Pending>)>>()
             .iter(world)
             .next()
             .is_none()

@@ -1,7 +1,40 @@
 //! Walking units along their `Path`, tile centre to tile centre, at the speed the cost model
 //! gives: a step takes step length × the entered tile's cost ÷ the unit's speed.
+//!
+//! # Crowds
+//!
+//! A unit holds one tile: the one it stands on or is stepping into (the tile it leaves is free
+//! at once, so a column walks nose to tail). Two units never hold the same tile. Every frame
+//! the units whose step has ended ask for the next tile of their path, in a fixed order (the
+//! query's, so a run replays identically), and:
+//!
+//! - **a free tile** is theirs;
+//! - **a ring**: units standing still that each want the tile of the next, back to the first
+//!   (two units meeting head-on on a bridge, or a ring in a packed crowd), all step at once.
+//!   Two allies (same team and movement class) meeting head-on trade the rest of their walks
+//!   instead: each goes on to where the other was going, so neither has to pass the other;
+//!   units of different sides pass each other on the edge between their tiles;
+//! - **an ally at rest** in the way (same team and class, no path) takes over the rest of the
+//!   walk, and the walker stops on its tile: the pair ends on the two tiles the walker and the
+//!   ally would have ended on, and both paths stay cheapest paths to where they end (any part
+//!   of a cheapest path is one). A crowd converging on one point packs in this way: whoever
+//!   got there first shuffles on inwards;
+//! - **a queue**: a tile held by a unit that is walking, that waits itself, or that waits for
+//!   its path ([`Pending`]), is waited for as long as it takes, with no re-plan: every chain
+//!   of waiting units ends in a free tile, a ring, an ally at rest, a unit under way or
+//!   about to be, or a unit at rest that is not an ally, and only the last one stops it;
+//! - **anyone else at rest** in the way (another side, another class), or an ally at rest on
+//!   the walker's last tile: after [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to
+//!   the nearest free tile when its own is taken), and gives up after [`MAX_REPLANS`] tries.
+//!
+//! Why these rules and not space-time reservations (cooperative A*, WHCA*, Silver 2005)?
+//! Reservations plan every unit in space and time, a search per unit per window, and need the
+//! time of every step in advance, which a designer's hot reload of the terrain costs changes
+//! mid-march. These rules are local, cost O(units) a frame (the rings are found in one pass
+//! over the waiting units), never deadlock (see the list), and keep the planned paths: a walk
+//! only changes by trades that leave each unit on a cheapest path.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
@@ -9,16 +42,15 @@ use tilewalk_path::Pos;
 
 use crate::AppSystems;
 use crate::level::Level;
-use crate::pathing::{OrderRefused, Path, Refusal, Replan};
-use crate::units::{Motion, MovementClass, Stride, Tile, UNIT_Z, Unit};
+use crate::pathing::{OrderRefused, Path, Pending, Refusal, Replan};
+use crate::units::{Motion, MovementClass, Stride, Team, Tile, UNIT_Z, Unit};
 
 /// How many cost-1 tiles a unit crosses per second (straight steps).
 pub const UNIT_SPEED_TILES_PER_SEC: f64 = 3.0;
-/// How long a unit waits for a tile held by an idle unit before it looks for a way around.
+/// How long a unit waits for a tile held by a unit at rest that will not make way (another
+/// side or class) before it looks for a way around.
 pub const WAIT_FOR_IDLE_SECS: f32 = 0.5;
-/// How long it waits for a unit that is itself moving (it usually moves on) before re-planning.
-pub const WAIT_FOR_MOVING_SECS: f32 = 2.0;
-/// Re-plans around blocking units before a unit gives up its order.
+/// Re-plans around units at rest before a unit gives up its order.
 pub const MAX_REPLANS: u32 = 3;
 
 /// A unit reached the end of its path.
@@ -51,11 +83,59 @@ pub(super) fn plugin(app: &mut App) {
 struct Walker {
     entity: Entity,
     name: &'static Name,
+    team: &'static Team,
     class: &'static MovementClass,
     tile: &'static mut Tile,
     motion: &'static mut Motion,
     path: Option<&'static mut Path>,
+    pending: Has<Pending>,
     transform: &'static mut Transform,
+}
+
+/// What a unit is doing this frame, as the others see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Doing {
+    /// No path and no step under way.
+    Resting,
+    /// Standing, waiting for its path (see [`Pending`]).
+    Pending,
+    /// A step under way.
+    Stepping,
+    /// Standing with a next tile to enter: the index in the frame's waiting units.
+    Waiting(usize),
+}
+
+/// A unit standing still this frame with a next tile to enter.
+#[derive(Clone, Copy, Debug)]
+struct Waiter {
+    entity: Entity,
+    from: Pos,
+    want: Pos,
+    /// The cost of entering `want` for its class, `None` when it became impassable.
+    cost: Option<f64>,
+    /// Simulated time left over in this frame after its last step ended.
+    left: f64,
+    /// `want` is the last tile of its path.
+    last: bool,
+    pass_through: bool,
+}
+
+/// What a waiting unit does this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Outcome {
+    Step,
+    /// Waits behind a unit that is walking or waiting itself.
+    Queue,
+    /// Waits for a unit at rest that will not make way.
+    Blocked {
+        holder: Entity,
+    },
+    /// Trades walks with the ally at this index (a ring of two allies).
+    Trade(usize),
+    /// Hands the rest of its walk to the ally resting on its next tile.
+    HandOver {
+        holder: Entity,
+    },
 }
 
 fn follow_paths(
@@ -68,106 +148,278 @@ fn follow_paths(
     mut refused: MessageWriter<OrderRefused>,
     names: Query<&Name, With<Unit>>,
 ) {
-    let mut holders: HashMap<Pos, Entity> = units.iter().map(|u| (u.tile.0, u.entity)).collect();
-    let moving: HashSet<Entity> = units
-        .iter()
-        .filter(|u| u.path.is_some())
-        .map(|u| u.entity)
-        .collect();
     let now = time.elapsed_secs_f64();
     let geometry = level.geometry();
-    for walker in &mut units {
-        let WalkerItem {
-            entity,
-            name,
-            class,
-            mut tile,
-            mut motion,
-            mut path,
-            mut transform,
-        } = walker;
+    // 1. Steps under way go on; units whose path is done arrive; the others want a tile.
+    let mut holders: HashMap<Pos, Entity> = HashMap::new();
+    let mut doing: HashMap<Entity, Doer> = HashMap::new();
+    let mut waiters: Vec<Waiter> = Vec::new();
+    for mut unit in &mut units {
+        holders.insert(unit.tile.0, unit.entity);
         let mut left = time.delta_secs_f64();
-        loop {
-            if let Some(stride) = &mut motion.stride {
-                stride.elapsed += left;
-                left = 0.0;
-                if stride.elapsed < stride.duration {
-                    break;
-                }
-                left = stride.elapsed - stride.duration;
-                motion.stride = None;
+        if let Some(stride) = &mut unit.motion.stride {
+            stride.elapsed += left;
+            left = stride.elapsed - stride.duration;
+            if left >= 0.0 {
+                unit.motion.stride = None;
             }
-            let Some(path) = path.as_deref_mut() else {
-                break;
-            };
-            let Some(&to) = path.cells.get(path.next) else {
-                commands.entity(entity).remove::<Path>();
-                arrived.write(Arrived {
-                    unit: entity,
-                    tile: tile.0,
-                    seconds: now - left,
-                });
-                break;
-            };
-            if let Some(&holder) = holders.get(&to)
-                && holder != entity
-                && !path.pass_through
-            {
-                path.waited += left as f32;
-                let patience = if moving.contains(&holder) {
-                    WAIT_FOR_MOVING_SECS
-                } else {
-                    WAIT_FOR_IDLE_SECS
-                };
-                if path.waited >= patience {
-                    path.waited = 0.0;
-                    if path.replans >= MAX_REPLANS {
-                        commands.entity(entity).remove::<Path>();
-                        let blocker = names.get(holder).map_or("another unit", |n| n.as_str());
-                        refused.write(OrderRefused {
-                            unit: entity,
-                            goal: path.goal(),
-                            reason: Refusal::GaveUp {
-                                unit: name.as_str().into(),
-                                blocker: blocker.into(),
-                                at: to,
-                            },
-                        });
-                    } else {
-                        path.replans += 1;
-                        replan.write(Replan {
-                            unit: entity,
-                            avoid_units: true,
-                        });
-                    }
-                }
-                break;
-            }
-            // A tile that became impassable: the re-plan for that change is on its way.
-            let Some(cost) = level.grid(*class).cost(to) else {
-                break;
-            };
-            path.waited = 0.0;
-            // Passing through an ally leaves its hold on its own tile alone.
-            if holders.get(&tile.0) == Some(&entity) {
-                holders.remove(&tile.0);
-            }
-            holders.entry(to).or_insert(entity);
-            motion.stride = Some(Stride {
-                from: tile.0,
-                to,
-                elapsed: 0.0,
-                duration: step_seconds(geometry.step_length(tile.0, to), cost),
-            });
-            tile.0 = to;
-            path.next += 1;
         }
-        let position = match motion.stride {
-            Some(s) => geometry
-                .center(s.from)
-                .lerp(geometry.center(s.to), (s.elapsed / s.duration) as f32),
-            None => geometry.center(tile.0),
+        let what = match (&unit.motion.stride, unit.path.as_deref()) {
+            (Some(_), _) => Doing::Stepping,
+            (None, _) if unit.pending => Doing::Pending,
+            (None, None) => Doing::Resting,
+            (None, Some(path)) => match path.cells.get(path.next) {
+                None => {
+                    commands.entity(unit.entity).remove::<Path>();
+                    arrived.write(Arrived {
+                        unit: unit.entity,
+                        tile: unit.tile.0,
+                        seconds: now - left,
+                    });
+                    Doing::Resting
+                }
+                Some(&want) => {
+                    waiters.push(Waiter {
+                        entity: unit.entity,
+                        from: unit.tile.0,
+                        want,
+                        cost: level.grid(*unit.class).cost(want),
+                        left,
+                        last: path.next + 1 == path.cells.len(),
+                        pass_through: path.pass_through,
+                    });
+                    Doing::Waiting(waiters.len() - 1)
+                }
+            },
         };
-        transform.translation = position.extend(UNIT_Z);
+        doing.insert(
+            unit.entity,
+            Doer {
+                what,
+                team: *unit.team,
+                class: *unit.class,
+            },
+        );
+    }
+    // 2. Who steps, who waits, who trades.
+    let outcomes = settle(&waiters, &mut holders, &mut doing);
+    // 3. Steps start, walks change hands, waits run out.
+    for (w, outcome) in waiters.iter().zip(&outcomes) {
+        let Outcome::Trade(other) = *outcome else {
+            continue;
+        };
+        // Each takes the other's walk from the tile it stands on: the other's next tile.
+        if let Ok(theirs) = units.get(waiters[other].entity)
+            && let Some(theirs) = theirs.path
+        {
+            let cost = walk_cost(&level, doing[&w.entity].class, &theirs.cells[theirs.next..]);
+            commands
+                .entity(w.entity)
+                .insert(theirs.rest(theirs.next, cost));
+        }
+    }
+    for (w, outcome) in waiters.iter().zip(outcomes) {
+        let Ok(mut unit) = units.get_mut(w.entity) else {
+            continue;
+        };
+        let class = *unit.class;
+        let Some(path) = unit.path.as_deref_mut() else {
+            continue;
+        };
+        match outcome {
+            Outcome::Step => {
+                path.waited = 0.0;
+                path.next += 1;
+                let (from, to) = (w.from, w.want);
+                let cost = w.cost.expect("only passable tiles are stepped onto");
+                unit.tile.0 = to;
+                unit.motion.stride = Some(Stride {
+                    from,
+                    to,
+                    elapsed: w.left,
+                    duration: step_seconds(geometry.step_length(from, to), cost),
+                });
+            }
+            Outcome::Queue | Outcome::Trade(_) => path.waited = 0.0,
+            Outcome::HandOver { holder } => {
+                let at = path.next;
+                let rest = walk_cost(&level, class, &path.cells[at..]);
+                commands.entity(holder).insert(path.rest(at, rest));
+                let head = walk_cost(&level, class, &path.cells[..=at]);
+                path.stop_at(at, head);
+            }
+            Outcome::Blocked { holder } => {
+                path.waited += w.left as f32;
+                if path.waited < WAIT_FOR_IDLE_SECS {
+                    continue;
+                }
+                path.waited = 0.0;
+                if path.replans < MAX_REPLANS {
+                    path.replans += 1;
+                    replan.write(Replan {
+                        unit: w.entity,
+                        avoid_units: true,
+                    });
+                    continue;
+                }
+                let goal = path.goal();
+                commands.entity(w.entity).remove::<Path>();
+                let blocker = names.get(holder).map_or("another unit", |n| n.as_str());
+                refused.write(OrderRefused {
+                    unit: w.entity,
+                    goal,
+                    reason: Refusal::GaveUp {
+                        unit: unit.name.as_str().into(),
+                        blocker: blocker.into(),
+                        at: w.want,
+                    },
+                });
+            }
+        }
+    }
+    for mut unit in &mut units {
+        let position = match unit.motion.stride {
+            Some(s) => geometry.center(s.from).lerp(
+                geometry.center(s.to),
+                (s.elapsed / s.duration).min(1.0) as f32,
+            ),
+            None => geometry.center(unit.tile.0),
+        };
+        unit.transform.translation = position.extend(UNIT_Z);
+    }
+}
+
+/// A unit as the others see it this frame.
+#[derive(Clone, Copy, Debug)]
+struct Doer {
+    what: Doing,
+    team: Team,
+    class: MovementClass,
+}
+
+impl Doer {
+    /// Units that can take over each other's walks: same side, same class.
+    fn ally_of(&self, other: &Doer) -> bool {
+        self.team == other.team && self.class == other.class
+    }
+}
+
+/// Decides, in the waiting units' order, what each does this frame; `holders` and `doing`
+/// follow the decisions (a tile stepped off is free for the next unit in the order).
+fn settle(
+    waiters: &[Waiter],
+    holders: &mut HashMap<Pos, Entity>,
+    doing: &mut HashMap<Entity, Doer>,
+) -> Vec<Outcome> {
+    let waits = |w: &Waiter| !w.pass_through && w.cost.is_some();
+    // The waiting unit each waiting unit waits for.
+    let behind: Vec<Option<usize>> = waiters
+        .iter()
+        .map(|w| match holders.get(&w.want).map(|h| doing[h].what) {
+            Some(Doing::Waiting(i)) if waits(w) && waits(&waiters[i]) => Some(i),
+            _ => None,
+        })
+        .collect();
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; waiters.len()];
+    for ring in rings(&behind) {
+        if let [a, b] = ring[..]
+            && doing[&waiters[a].entity].ally_of(&doing[&waiters[b].entity])
+        {
+            outcomes[a] = Some(Outcome::Trade(b));
+            outcomes[b] = Some(Outcome::Trade(a));
+            continue;
+        }
+        for &i in &ring {
+            outcomes[i] = Some(Outcome::Step);
+            holders.insert(waiters[i].want, waiters[i].entity);
+        }
+    }
+    for (i, w) in waiters.iter().enumerate() {
+        if outcomes[i].is_some() {
+            continue;
+        }
+        let holder = holders.get(&w.want).copied();
+        outcomes[i] = Some(match holder {
+            // A tile that became impassable: the re-plan for that change is on its way.
+            _ if w.cost.is_none() => Outcome::Queue,
+            Some(holder) if holder != w.entity && !w.pass_through => {
+                let (mine, theirs) = (doing[&w.entity], doing[&holder]);
+                match theirs.what {
+                    Doing::Resting if mine.ally_of(&theirs) && !w.last => {
+                        // It is under way from now on: nobody else hands it a walk.
+                        if let Some(d) = doing.get_mut(&holder) {
+                            d.what = Doing::Stepping;
+                        }
+                        Outcome::HandOver { holder }
+                    }
+                    Doing::Resting => Outcome::Blocked { holder },
+                    Doing::Stepping | Doing::Waiting(_) | Doing::Pending => Outcome::Queue,
+                }
+            }
+            _ => {
+                // Passing through an ally leaves its hold on its own tile alone.
+                if holders.get(&w.from) == Some(&w.entity) {
+                    holders.remove(&w.from);
+                }
+                holders.entry(w.want).or_insert(w.entity);
+                Outcome::Step
+            }
+        });
+    }
+    outcomes
+        .into_iter()
+        .map(|o| o.expect("every waiting unit has an outcome"))
+        .collect()
+}
+
+/// The rings of a graph in which every node points to at most one other (`next`): each ring
+/// once, from its member met first. One pass, O(nodes).
+fn rings(next: &[Option<usize>]) -> Vec<Vec<usize>> {
+    const NEW: u8 = 0;
+    const ON_WALK: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; next.len()];
+    let mut rings = Vec::new();
+    let mut walk = Vec::new();
+    for start in 0..next.len() {
+        let mut at = Some(start);
+        while let Some(i) = at.filter(|&i| state[i] == NEW) {
+            state[i] = ON_WALK;
+            walk.push(i);
+            at = next[i];
+        }
+        if let Some(i) = at
+            && state[i] == ON_WALK
+        {
+            let from = walk.iter().position(|&j| j == i).expect("on the walk");
+            rings.push(walk[from..].to_vec());
+        }
+        for j in walk.drain(..) {
+            state[j] = DONE;
+        }
+    }
+    rings
+}
+
+/// What walking `cells` costs `class` on the level now (the first cell is where it starts).
+fn walk_cost(level: &Level, class: MovementClass, cells: &[Pos]) -> f64 {
+    let grid = level.grid(class);
+    let geometry = level.geometry();
+    cells
+        .windows(2)
+        .map(|w| grid.cost(w[1]).unwrap_or(f64::INFINITY) * geometry.step_length(w[0], w[1]))
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rings_are_found_once_each_and_tails_are_not_rings() {
+        // 0 → 1 → 2 → 0 is a ring; 3 → 1 leads into it; 4 ↔ 5 is a ring of two; 6 → none.
+        let next = [Some(1), Some(2), Some(0), Some(1), Some(5), Some(4), None];
+        assert_eq!(rings(&next), vec![vec![0, 1, 2], vec![4, 5]]);
+        assert_eq!(rings(&[Some(1), Some(2), None]), Vec::<Vec<usize>>::new());
     }
 }

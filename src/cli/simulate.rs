@@ -15,7 +15,7 @@ use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal, round_seconds};
 use crate::level::Level;
 use crate::map::parse_pos;
-use crate::pathing::{MoveOrder, Path};
+use crate::pathing::{MoveOrder, Path, Pending};
 use crate::units::{Team, Tile, Unit};
 
 #[derive(clap::Args, Debug)]
@@ -239,8 +239,8 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether every unit of `ordered` has a path to walk or its order has ended (arrived or
-/// refused): planning is over.
+/// Whether every unit of `ordered` waits for no path and has one to walk or its order has
+/// ended (arrived or refused): planning is over.
 fn all_have_paths(world: &mut World, ordered: &HashSet<Entity>) -> bool {
     let ended: HashSet<String> = world
         .resource::<Journal>()
@@ -252,10 +252,10 @@ fn all_have_paths(world: &mut World, ordered: &HashSet<Entity>) -> bool {
         })
         .collect();
     world
-        .query::<(Entity, &Name, Has<Path>)>()
+        .query::<(Entity, &Name, Has<Path>, Has<Pending>)>()
         .iter(world)
         .filter(|(e, ..)| ordered.contains(e))
-        .all(|(_, name, has_path)| has_path || ended.contains(name.as_str()))
+        .all(|(_, name, has_path, pending)| !pending && (has_path || ended.contains(name.as_str())))
 }
 
 /// The nearest-rank percentile `p` (0 to 1) of sorted `values` (0 for none).

@@ -1,5 +1,5 @@
-//! The HUD (tile under the cursor, selection, the search shown, notices, file errors, frame
-//! time, controls) and the gizmo overlays (the hovered tile, each selected unit's path in its
+//! The HUD (tile under the cursor, selection, the search shown, frame time, units waiting for
+//! paths, notices, file errors, controls) and the gizmo overlays (the hovered tile, each selected unit's path in its
 //! own tint, the drag box, a search's expanded cells).
 
 use bevy::prelude::*;
@@ -11,7 +11,7 @@ use crate::assets::FileErrors;
 use crate::convert::TILE_SIZE;
 use crate::journal::{Entry, Journal};
 use crate::level::Level;
-use crate::pathing::{Path, Refusal, SearchRecord, Searches};
+use crate::pathing::{Path, PathWork, Refusal, SearchRecord, Searches};
 use crate::tactics::Mode;
 use crate::units::{Motion, MovementClass, Selected};
 
@@ -170,6 +170,7 @@ fn update_status(
     level: Res<Level>,
     searches: Res<Searches>,
     view: Res<SearchView>,
+    work: Res<PathWork>,
     time: Res<Time>,
     mut frame_ms: Local<f32>,
     mut notice: ResMut<Notice>,
@@ -235,6 +236,12 @@ fn update_status(
             1000.0 / frame_ms.max(0.001)
         )
     });
+    if work.pending > 0 {
+        lines.push(format!(
+            "paths: {} units waiting, {} requests queued, {} cells searched this frame",
+            work.pending, work.queued, work.work
+        ));
+    }
     if notice.shown_for < NOTICE_SECS && !notice.text.is_empty() {
         lines.push(notice.text.clone());
     }

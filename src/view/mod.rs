@@ -78,10 +78,13 @@ pub struct Cursor {
     pub over_ui: bool,
 }
 
-/// Asks for the next frame while something on screen changes by itself: units walking, an
-/// enemy turn, a key held to pan, a marker fading, a notice on screen, a screenshot pending.
+/// Units walking or waiting for a path.
+type Walking = Or<(With<crate::pathing::Path>, With<crate::pathing::Pending>)>;
+
+/// Asks for the next frame while something on screen changes by itself: units walking or
+/// waiting for their paths, an enemy turn, a key held to pan, a marker fading, a notice on screen, a screenshot pending.
 fn keep_drawing(
-    walking: Query<(), With<crate::pathing::Path>>,
+    walking: Query<(), Walking>,
     markers: Query<(), With<sprites::RefusalMarker>>,
     screenshots: Query<(), With<Screenshot>>,
     keys: Res<ButtonInput<KeyCode>>,

@@ -9,7 +9,7 @@ use super::Cursor;
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
-use crate::pathing::{OrderRefused, Refusal};
+use crate::pathing::{OrderRefused, Pending, Refusal};
 use crate::units::{AttackRange, MovementClass, Selected, Team, Tile, Unit};
 
 pub const BLUE: Color = Color::srgb(0.30, 0.55, 1.0);
@@ -39,6 +39,7 @@ pub(super) fn plugin(app: &mut App) {
             dress_units,
             show_rings_and_labels,
             keep_units_visible,
+            fade_pending,
             mark_refusals.run_if(resource_exists::<Level>),
             fade_markers,
         )
@@ -148,6 +149,19 @@ fn show_rings_and_labels(
             .get(parent.parent())
             .is_ok_and(|(selected, tile)| selected || cursor.tile == Some(tile.0));
         visibility.set_if_neq(shown(named));
+    }
+}
+
+/// How opaque a unit waiting for its path is drawn.
+const PENDING_ALPHA: f32 = 0.45;
+
+/// Units waiting for their path ([`Pending`]) are drawn faded until it arrives.
+fn fade_pending(mut units: Query<(&mut Sprite, Has<Pending>), With<Unit>>) {
+    for (mut sprite, pending) in &mut units {
+        let alpha = if pending { PENDING_ALPHA } else { 1.0 };
+        if sprite.color.alpha() != alpha {
+            sprite.color.set_alpha(alpha);
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The one integration-test binary: headless simulation, hot reload from real files, and
 //! the command line. (One binary, so Bevy is linked once.)
 
+mod armies;
 mod boards;
 mod cli;
 mod fuzz;

@@ -1,15 +1,18 @@
-//! Move orders become searches and `Path` components; paths are re-planned when the
-//! terrain under them changes or a unit is blocked.
+//! Move orders become path requests, served under a per-frame budget ([`requests`]'s docs),
+//! and then `Path` components; paths are re-planned when the terrain under them changes or a
+//! unit is blocked.
 
-use std::collections::{BTreeMap, HashSet};
+mod requests;
+
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
-use tilewalk_path::{
-    Board, Grid, GroupOrder, GroupPlanner, NoPath, Passage, Pos, Route, SearchContext,
-    SearchOptions, Stranded, Unit as GroupUnit,
-};
+use tilewalk_path::{Board, Grid, NoPath, Passage, Pos, SearchContext, SearchOptions};
+
+pub use requests::{DEFAULT_PATH_WORK, PathBudget, PathWork, Pending};
+use requests::{Kind, Requests};
 
 use crate::AppSystems;
 use crate::convert::step_length;
@@ -18,8 +21,9 @@ use crate::units::{MovementClass, Selected, Team, Tile, Unit};
 
 /// Orders units to a tile. Each unit gets its own free tile: the free tiles nearest the click
 /// by travel cost (what walking from the tile to the click costs its class), planned for the
-/// whole group at once (a unit alone gets its own A*, the clicked tile when it is free). With `append`, the trip is added after each unit's current path, to
-/// the free tile nearest the click in a straight line.
+/// whole group at once (a unit alone gets its own A*, the clicked tile when it is free). With
+/// `append`, the trip is added after each unit's current path, to the free tile nearest the
+/// click in a straight line. The units wait ([`Pending`]) until their paths are served.
 #[derive(Message, Clone, Debug)]
 pub struct MoveOrder {
     pub units: Vec<Entity>,
@@ -27,7 +31,7 @@ pub struct MoveOrder {
     pub append: bool,
 }
 
-/// Drops the units' paths; a step under way is finished.
+/// Drops the units' paths and the requests they wait for; a step under way is finished.
 #[derive(Message, Clone, Debug)]
 pub struct StopOrder {
     pub units: Vec<Entity>,
@@ -167,6 +171,33 @@ impl Path {
         &self.cells[self.next.min(self.cells.len())..]
     }
 
+    /// The walk from `cells[at]` on, as a unit standing there takes it over (when a walker
+    /// hands it to an ally, or two allies trade); `cost` is what it costs that unit.
+    pub fn rest(&self, at: usize, cost: f64) -> Path {
+        Path {
+            cells: self.cells[at..].to_vec(),
+            cost,
+            next: 1,
+            waypoints: self
+                .waypoints
+                .iter()
+                .filter(|&&i| i > at)
+                .map(|&i| i - at)
+                .collect(),
+            waited: 0.0,
+            replans: 0,
+            pass_through: false,
+        }
+    }
+
+    /// Ends the walk on `cells[at]`, which now costs `cost` in all.
+    pub fn stop_at(&mut self, at: usize, cost: f64) {
+        self.cells.truncate(at + 1);
+        self.waypoints.retain(|&i| i < at);
+        self.waypoints.push(at);
+        self.cost = cost;
+    }
+
     fn remaining_waypoints(&self) -> Vec<Pos> {
         self.waypoints
             .iter()
@@ -214,14 +245,6 @@ impl Searches {
 #[derive(Resource, Clone, Copy, Debug, Default)]
 pub struct RecordSearches(pub bool);
 
-/// One reusable search context for every order.
-#[derive(Resource, Default)]
-struct Pathfinder(SearchContext);
-
-/// One reusable group planner for every group order.
-#[derive(Resource, Default)]
-struct Marshal(GroupPlanner);
-
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<MoveOrder>()
         .add_message::<StopOrder>()
@@ -230,21 +253,32 @@ pub(super) fn plugin(app: &mut App) {
         .add_message::<SteppingOff>()
         .init_resource::<Searches>()
         .init_resource::<RecordSearches>()
-        .init_resource::<Pathfinder>()
-        .init_resource::<Marshal>()
+        .init_resource::<Requests>()
+        .init_resource::<PathBudget>()
+        .init_resource::<PathWork>()
         .add_systems(
             Update,
-            (stop_units, plan_orders, replan_paths)
+            (
+                stop_units,
+                plan_orders,
+                replan_paths,
+                requests::serve_requests,
+            )
                 .chain()
                 .in_set(AppSystems::Plan)
                 .run_if(resource_exists::<Level>),
         );
 }
 
-fn stop_units(mut commands: Commands, mut stops: MessageReader<StopOrder>) {
+fn stop_units(
+    mut commands: Commands,
+    mut stops: MessageReader<StopOrder>,
+    mut requests: ResMut<Requests>,
+) {
     for stop in stops.read() {
         for &unit in &stop.units {
             commands.entity(unit).remove::<Path>();
+            requests.cancel(&mut commands, unit);
         }
     }
 }
@@ -260,26 +294,20 @@ struct Planned {
     selected: Has<Selected>,
 }
 
+/// Checks each order's goal (a refusal says why at once) and queues the request: one group
+/// order for a new trip of two or more units, one request per unit otherwise.
 fn plan_orders(
     mut commands: Commands,
     mut orders: MessageReader<MoveOrder>,
     mut refused: MessageWriter<OrderRefused>,
-    mut stepping: MessageWriter<SteppingOff>,
-    mut finder: ResMut<Pathfinder>,
-    mut marshal: ResMut<Marshal>,
+    mut requests: ResMut<Requests>,
     mut searches: ResMut<Searches>,
-    record: Res<RecordSearches>,
     level: Res<Level>,
     units: Query<Planned, With<Unit>>,
 ) {
     if !orders.is_empty() {
         searches.0.clear();
     }
-    // Paths planned this frame: they are not in the world until commands apply, yet a
-    // second order in the same frame (a shift+click waypoint) must build on them. Ordered,
-    // so the paths are inserted in the same order every run: that order is the order in
-    // which movement later visits the units, and so who takes a contested tile first.
-    let mut planned: BTreeMap<Entity, Path> = BTreeMap::new();
     for order in orders.read() {
         let mut ordered: Vec<PlannedItem> = order
             .units
@@ -287,211 +315,37 @@ fn plan_orders(
             .filter_map(|&e| units.get(e).ok())
             .collect();
         ordered.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
-        // Tiles others will hold: where idle units stand and where moving ones are going.
-        let mut claimed: HashSet<Pos> = units
-            .iter()
-            .filter(|u| !order.units.contains(&u.entity))
-            .map(|u| {
-                planned
-                    .get(&u.entity)
-                    .or(u.path)
-                    .map_or(u.tile.0, Path::goal)
-            })
-            .collect();
-        let refuse = |unit: Entity, reason: Refusal| OrderRefused {
-            unit,
-            goal: order.goal,
-            reason,
-        };
         ordered.retain(|unit| {
-            let from = match planned.get(&unit.entity).or(unit.path) {
+            let from = match unit.path {
                 Some(path) if order.append => path.goal(),
                 _ => unit.tile.0,
             };
             match check_goal(&level, unit.name.as_str(), *unit.class, from, order.goal) {
                 Ok(()) => true,
                 Err(reason) => {
-                    refused.write(refuse(unit.entity, reason));
+                    refused.write(OrderRefused {
+                        unit: unit.entity,
+                        goal: order.goal,
+                        reason,
+                    });
                     false
                 }
             }
         });
         // A new trip for a group is one plan; waypoints extend each unit's own path, and a
         // unit alone gets its own A* (whose expanded cells the search view can show).
-        let singles = if order.append || ordered.len() < 2 {
-            ordered
-        } else {
-            let group = Group {
-                level: &level,
-                goal: order.goal,
-                units: ordered,
-            };
-            group.plan(
-                &mut marshal.0,
-                &mut searches,
-                &mut claimed,
-                &mut planned,
-                &mut refused,
-            )
-        };
-        for unit in singles {
-            let name = unit.name.as_str();
-            let path = planned.get(&unit.entity).or(unit.path).cloned();
-            let from = match &path {
-                Some(path) if order.append => path.goal(),
-                _ => unit.tile.0,
-            };
-            let class = *unit.class;
-            let grid = level.grid(class);
-            let Some(goal) = free_goal(grid, level.board, from, order.goal, &claimed) else {
-                refused.write(refuse(
-                    unit.entity,
-                    Refusal::NoFreeTile { unit: name.into() },
-                ));
-                continue;
-            };
-            let recorder = Recorder {
-                unit: name,
-                record: record.0 || unit.selected,
-            };
-            match search_legs(
-                &mut finder.0,
-                &mut searches,
-                recorder,
-                grid,
-                level.board,
-                from,
-                &[goal],
-                None,
-            ) {
-                Ok(leg) => {
-                    claimed.insert(goal);
-                    if let Some(message) = SteppingOff::of(unit.entity, &leg, &level, class) {
-                        stepping.write(message);
-                    }
-                    let new = match path {
-                        Some(old) if order.append => old.extended(leg),
-                        _ => leg,
-                    };
-                    planned.insert(unit.entity, new);
-                }
-                Err(why) => {
-                    refused.write(refuse(
-                        unit.entity,
-                        Refusal::NoPath {
-                            unit: name.into(),
-                            why,
-                        },
-                    ));
-                }
+        if order.append || ordered.len() < 2 {
+            for unit in ordered {
+                let kind = Kind::Trip {
+                    unit: unit.entity,
+                    append: order.append,
+                };
+                requests.push(&mut commands, order.goal, kind);
             }
+        } else {
+            let units = ordered.iter().map(|u| u.entity).collect();
+            requests.push(&mut commands, order.goal, Kind::Group(units));
         }
-    }
-    for (entity, path) in planned {
-        commands.entity(entity).insert(path);
-    }
-}
-
-/// The units of one new (not appended) order whose goal passed [`check_goal`], in name order.
-struct Group<'w, 's, 'a> {
-    level: &'a Level,
-    goal: Pos,
-    units: Vec<PlannedItem<'w, 's>>,
-}
-
-impl<'w, 's> Group<'w, 's, '_> {
-    /// Plans the group with one [`GroupPlanner::plan`]: each unit gets its own free tile of
-    /// least travel cost to the goal (not in `claimed`) and a cheapest path there. Returns
-    /// the units the planner cannot plan, to be planned one by one: those standing on ground
-    /// their class cannot stand on step off first, which the planner does not model.
-    fn plan(
-        self,
-        planner: &mut GroupPlanner,
-        searches: &mut Searches,
-        claimed: &mut HashSet<Pos>,
-        planned: &mut BTreeMap<Entity, Path>,
-        refused: &mut MessageWriter<OrderRefused>,
-    ) -> Vec<PlannedItem<'w, 's>> {
-        let members: Vec<GroupUnit> = self
-            .units
-            .iter()
-            .map(|u| GroupUnit {
-                start: u.tile.0,
-                class: *u.class as usize,
-            })
-            .collect();
-        // The planner only marks these tiles, so their order does not matter.
-        let occupied: Vec<Pos> = claimed.iter().copied().collect();
-        let grids = MovementClass::ALL.map(|class| self.level.grid(class));
-        let started = Instant::now();
-        let Ok(routes) = planner.plan(
-            &grids,
-            &GroupOrder {
-                units: &members,
-                click: self.goal,
-                occupied: &occupied,
-                board: self.level.board,
-            },
-        ) else {
-            // A click outside the map or grids of different sizes: `check_goal` and the
-            // level rule both out, and the units one by one still give a reason.
-            return self.units;
-        };
-        let micros = started.elapsed().as_secs_f64() * 1e6;
-        let stats = planner.stats();
-        let mut singles = Vec::new();
-        for (unit, route) in self.units.into_iter().zip(routes) {
-            let name = unit.name.as_str();
-            let reason = match route {
-                Ok(Route { tile, path }) => {
-                    claimed.insert(tile);
-                    searches.push(SearchRecord {
-                        unit: name.to_owned(),
-                        algorithm: "group order",
-                        found: true,
-                        cost: path.cost,
-                        steps: path.cells.len() - 1,
-                        expanded: stats.settled + stats.searched,
-                        micros,
-                        expansions: Vec::new(),
-                    });
-                    let goal = path.cells.len() - 1;
-                    planned.insert(
-                        unit.entity,
-                        Path {
-                            cells: path.cells,
-                            cost: path.cost,
-                            next: 1,
-                            waypoints: vec![goal],
-                            waited: 0.0,
-                            replans: 0,
-                            pass_through: false,
-                        },
-                    );
-                    continue;
-                }
-                Err(Stranded::NoFreeTile(_)) => Refusal::NoFreeTile { unit: name.into() },
-                Err(Stranded::Unreachable(_)) => Refusal::Unreachable {
-                    unit: name.into(),
-                    goal: self.goal,
-                    why: NoPath::DifferentRegions,
-                },
-                Err(
-                    Stranded::StartBlocked(_)
-                    | Stranded::StartOutside { .. }
-                    | Stranded::UnknownClass { .. },
-                ) => {
-                    singles.push(unit);
-                    continue;
-                }
-            };
-            refused.write(OrderRefused {
-                unit: unit.entity,
-                goal: self.goal,
-                reason,
-            });
-        }
-        singles
     }
 }
 
@@ -583,7 +437,7 @@ struct Recorder<'a> {
 /// `avoid` holds tiles to treat as walls (other units, on a re-plan around them).
 fn search_legs(
     context: &mut SearchContext,
-    searches: &mut Searches,
+    records: &mut Vec<SearchRecord>,
     recorder: Recorder,
     grid: &Grid,
     board: Board,
@@ -611,7 +465,7 @@ fn search_legs(
     let mut leg = |context: &mut SearchContext, from: Pos, to: Pos| {
         let started = Instant::now();
         let found = context.search_with(grid, from, to, &options, passage);
-        searches.push(SearchRecord {
+        records.push(SearchRecord {
             unit: recorder.unit.to_owned(),
             algorithm: "A*",
             found: found.is_ok(),
@@ -668,17 +522,12 @@ fn exits(grid: &Grid, board: Board, from: Pos, avoid: Option<&HashSet<Pos>>) -> 
         .collect()
 }
 
-/// Re-plans paths that a terrain change crosses, and paths of units that movement found blocked.
+/// Queues re-plans of the paths a terrain change crosses, and of units movement found blocked.
 fn replan_paths(
     mut commands: Commands,
     mut changes: MessageReader<LevelChanged>,
     mut replans: MessageReader<Replan>,
-    mut refused: MessageWriter<OrderRefused>,
-    mut stepping: MessageWriter<SteppingOff>,
-    mut finder: ResMut<Pathfinder>,
-    mut searches: ResMut<Searches>,
-    record: Res<RecordSearches>,
-    level: Res<Level>,
+    mut requests: ResMut<Requests>,
     units: Query<Planned, With<Unit>>,
 ) {
     // Paths crossing a changed cell may be blocked or dearer; a class that got cheaper
@@ -689,8 +538,8 @@ fn replan_paths(
         changed.extend(change.cells.iter().copied());
         cheaper.extend(change.cheaper.iter().copied());
     }
-    let mut requests: Vec<Replan> = replans.read().copied().collect();
-    requests.extend(
+    let mut wanted: Vec<Replan> = replans.read().copied().collect();
+    wanted.extend(
         units
             .iter()
             .filter(|u| {
@@ -705,65 +554,23 @@ fn replan_paths(
                 avoid_units: false,
             }),
     );
-    for request in requests {
-        let Ok(unit) = units.get(request.unit) else {
+    // One re-plan per unit, around units if any asked for it.
+    let mut once: Vec<Replan> = Vec::new();
+    let mut at: HashMap<Entity, usize> = HashMap::new();
+    for replan in wanted {
+        match at.get(&replan.unit) {
+            Some(&i) => once[i].avoid_units |= replan.avoid_units,
+            None => {
+                at.insert(replan.unit, once.len());
+                once.push(replan);
+            }
+        }
+    }
+    for Replan { unit, avoid_units } in once {
+        let Some(goal) = units.get(unit).ok().and_then(|u| u.path).map(Path::goal) else {
             continue;
         };
-        let Some(path) = unit.path else { continue };
-        let grid = level.grid(*unit.class);
-        let mut waypoints = path.remaining_waypoints();
-        let others: Option<HashSet<Pos>> = request.avoid_units.then(|| {
-            units
-                .iter()
-                .filter(|u| u.entity != unit.entity)
-                .map(|u| u.tile.0)
-                .collect()
-        });
-        // A goal someone else now stands on: settle for the nearest free tile.
-        if let Some(others) = &others
-            && let Some(goal) = waypoints.last_mut()
-            && others.contains(goal)
-            && let Some(free) = free_goal(grid, level.board, unit.tile.0, *goal, others)
-        {
-            *goal = free;
-        }
-        let recorder = Recorder {
-            unit: unit.name.as_str(),
-            record: record.0 || unit.selected,
-        };
-        let searched = search_legs(
-            &mut finder.0,
-            &mut searches,
-            recorder,
-            grid,
-            level.board,
-            unit.tile.0,
-            &waypoints,
-            others.as_ref(),
-        );
-        match searched {
-            Ok(new) => {
-                if let Some(message) = SteppingOff::of(unit.entity, &new, &level, *unit.class) {
-                    stepping.write(message);
-                }
-                commands.entity(unit.entity).insert(Path {
-                    replans: path.replans,
-                    ..new
-                });
-            }
-            Err(why) => {
-                commands.entity(unit.entity).remove::<Path>();
-                refused.write(OrderRefused {
-                    unit: unit.entity,
-                    goal: path.goal(),
-                    reason: Refusal::NoWayOn {
-                        unit: unit.name.as_str().into(),
-                        goal: path.goal(),
-                        why,
-                    },
-                });
-            }
-        }
+        requests.push(&mut commands, goal, Kind::Replan { unit, avoid_units });
     }
 }
 

@@ -1,0 +1,211 @@
+//! The army benchmark: 10,000 units on a generated 512×512 map, in the headless game (the
+//! simulation plugins under `MinimalPlugins`, a fixed 1/60 s step), ordered three ways in
+//! the same process:
+//!
+//! - (a) one group order of every unit to one point;
+//! - (b) 100 group orders of 100 units each, to 100 points;
+//! - (c) the baseline: every unit ordered alone to the same point, one A* each to the free
+//!   tile nearest the click in a straight line (the game's way before group orders).
+//!
+//! For each it prints the wall time until every unit has a path (or was refused), the frames
+//! that took, the wall time of each update (p50/p99) while paths are planned and while the
+//! army walks, and how many arrived; then the baseline's planning time over (a)'s and (b)'s.
+//!
+//! `cargo run --release --example army [-- --units N --walk SECONDS --budget WORK]`
+
+use std::time::Instant;
+
+use bevy::prelude::*;
+use tilewalk::headless_app;
+use tilewalk::journal::{Entry, Journal};
+use tilewalk::map::MapAsset;
+use tilewalk::map::generate::generate;
+use tilewalk::pathing::{MoveOrder, PathBudget, PathWork};
+use tilewalk::terrain::TerrainTable;
+use tilewalk::units::{Tile, Unit};
+use tilewalk_path::Pos;
+
+const SIDE: u32 = 512;
+const SEED: u64 = 7;
+
+struct Options {
+    units: u32,
+    walk_seconds: f64,
+    budget: PathBudget,
+}
+
+fn options() -> Options {
+    let mut options = Options {
+        units: 10_000,
+        walk_seconds: 10.0,
+        budget: PathBudget::default(),
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    for pair in args.chunks(2) {
+        let value = pair.get(1).map(String::as_str).unwrap_or_default();
+        match pair[0].as_str() {
+            "--units" => options.units = value.parse().unwrap_or_else(|_| usage()),
+            "--walk" => options.walk_seconds = value.parse().unwrap_or_else(|_| usage()),
+            "--budget" => options.budget.work = value.parse().unwrap_or_else(|_| usage()),
+            _ => usage(),
+        }
+    }
+    options
+}
+
+fn usage() -> ! {
+    eprintln!("usage: army [--units N] [--walk SECONDS] [--budget WORK]");
+    std::process::exit(2)
+}
+
+/// What one scenario measured.
+struct Run {
+    plan_ms: f64,
+    plan_frames: usize,
+    plan_ticks: Vec<f64>,
+    walk_ticks: Vec<f64>,
+    arrived: usize,
+    refused: usize,
+}
+
+fn main() {
+    let options = options();
+    let text = generate(SEED, SIDE, SIDE, options.units / 2);
+    let map = MapAsset::parse(&text).expect("a generated map parses");
+    let table = TerrainTable::parse(include_str!("../assets/terrain.ron"))
+        .expect("the shipped terrain table parses");
+    let centre = Pos::new(SIDE / 2, SIDE / 2);
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    println!(
+        "army benchmark: {SIDE}x{SIDE} map (tilewalk gen --seed {SEED} --width {SIDE} --height \
+         {SIDE} --units {}), {} units, budget {} work a frame, {workers} cores, walk {} s",
+        options.units / 2,
+        options.units,
+        options.budget.work,
+        options.walk_seconds
+    );
+    println!(
+        "{:<34} {:>10} {:>7} {:>20} {:>20} {:>8} {:>8}",
+        "scenario",
+        "paths ms",
+        "frames",
+        "plan tick p50/p99",
+        "walk tick p50/p99",
+        "arrived",
+        "refused"
+    );
+    let scenario = |name: &str, orders: &dyn Fn(&[Entity]) -> Vec<MoveOrder>| {
+        let mut app = headless_app(&map, &table).expect("a generated map builds");
+        app.insert_resource(options.budget);
+        let run = measure(&mut app, orders, options.walk_seconds);
+        println!(
+            "{name:<34} {:>10.1} {:>7} {:>20} {:>20} {:>8} {:>8}",
+            run.plan_ms,
+            run.plan_frames,
+            percentiles(&run.plan_ticks),
+            percentiles(&run.walk_ticks),
+            run.arrived,
+            run.refused
+        );
+        run
+    };
+    let one = scenario("(a) one group, one point", &|units| {
+        vec![MoveOrder {
+            units: units.to_vec(),
+            goal: centre,
+            append: false,
+        }]
+    });
+    let hundred = scenario("(b) 100 groups, 100 points", &|units| {
+        let size = units.len().div_ceil(100).max(1);
+        units
+            .chunks(size)
+            .enumerate()
+            .map(|(i, group)| MoveOrder {
+                units: group.to_vec(),
+                // A 10×10 lattice of points across the map's middle half.
+                goal: Pos::new(
+                    SIDE / 4 + (i as u32 % 10) * SIDE / 20,
+                    SIDE / 4 + (i as u32 / 10) * SIDE / 20,
+                ),
+                append: false,
+            })
+            .collect()
+    });
+    let baseline = scenario("(c) baseline: one A* per unit", &|units| {
+        units
+            .iter()
+            .map(|&unit| MoveOrder {
+                units: vec![unit],
+                goal: centre,
+                append: false,
+            })
+            .collect()
+    });
+    println!(
+        "baseline / (a): {:.1}x   baseline / (b): {:.1}x   (time until every unit has a path)",
+        baseline.plan_ms / one.plan_ms,
+        baseline.plan_ms / hundred.plan_ms
+    );
+}
+
+/// Orders the units (sorted by name, so every run is the same), updates until no unit waits
+/// for a path, then walks for `walk_seconds` of simulated time.
+fn measure(app: &mut App, orders: &dyn Fn(&[Entity]) -> Vec<MoveOrder>, walk_seconds: f64) -> Run {
+    let world = app.world_mut();
+    let mut units: Vec<(String, Entity)> = world
+        .query_filtered::<(&Name, Entity), (With<Unit>, With<Tile>)>()
+        .iter(world)
+        .map(|(n, e)| (n.as_str().to_owned(), e))
+        .collect();
+    units.sort();
+    let entities: Vec<Entity> = units.into_iter().map(|u| u.1).collect();
+    world.write_message_batch(orders(&entities));
+    let started = Instant::now();
+    let mut plan_ticks = Vec::new();
+    loop {
+        let tick = Instant::now();
+        app.update();
+        plan_ticks.push(tick.elapsed().as_secs_f64() * 1000.0);
+        let work = app.world().resource::<PathWork>();
+        if work.pending == 0 && work.queued == 0 {
+            break;
+        }
+    }
+    let plan_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let mut walk_ticks = Vec::new();
+    for _ in 0..(walk_seconds * 60.0) as usize {
+        let tick = Instant::now();
+        app.update();
+        walk_ticks.push(tick.elapsed().as_secs_f64() * 1000.0);
+    }
+    let journal = &app.world().resource::<Journal>().0;
+    let arrived = journal
+        .iter()
+        .filter(|e| matches!(e, Entry::Arrived { .. }))
+        .count();
+    let refused = journal
+        .iter()
+        .filter(|e| matches!(e, Entry::Refused { .. }))
+        .count();
+    Run {
+        plan_ms,
+        plan_frames: plan_ticks.len(),
+        plan_ticks,
+        walk_ticks,
+        arrived,
+        refused,
+    }
+}
+
+/// "p50 / p99" of `ticks` in milliseconds (nearest rank).
+fn percentiles(ticks: &[f64]) -> String {
+    if ticks.is_empty() {
+        return "-".to_owned();
+    }
+    let mut sorted = ticks.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank =
+        |p: f64| sorted[((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
+    format!("{:.2} / {:.2}", rank(0.5), rank(0.99))
+}

@@ -1,0 +1,728 @@
+//! Path requests: orders and re-plans wait in a queue and are served under a per-frame
+//! budget, side by side on Bevy's compute task pool, and applied in the order they were made.
+//!
+//! - **What is counted**: *work*, the cells a search expands plus the cells a group order's
+//!   fields settle (the core's [`GroupStats`](tilewalk_path::GroupStats) and
+//!   [`SearchStats`](tilewalk_path::SearchStats) count the same things). Work, not time, so
+//!   the same orders are served in the same frames on any machine and `simulate` replays
+//!   identically.
+//! - **The budget** ([`PathBudget`]): a frame stops taking requests once its work reached
+//!   the budget. The search that crossed it is finished, so a frame does at most the budget
+//!   plus one search (a group order's step: one field or one unit's search). A budget of 0
+//!   still serves one search a frame, so the queue always drains.
+//! - **Side by side**: consecutive one-unit requests (a unit alone, a waypoint, a re-plan) run
+//!   on the compute task pool, one [`SearchContext`] per worker, each worker taking the next
+//!   request while the frame's finished work is under the budget. The frame keeps the requests
+//!   whose earlier requests' work is under the budget, in order: always the same ones, however
+//!   the threads raced (any extra result is dropped and searched again next frame). A group
+//!   order is planned by one [`GroupPlanner`], resumed frame after frame: its units get their
+//!   paths farthest first, as the planner decides them, so the front of an army sets off
+//!   while the rest is still planned.
+//! - **Pending**: a unit with a request not yet served carries [`Pending`]; it finishes the
+//!   step under way, then stands (drawn faded) until its path arrives, and walks in that frame.
+//!   A new trip replaces the unit's earlier requests; a waypoint or a re-plan comes after them.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use bevy::prelude::*;
+use bevy::tasks::{ComputeTaskPool, TaskPool};
+use tilewalk_path::{
+    GroupOrder, GroupPlanner, NoPath, Pos, Route, SearchContext, Stranded, Unit as GroupUnit,
+};
+
+use super::{
+    OrderRefused, Path, Planned, RecordSearches, Recorder, Refusal, SearchRecord, Searches,
+    SteppingOff, free_goal, search_legs,
+};
+use crate::level::{Level, LevelChanged};
+use crate::units::{MovementClass, Unit};
+
+/// The work a frame's path searches may do: cells expanded by searches plus cells settled by
+/// group orders' fields. See the [module docs](self).
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathBudget {
+    pub work: usize,
+}
+
+/// The default [`PathBudget`]: about 4 ms of searching a frame on one core of a 2020s laptop
+/// in a release build (the army benchmark prints what it is on yours).
+pub const DEFAULT_PATH_WORK: usize = 40_000;
+
+impl Default for PathBudget {
+    fn default() -> Self {
+        Self {
+            work: DEFAULT_PATH_WORK,
+        }
+    }
+}
+
+/// A unit waiting for its path: a request of its is queued or under way. It stands still
+/// (after the step under way) until the path arrives.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pending;
+
+/// What serving path requests did in the last frame (for the HUD, `simulate` and tests).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathWork {
+    /// Requests still queued after the frame (a group order under way counts as one).
+    pub queued: usize,
+    /// Units waiting for a path after the frame.
+    pub pending: usize,
+    /// Work done in the frame.
+    pub work: usize,
+    /// Work of the frame's last search: `work - last` is under the budget.
+    pub last: usize,
+}
+
+/// What a request asks for.
+#[derive(Clone, Debug)]
+pub(super) enum Kind {
+    /// A new trip for two or more units: one group order.
+    Group(Vec<Entity>),
+    /// A new trip for one unit, or with `append` one more waypoint after its path.
+    Trip { unit: Entity, append: bool },
+    /// The unit's path again, from its tile through its remaining waypoints.
+    Replan { unit: Entity, avoid_units: bool },
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Request {
+    id: u64,
+    goal: Pos,
+    kind: Kind,
+}
+
+/// A group order being planned across frames.
+struct GroupUnderWay {
+    id: u64,
+    goal: Pos,
+    /// The units given to the planner, in its order.
+    members: Vec<Entity>,
+    decided: Vec<bool>,
+    started: Instant,
+}
+
+/// The queue, the planner of group orders and one search context per worker.
+#[derive(Resource, Default)]
+pub(super) struct Requests {
+    queue: VecDeque<Request>,
+    next_id: u64,
+    /// Per unit with requests not yet served: the id of its latest new trip (earlier results
+    /// are dropped) and of its latest request (its path has arrived when that one is served).
+    waiting: HashMap<Entity, (u64, u64)>,
+    planner: GroupPlanner,
+    group: Option<GroupUnderWay>,
+    contexts: Vec<SearchContext>,
+}
+
+impl Requests {
+    /// Queues a request; its units are pending from now on.
+    pub(super) fn push(&mut self, commands: &mut Commands, goal: Pos, kind: Kind) {
+        let id = self.next_id;
+        self.next_id += 1;
+        let (units, new_trip): (Vec<Entity>, bool) = match &kind {
+            Kind::Group(units) => (units.clone(), true),
+            Kind::Trip { unit, append } => (vec![*unit], !append),
+            Kind::Replan { unit, .. } => (vec![*unit], false),
+        };
+        for unit in units {
+            let waiting = self.waiting.entry(unit).or_insert((id, id));
+            if new_trip {
+                waiting.0 = id;
+            }
+            waiting.1 = id;
+            commands.entity(unit).insert(Pending);
+        }
+        self.queue.push_back(Request { id, goal, kind });
+    }
+
+    /// Drops the unit's requests (a stop order): their results will not count.
+    pub(super) fn cancel(&mut self, commands: &mut Commands, unit: Entity) {
+        if self.waiting.remove(&unit).is_some() {
+            commands.entity(unit).remove::<Pending>();
+        }
+    }
+
+    /// Whether request `id`'s result for `unit` still counts (no new trip came after it).
+    fn counts(&self, unit: Entity, id: u64) -> bool {
+        self.waiting.get(&unit).is_some_and(|w| id >= w.0)
+    }
+
+    /// Request `id` for `unit` is served: the unit stops waiting if it was its latest.
+    fn served(&mut self, commands: &mut Commands, unit: Entity, id: u64) {
+        if self.waiting.get(&unit).is_some_and(|w| w.1 == id) {
+            self.waiting.remove(&unit);
+            if let Ok(mut entity) = commands.get_entity(unit) {
+                entity.remove::<Pending>();
+            }
+        }
+    }
+}
+
+/// A one-unit request ready to search: its legs, or why it needs none.
+struct Prepared {
+    id: u64,
+    /// The order's goal, for refusals.
+    goal: Pos,
+    unit: Entity,
+    name: String,
+    class: MovementClass,
+    what: Prepare,
+}
+
+enum Prepare {
+    /// Nothing to search (the unit is gone, or has no path to re-plan).
+    Nothing,
+    Refuse(Refusal),
+    Search {
+        from: Pos,
+        waypoints: Vec<Pos>,
+        avoid_units: bool,
+        record: bool,
+        /// What a waypoint is appended to; what a re-plan replaces (its re-plan count stays).
+        base: Option<Path>,
+        replan: bool,
+    },
+}
+
+/// What a search gave.
+struct Searched {
+    found: Result<Path, NoPath>,
+    records: Vec<SearchRecord>,
+    work: usize,
+}
+
+/// What one frame's serving shares between its steps.
+struct Frame<'a, 'w, 's> {
+    commands: Commands<'w, 's>,
+    level: &'a Level,
+    units: &'a Query<'w, 's, Planned, With<Unit>>,
+    record: bool,
+    /// Paths planned this frame, inserted at the end in entity order (so movement visits
+    /// units in the same order every run).
+    planned: BTreeMap<Entity, Path>,
+    /// Tiles units stand on or are going to.
+    claimed: HashSet<Pos>,
+    refused: Vec<OrderRefused>,
+    stepping: Vec<SteppingOff>,
+    records: Vec<SearchRecord>,
+}
+
+impl Frame<'_, '_, '_> {
+    fn path_of(&self, unit: Entity) -> Option<&Path> {
+        self.planned
+            .get(&unit)
+            .or_else(|| self.units.get(unit).ok().and_then(|u| u.path))
+    }
+
+    fn refuse(&mut self, unit: Entity, goal: Pos, reason: Refusal) {
+        self.refused.push(OrderRefused { unit, goal, reason });
+    }
+}
+
+pub(super) fn serve_requests(
+    commands: Commands,
+    mut requests: ResMut<Requests>,
+    budget: Res<PathBudget>,
+    mut work: ResMut<PathWork>,
+    mut searches: ResMut<Searches>,
+    mut changes: MessageReader<LevelChanged>,
+    mut refused: MessageWriter<OrderRefused>,
+    mut stepping: MessageWriter<SteppingOff>,
+    record: Res<RecordSearches>,
+    level: Res<Level>,
+    units: Query<Planned, With<Unit>>,
+) {
+    if changes.read().count() > 0
+        && let Some(group) = requests.group.take()
+    {
+        // The planner's fields are the old level's: plan the undecided units again.
+        let undecided = group
+            .members
+            .iter()
+            .zip(&group.decided)
+            .filter(|(_, d)| !**d)
+            .map(|(e, _)| *e)
+            .collect();
+        if let Some(front) = requests.queue.front_mut() {
+            front.kind = Kind::Group(undecided);
+        }
+    }
+    let claimed = units
+        .iter()
+        .map(|u| u.path.map_or(u.tile.0, Path::goal))
+        .collect();
+    let mut frame = Frame {
+        commands,
+        level: &level,
+        units: &units,
+        record: record.0,
+        planned: BTreeMap::new(),
+        claimed,
+        refused: Vec::new(),
+        stepping: Vec::new(),
+        records: Vec::new(),
+    };
+    let mut done = PathWork::default();
+    let requests = &mut *requests;
+    while let Some(front) = requests.queue.front() {
+        // A budget of 0 still serves one search a frame.
+        if done.work >= budget.work.max(1) {
+            break;
+        }
+        let left = budget.work.max(1) - done.work;
+        let (spent, last) = match front.kind {
+            Kind::Group(_) => serve_group(requests, &mut frame, left),
+            Kind::Trip { .. } | Kind::Replan { .. } => serve_singles(requests, &mut frame, left),
+        };
+        done.work += spent;
+        done.last = last;
+    }
+    let Frame {
+        mut commands,
+        planned,
+        refused: refusals,
+        stepping: stepping_off,
+        records,
+        ..
+    } = frame;
+    for (unit, path) in planned {
+        commands.entity(unit).insert(path);
+    }
+    refused.write_batch(refusals);
+    stepping.write_batch(stepping_off);
+    for record in records {
+        searches.push(record);
+    }
+    done.queued = requests.queue.len();
+    done.pending = requests.waiting.len();
+    *work = done;
+}
+
+/// Starts or resumes the group order at the front of the queue; pops it when every unit is
+/// decided. Returns the work done and that of the last step.
+fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (usize, usize) {
+    let level = frame.level;
+    let grids = MovementClass::ALL.map(|class| level.grid(class));
+    if requests.group.is_none() {
+        let front = requests.queue.front().expect("a group request is in front");
+        let Kind::Group(units) = &front.kind else {
+            unreachable!("serve_group serves group requests")
+        };
+        let (id, goal) = (front.id, front.goal);
+        let mut members: Vec<(&str, Entity, GroupUnit)> = units
+            .iter()
+            .filter(|&&e| requests.counts(e, id))
+            .filter_map(|&e| frame.units.get(e).ok())
+            .map(|u| {
+                let unit = GroupUnit {
+                    start: u.tile.0,
+                    class: *u.class as usize,
+                };
+                (u.name.as_str(), u.entity, unit)
+            })
+            .collect();
+        members.sort_by(|a, b| a.0.cmp(b.0));
+        let entities: Vec<Entity> = members.iter().map(|m| m.1).collect();
+        // Tiles of units outside the order: where they stand, or where they are going.
+        let occupied: Vec<Pos> = frame
+            .units
+            .iter()
+            .filter(|u| !entities.contains(&u.entity))
+            .map(|u| frame.path_of(u.entity).map_or(u.tile.0, Path::goal))
+            .collect();
+        let order_units: Vec<GroupUnit> = members.iter().map(|m| m.2).collect();
+        let started = requests.planner.start(
+            &grids,
+            &GroupOrder {
+                units: &order_units,
+                click: goal,
+                occupied: &occupied,
+                board: level.board,
+            },
+        );
+        if started.is_err() {
+            // A click outside the map or grids of different sizes: orders are checked
+            // before they are queued, so this only follows a level change; one by one
+            // each unit still gets its reason.
+            let front = requests.queue.pop_front().expect("in front");
+            for unit in entities {
+                requests.queue.push_front(Request {
+                    id: front.id,
+                    goal,
+                    kind: Kind::Trip {
+                        unit,
+                        append: false,
+                    },
+                });
+            }
+            return (0, 0);
+        }
+        requests.group = Some(GroupUnderWay {
+            id,
+            goal,
+            decided: vec![false; entities.len()],
+            members: entities,
+            started: Instant::now(),
+        });
+    }
+    let advance = requests.planner.advance(&grids, budget);
+    let stats = requests.planner.stats();
+    let mut group = requests.group.take().expect("started above");
+    let micros = group.started.elapsed().as_secs_f64() * 1e6;
+    let (id, goal) = (group.id, group.goal);
+    let mut singles = Vec::new();
+    for (index, route) in advance.decided {
+        group.decided[index] = true;
+        let unit = group.members[index];
+        if !requests.counts(unit, id) {
+            continue;
+        }
+        let Ok(name) = frame.units.get(unit).map(|u| u.name.as_str().to_owned()) else {
+            requests.served(&mut frame.commands, unit, id);
+            continue;
+        };
+        let reason = match route {
+            Ok(Route { tile, path }) => {
+                frame.claimed.insert(tile);
+                frame.records.push(SearchRecord {
+                    unit: name,
+                    algorithm: "group order",
+                    found: true,
+                    cost: path.cost,
+                    steps: path.cells.len() - 1,
+                    expanded: stats.settled + stats.searched,
+                    micros,
+                    expansions: Vec::new(),
+                });
+                let last = path.cells.len() - 1;
+                frame.planned.insert(
+                    unit,
+                    Path {
+                        cells: path.cells,
+                        cost: path.cost,
+                        next: 1,
+                        waypoints: vec![last],
+                        waited: 0.0,
+                        replans: 0,
+                        pass_through: false,
+                    },
+                );
+                requests.served(&mut frame.commands, unit, id);
+                continue;
+            }
+            Err(Stranded::NoFreeTile(_)) => Refusal::NoFreeTile { unit: name },
+            Err(Stranded::Unreachable(_)) => Refusal::Unreachable {
+                unit: name,
+                goal,
+                why: NoPath::DifferentRegions,
+            },
+            // On ground its class cannot stand on: it steps off first, which the planner
+            // does not model; planned alone, right after the group.
+            Err(
+                Stranded::StartBlocked(_)
+                | Stranded::StartOutside { .. }
+                | Stranded::UnknownClass { .. },
+            ) => {
+                singles.push(unit);
+                continue;
+            }
+        };
+        frame.refuse(unit, goal, reason);
+        requests.served(&mut frame.commands, unit, id);
+    }
+    let at = if advance.done {
+        requests.queue.pop_front();
+        0
+    } else {
+        requests.group = Some(group);
+        1
+    };
+    for (i, unit) in singles.into_iter().enumerate() {
+        let kind = Kind::Trip {
+            unit,
+            append: false,
+        };
+        requests.queue.insert(at + i, Request { id, goal, kind });
+    }
+    (advance.work, advance.last)
+}
+
+/// Serves the one-unit requests at the front of the queue side by side, as many as the
+/// budget takes (see the [module docs](self)). Returns the work done and that of the last
+/// search kept.
+fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (usize, usize) {
+    let level = frame.level;
+    // The batch: the one-unit requests up to the next group order or the next request of a
+    // unit already in it (a waypoint builds on the path before it), prepared in order (each
+    // claims its goal, so the next picks another).
+    let mut in_batch = HashSet::new();
+    let batch: Vec<Prepared> = requests
+        .queue
+        .iter()
+        .map_while(|r| match r.kind {
+            Kind::Trip { unit, .. } | Kind::Replan { unit, .. } => {
+                in_batch.insert(unit).then_some(r)
+            }
+            Kind::Group(_) => None,
+        })
+        .take(MAX_BATCH)
+        .map(|r| prepare(r, frame))
+        .collect();
+    let others: HashSet<Pos> = if batch.iter().any(|p| {
+        matches!(
+            p.what,
+            Prepare::Search {
+                avoid_units: true,
+                ..
+            }
+        )
+    }) {
+        frame.units.iter().map(|u| u.tile.0).collect()
+    } else {
+        HashSet::new()
+    };
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let workers = pool.thread_num().max(1);
+    requests.contexts.resize_with(workers, SearchContext::new);
+    let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let (batch_ref, others) = (&batch, &others);
+    let mut results: Vec<(usize, Option<Searched>)> = pool
+        .scope(|scope| {
+            for context in &mut requests.contexts {
+                let (next, finished) = (&next, &finished);
+                scope.spawn(async move {
+                    let mut out = Vec::new();
+                    while finished.load(Ordering::Acquire) < budget {
+                        let i = next.fetch_add(1, Ordering::AcqRel);
+                        let Some(prepared) = batch_ref.get(i) else {
+                            break;
+                        };
+                        let searched = search(context, level, prepared, others);
+                        if let Some(s) = &searched {
+                            finished.fetch_add(s.work, Ordering::AcqRel);
+                        }
+                        out.push((i, searched));
+                    }
+                    out
+                });
+            }
+        })
+        .into_iter()
+        .flatten()
+        .collect();
+    results.sort_by_key(|r| r.0);
+    // Keep the requests whose earlier requests' work is under the budget: the same ones
+    // however the workers raced.
+    let (mut spent, mut last) = (0, 0);
+    let mut kept = 0;
+    for ((i, searched), prepared) in results.into_iter().zip(batch) {
+        debug_assert_eq!(i, kept, "every request before the cut was searched");
+        if spent >= budget {
+            break;
+        }
+        if let Some(s) = &searched {
+            spent += s.work;
+            last = s.work;
+        }
+        apply(requests, frame, prepared, searched);
+        kept += 1;
+    }
+    requests.queue.drain(..kept);
+    (spent, last)
+}
+
+/// The most one-unit requests prepared in one go (each claims a goal tile).
+const MAX_BATCH: usize = 4096;
+
+/// Picks a request's start and waypoints from the world as it is now.
+fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
+    let (unit, append, replan, avoid_units) = match request.kind {
+        Kind::Trip { unit, append } => (unit, append, false, false),
+        Kind::Replan { unit, avoid_units } => (unit, false, true, avoid_units),
+        Kind::Group(_) => unreachable!("groups are served by serve_group"),
+    };
+    let Ok(u) = frame.units.get(unit) else {
+        return Prepared {
+            id: request.id,
+            goal: request.goal,
+            unit,
+            name: String::new(),
+            class: MovementClass::Foot,
+            what: Prepare::Nothing,
+        };
+    };
+    let (name, class) = (u.name.as_str().to_owned(), *u.class);
+    let grid = frame.level.grid(class);
+    let board = frame.level.board;
+    let record = frame.record || u.selected;
+    let what = if replan {
+        match frame.path_of(unit).cloned() {
+            None => Prepare::Nothing,
+            Some(path) => {
+                let mut waypoints = path.remaining_waypoints();
+                // A goal someone else now stands on: settle for the nearest free tile.
+                if avoid_units && let Some(goal) = waypoints.last_mut() {
+                    let others: HashSet<Pos> = frame
+                        .units
+                        .iter()
+                        .filter(|o| o.entity != unit)
+                        .map(|o| o.tile.0)
+                        .collect();
+                    if others.contains(goal)
+                        && let Some(free) = free_goal(grid, board, u.tile.0, *goal, &others)
+                    {
+                        *goal = free;
+                    }
+                }
+                Prepare::Search {
+                    from: u.tile.0,
+                    waypoints,
+                    avoid_units,
+                    record,
+                    base: Some(path),
+                    replan: true,
+                }
+            }
+        }
+    } else {
+        let base = append.then(|| frame.path_of(unit).cloned()).flatten();
+        let from = base.as_ref().map_or(u.tile.0, Path::goal);
+        // A new trip gives up the tile the unit was going to.
+        let own = frame.path_of(unit).map_or(u.tile.0, Path::goal);
+        let released = !append && frame.claimed.remove(&own);
+        let goal = free_goal(grid, board, from, request.goal, &frame.claimed);
+        if released {
+            frame.claimed.insert(own);
+        }
+        match goal {
+            None => Prepare::Refuse(Refusal::NoFreeTile { unit: name.clone() }),
+            Some(goal) => {
+                frame.claimed.insert(goal);
+                Prepare::Search {
+                    from,
+                    waypoints: vec![goal],
+                    avoid_units: false,
+                    record,
+                    base,
+                    replan: false,
+                }
+            }
+        }
+    };
+    Prepared {
+        id: request.id,
+        goal: request.goal,
+        unit,
+        name,
+        class,
+        what,
+    }
+}
+
+/// Runs a prepared request's searches (on a worker).
+fn search(
+    context: &mut SearchContext,
+    level: &Level,
+    prepared: &Prepared,
+    others: &HashSet<Pos>,
+) -> Option<Searched> {
+    let Prepare::Search {
+        from,
+        waypoints,
+        avoid_units,
+        record,
+        ..
+    } = &prepared.what
+    else {
+        return None;
+    };
+    let mut records = Vec::new();
+    let recorder = Recorder {
+        unit: &prepared.name,
+        record: *record,
+    };
+    let avoid = avoid_units.then_some(others);
+    let found = search_legs(
+        context,
+        &mut records,
+        recorder,
+        level.grid(prepared.class),
+        level.board,
+        *from,
+        waypoints,
+        avoid,
+    );
+    let work = records.iter().map(|r| r.expanded).sum();
+    Some(Searched {
+        found,
+        records,
+        work,
+    })
+}
+
+/// Applies a served one-unit request.
+fn apply(
+    requests: &mut Requests,
+    frame: &mut Frame,
+    prepared: Prepared,
+    searched: Option<Searched>,
+) {
+    let Prepared {
+        id,
+        goal,
+        unit,
+        name,
+        class,
+        what,
+    } = prepared;
+    if requests.counts(unit, id) {
+        match (what, searched) {
+            (Prepare::Refuse(reason), _) => frame.refuse(unit, goal, reason),
+            (
+                Prepare::Search {
+                    base, replan, from, ..
+                },
+                Some(searched),
+            ) => {
+                frame.records.extend(searched.records);
+                match searched.found {
+                    Ok(new) => {
+                        if let Some(message) = SteppingOff::of(unit, &new, frame.level, class) {
+                            frame.stepping.push(message);
+                        }
+                        let path = match base {
+                            Some(old) if replan => Path {
+                                replans: old.replans,
+                                ..new
+                            },
+                            Some(old) if old.goal() == from => old.extended(new),
+                            _ => new,
+                        };
+                        frame.claimed.insert(path.goal());
+                        frame.planned.insert(unit, path);
+                    }
+                    Err(why) if replan => {
+                        let goal = base.as_ref().map_or(goal, Path::goal);
+                        frame.planned.remove(&unit);
+                        frame.commands.entity(unit).remove::<Path>();
+                        frame.refuse(
+                            unit,
+                            goal,
+                            Refusal::NoWayOn {
+                                unit: name,
+                                goal,
+                                why,
+                            },
+                        );
+                    }
+                    Err(why) => frame.refuse(unit, goal, Refusal::NoPath { unit: name, why }),
+                }
+            }
+            _ => {}
+        }
+    }
+    requests.served(&mut frame.commands, unit, id);
+}

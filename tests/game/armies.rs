@@ -1,0 +1,373 @@
+//! Armies: orders served under the per-frame path budget (`tilewalk::pathing`'s request
+//! docs), and crowds that walk where they were sent without ever sharing a tile or jamming
+//! (the rules are in `tilewalk::movement`'s docs).
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write;
+
+use tilewalk::pathing::{PathBudget, PathWork, Pending};
+
+use super::*;
+
+/// A map of `rows` (terrain lines) with `units` ("name team class x,y" lines) after it.
+fn crowd_map(rows: &[String], units: &[(String, &str, &str, Pos)]) -> String {
+    let mut text = String::from("[terrain]\n");
+    for row in rows {
+        text.push_str(row);
+        text.push('\n');
+    }
+    text.push_str("[units]\n");
+    for (name, team, class, at) in units {
+        writeln!(text, "{name} {team} {class} {},{}", at.x, at.y).unwrap();
+    }
+    text
+}
+
+/// `count` units named `{prefix}{i}`, filling the block from `corner`, `columns` wide.
+fn block(
+    prefix: &str,
+    team: &'static str,
+    class: &'static str,
+    corner: Pos,
+    columns: u32,
+    count: u32,
+) -> Vec<(String, &'static str, &'static str, Pos)> {
+    (0..count)
+        .map(|i| {
+            let at = Pos::new(corner.x + i % columns, corner.y + i / columns);
+            (format!("{prefix}{i}"), team, class, at)
+        })
+        .collect()
+}
+
+/// Runs until every unit is idle (at most `seconds`), checking after every frame that no two
+/// units hold the same tile. Returns the tiles they end on, by name.
+fn march(app: &mut App, seconds: f64) -> Vec<(String, Pos)> {
+    for frame in 0..(seconds * 60.0) as usize {
+        app.update();
+        let world = app.world_mut();
+        let mut held = HashSet::new();
+        for (name, tile) in world
+            .query_filtered::<(&Name, &Tile), With<Unit>>()
+            .iter(world)
+        {
+            assert!(
+                held.insert(tile.0),
+                "frame {frame}: {name} shares {}",
+                tile.0
+            );
+        }
+        if frame > 0 && tilewalk::all_idle(world) {
+            let mut ends: Vec<(String, Pos)> = world
+                .query_filtered::<(&Name, &Tile), With<Unit>>()
+                .iter(world)
+                .map(|(n, t)| (n.as_str().to_owned(), t.0))
+                .collect();
+            ends.sort();
+            return ends;
+        }
+    }
+    panic!("units still moving after {seconds} simulated seconds");
+}
+
+/// Every unit arrived, and none was refused or gave up. (A unit can arrive more than once:
+/// an ally at rest that takes over a walk arrives again at its end.)
+fn assert_all_arrived(app: &App, units: usize) {
+    let entries = journal(app);
+    let refusals: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| !matches!(e, Entry::Arrived { .. }))
+        .collect();
+    assert!(refusals.is_empty(), "{refusals:?}");
+    let arrived: HashSet<&str> = entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Arrived { unit, .. } => Some(unit.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(arrived.len(), units, "every unit arrived");
+}
+
+fn names<'a>(units: &'a [(String, &str, &str, Pos)]) -> Vec<&'a str> {
+    units.iter().map(|u| u.0.as_str()).collect()
+}
+
+#[test]
+fn two_groups_of_fifty_cross_a_one_tile_bridge_in_opposite_directions() {
+    // A river horses cannot swim, 8 tiles wide, with one road tile across it on row 12.
+    let (width, height) = (48, 25);
+    let rows: Vec<String> = (0..height)
+        .map(|y| {
+            (0..width)
+                .map(|x| match (x, y) {
+                    (20..28, 12) => '=',
+                    (20..28, _) => '~',
+                    _ => '.',
+                })
+                .collect()
+        })
+        .collect();
+    let blue = block("b", "blue", "horse", Pos::new(2, 0), 10, 50);
+    let red = block("r", "red", "horse", Pos::new(36, 0), 10, 50);
+    let units: Vec<_> = blue.iter().chain(&red).cloned().collect();
+    let mut app = app(&crowd_map(&rows, &units));
+    // Each side to the other bank's far corner, both in the same frame.
+    order(&mut app, &names(&blue), Pos::new(42, 21), false);
+    order(&mut app, &names(&red), Pos::new(5, 21), false);
+    let ends = march(&mut app, 400.0);
+    assert_all_arrived(&app, 100);
+    for (name, at) in ends {
+        let crossed = if name.starts_with('b') {
+            at.x >= 28
+        } else {
+            at.x < 20
+        };
+        assert!(crossed, "{name} ends on {at}, on its own bank");
+    }
+}
+
+#[test]
+fn three_hundred_units_pass_a_three_tile_gap() {
+    // A rock wall across the map with a gap of three tiles in the middle.
+    let (width, height) = (40, 60);
+    let rows: Vec<String> = (0..height)
+        .map(|y| {
+            (0..width)
+                .map(|x| match (x, y) {
+                    (19..22, 30) => '.',
+                    (_, 30) => '#',
+                    _ => '.',
+                })
+                .collect()
+        })
+        .collect();
+    let army = block("u", "blue", "foot", Pos::new(5, 0), 30, 300);
+    let mut app = app(&crowd_map(&rows, &army));
+    order(&mut app, &names(&army), Pos::new(20, 50), false);
+    let ends = march(&mut app, 600.0);
+    assert_all_arrived(&app, 300);
+    for (name, at) in ends {
+        assert!(at.y > 30, "{name} ends on {at}, before the wall");
+    }
+}
+
+#[test]
+fn a_thousand_units_converge_on_one_point_in_the_open() {
+    // Four blocks of 250 in the corners of an open field, all sent to its centre.
+    let side = 100;
+    let rows: Vec<String> = (0..side).map(|_| ".".repeat(side as usize)).collect();
+    let mut army = Vec::new();
+    for (i, corner) in [(0, 0), (75, 0), (0, 75), (75, 75)].into_iter().enumerate() {
+        let mut quarter = block(
+            &format!("q{i}_"),
+            "blue",
+            "foot",
+            Pos::new(corner.0, corner.1),
+            25,
+            250,
+        );
+        army.append(&mut quarter);
+    }
+    let mut app = app(&crowd_map(&rows, &army));
+    let centre = Pos::new(50, 50);
+    order(&mut app, &names(&army), centre, false);
+    let ends = march(&mut app, 600.0);
+    assert_all_arrived(&app, 1000);
+    // They end packed around the centre: 1,000 tiles fill a disc of radius about 18.
+    for (name, at) in ends {
+        let (dx, dy) = (at.x.abs_diff(centre.x), at.y.abs_diff(centre.y));
+        assert!(dx.max(dy) <= 20, "{name} ends on {at}, far from the centre");
+    }
+}
+
+/// An open field of `width` × `height` grass with `army` on it.
+fn field(width: usize, height: usize, army: &[(String, &str, &str, Pos)]) -> String {
+    let rows: Vec<String> = (0..height).map(|_| ".".repeat(width)).collect();
+    crowd_map(&rows, army)
+}
+
+/// Each unit's path as it was when it arrived (the frame its unit stopped waiting), by name.
+type FirstPaths = BTreeMap<String, Vec<Pos>>;
+
+fn record_new_paths(app: &mut App, seen: &mut FirstPaths) {
+    let world = app.world_mut();
+    for (name, path) in world
+        .query_filtered::<(&Name, &Path), Without<Pending>>()
+        .iter(world)
+    {
+        seen.entry(name.as_str().to_owned())
+            .or_insert_with(|| path.cells.clone());
+    }
+}
+
+#[test]
+fn paths_are_served_under_the_budget_and_pending_units_stand_until_theirs_arrives() {
+    let army = block("u", "blue", "foot", Pos::new(0, 0), 20, 200);
+    let map = field(64, 64, &army);
+    let goal = Pos::new(50, 50);
+    let budget = 3000;
+    let mut app = app(&map);
+    app.insert_resource(PathBudget { work: budget });
+    order(&mut app, &names(&army), goal, false);
+    let mut first = FirstPaths::new();
+    let mut planning_frames = 0;
+    for frame in 0.. {
+        assert!(frame < 2000, "still planning after 2000 frames");
+        let world = app.world_mut();
+        let waiting: Vec<(Entity, Pos)> = world
+            .query_filtered::<(Entity, &Tile), With<Pending>>()
+            .iter(world)
+            .map(|(e, t)| (e, t.0))
+            .collect();
+        app.update();
+        let work = *app.world().resource::<PathWork>();
+        if work.work > 0 {
+            planning_frames += 1;
+            assert!(
+                work.work - work.last < budget,
+                "frame {frame}: {work:?} is more than the budget plus one search"
+            );
+        }
+        for (unit, tile) in waiting {
+            if app.world().get::<Pending>(unit).is_some() {
+                assert_eq!(
+                    app.world().get::<Tile>(unit).unwrap().0,
+                    tile,
+                    "a unit waiting for its path stands"
+                );
+            }
+        }
+        record_new_paths(&mut app, &mut first);
+        if work.pending == 0 && work.queued == 0 {
+            break;
+        }
+    }
+    assert!(
+        planning_frames > 3,
+        "the order was spread over {planning_frames} frames"
+    );
+    assert_eq!(first.len(), 200, "every unit got a path");
+    // However the work was split, the group order gives the same paths as in one frame.
+    let mut whole = app_with_budget(&map, usize::MAX);
+    order(&mut whole, &names(&army), goal, false);
+    whole.update();
+    assert_eq!(whole.world().resource::<PathWork>().pending, 0);
+    let mut at_once = FirstPaths::new();
+    record_new_paths(&mut whole, &mut at_once);
+    assert_eq!(first, at_once);
+    // And the army, started over many frames, still arrives.
+    march(&mut app, 120.0);
+    assert_all_arrived(&app, 200);
+}
+
+fn app_with_budget(map: &str, work: usize) -> App {
+    let mut app = app(map);
+    app.insert_resource(PathBudget { work });
+    app
+}
+
+#[test]
+fn an_army_replays_identically_under_any_budget_run_twice() {
+    // Two armies of a generated map cross each other; group orders, crowds and the budget
+    // settle every contest the same way each run.
+    let map = tilewalk::map::generate::generate(5, 64, 48, 40);
+    let run = |work: usize| {
+        let mut app = app_with_budget(&map, work);
+        let world = app.world_mut();
+        let mut blue = Vec::new();
+        let mut red = Vec::new();
+        for (entity, team) in world
+            .query_filtered::<(Entity, &Team), With<Unit>>()
+            .iter(world)
+        {
+            match team {
+                Team::Blue => blue.push(entity),
+                Team::Red => red.push(entity),
+            }
+        }
+        for (units, goal) in [(blue, Pos::new(50, 24)), (red, Pos::new(12, 24))] {
+            world.write_message(MoveOrder {
+                units,
+                goal,
+                append: false,
+            });
+        }
+        march(&mut app, 200.0);
+        journal(&app)
+    };
+    let first = run(2000);
+    assert!(first.len() >= 80, "{first:?}");
+    assert_eq!(first, run(2000));
+}
+
+#[test]
+fn a_terrain_change_mid_march_replans_only_the_paths_it_crosses() {
+    let mut army = block("u", "blue", "foot", Pos::new(0, 0), 2, 20);
+    // One more unit walks along the bottom row, far from the wall.
+    army.push(("far".to_owned(), "blue", "foot", Pos::new(0, 19)));
+    let map_text = field(40, 20, &army);
+    let mut app = app(&map_text);
+    order(&mut app, &names(&army[..20]), Pos::new(36, 10), false);
+    order(&mut app, &["far"], Pos::new(36, 19), false);
+    for _ in 0..60 {
+        app.update();
+    }
+    let before: BTreeMap<String, Path> = paths(&mut app);
+    // A rock wall across the middle of the map, rows 0 to 9 of column 20.
+    let walled: String = map_text
+        .lines()
+        .enumerate()
+        .map(|(y, line)| {
+            if (1..=10).contains(&y) {
+                format!("{}#{}\n", &line[..20], &line[21..])
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    let level =
+        tilewalk::level::Level::build(&MapAsset::parse(&walled).unwrap(), &table()).unwrap();
+    let change = app
+        .world_mut()
+        .resource_mut::<tilewalk::level::Level>()
+        .replace(level);
+    app.world_mut().write_message(change);
+    for _ in 0..5 {
+        app.update();
+    }
+    let after = paths(&mut app);
+    let wall = |p: &Pos| p.x == 20 && p.y < 10;
+    let mut replanned = 0;
+    for (name, old) in &before {
+        let Some(new) = after.get(name) else {
+            continue;
+        };
+        assert!(
+            !new.remaining().iter().any(wall),
+            "{name} walks into the wall"
+        );
+        if old.remaining().iter().any(wall) {
+            assert_ne!(old.cells, new.cells, "{name} crossed the wall: re-planned");
+            replanned += 1;
+        } else {
+            assert_eq!(old.cells, new.cells, "{name}'s path did not cross it: kept");
+        }
+    }
+    assert!(
+        replanned > 0 && replanned < before.len(),
+        "{replanned} of {}",
+        before.len()
+    );
+    march(&mut app, 120.0);
+    assert_all_arrived(&app, 21);
+}
+
+fn paths(app: &mut App) -> BTreeMap<String, Path> {
+    let world = app.world_mut();
+    world
+        .query::<(&Name, &Path)>()
+        .iter(world)
+        .map(|(n, p)| (n.as_str().to_owned(), p.clone()))
+        .collect()
+}
