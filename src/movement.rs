@@ -4,7 +4,8 @@
 //! # Crowds
 //!
 //! A unit holds one tile: the one it stands on or is stepping into (the tile it leaves is free
-//! at once, so a column walks nose to tail). Two units never hold the same tile. Every frame
+//! at once, so a column walks nose to tail). Two units never hold the same tile (but for a
+//! tactics move, which passes through allies; its range checked every tile). Every frame
 //! the units whose step has ended ask for the next tile of their path, in a fixed order (the
 //! query's, so a run replays identically), and:
 //!

@@ -1,6 +1,7 @@
 """The real game under Xvfb, driven by xdotool: the pictures in docs/ are taken with it
-(tools/lab_pictures.py, tools/screenshot_large.py). It waits on the game's --events lines,
-never on the clock alone. Needs target/debug/tilewalk (cargo build) and
+(tools/lab_pictures.py, tools/screenshot_large.py, tools/army_picture.py). It waits on the
+game's --events lines, never on the clock alone. Needs target/debug/tilewalk (cargo build;
+or the binary given) and
 apt-get install -y xvfb mesa-vulkan-drivers xdotool. Python 3 standard library only.
 """
 
@@ -16,14 +17,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 class Game:
-    def __init__(self, folder, out, map_file, *more):
+    def __init__(self, folder, out, map_file, *more, binary="target/debug/tilewalk"):
         self.events_file = folder / "events.jsonl"
         display_file = folder / "display"
         self.process = subprocess.Popen(
             [
                 "xvfb-run", "-a", "-s", "-screen 0 1280x720x24", "sh", "-c",
                 f'printf "%s\\n%s\\n" "$DISPLAY" "$XAUTHORITY" > {display_file}; exec "$0" "$@"',
-                str(ROOT / "target/debug/tilewalk"), "play", "--map", str(map_file),
+                str(ROOT / binary), "play", "--map", str(map_file),
                 "--events", str(self.events_file), "--screenshot", str(out), *more,
             ],
             cwd=ROOT,

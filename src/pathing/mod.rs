@@ -137,7 +137,7 @@ pub struct Path {
     pub next: usize,
     /// Indices in `cells` of the tiles the player ordered, in order; the last is the goal.
     pub waypoints: Vec<usize>,
-    /// Seconds spent waiting for the next tile to free up.
+    /// Seconds spent waiting for a unit at rest that will not make way to leave the next tile.
     pub waited: f32,
     /// Re-plans caused by blocking units since the order.
     pub replans: u32,
@@ -434,7 +434,8 @@ struct Recorder<'a> {
 }
 
 /// Searches `from` → each waypoint in turn with A* and joins the legs into one path.
-/// `avoid` holds tiles to treat as walls (other units, on a re-plan around them).
+/// `avoid` holds tiles to treat as walls (units' tiles, on a re-plan around them; `from`
+/// is never one): an overlay on the grid, which is not copied.
 fn search_legs(
     context: &mut SearchContext,
     records: &mut Vec<SearchRecord>,
@@ -450,7 +451,7 @@ fn search_legs(
         ..SearchOptions::on(board)
     };
     let passage = |p: Pos| match avoid {
-        Some(avoid) if avoid.contains(&p) => Passage::Blocked,
+        Some(avoid) if p != from && avoid.contains(&p) => Passage::Blocked,
         _ => Passage::Open,
     };
     let mut path = Path {

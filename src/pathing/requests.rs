@@ -208,9 +208,17 @@ struct Frame<'a, 'w, 's> {
     refused: Vec<OrderRefused>,
     stepping: Vec<SteppingOff>,
     records: Vec<SearchRecord>,
+    /// The tiles units stand on, gathered when a re-plan around units first needs them.
+    unit_tiles: Option<HashSet<Pos>>,
 }
 
 impl Frame<'_, '_, '_> {
+    fn unit_tiles(&mut self) -> &HashSet<Pos> {
+        let units = self.units;
+        self.unit_tiles
+            .get_or_insert_with(|| units.iter().map(|u| u.tile.0).collect())
+    }
+
     fn path_of(&self, unit: Entity) -> Option<&Path> {
         self.planned
             .get(&unit)
@@ -264,6 +272,7 @@ pub(super) fn serve_requests(
         refused: Vec::new(),
         stepping: Vec::new(),
         records: Vec::new(),
+        unit_tiles: None,
     };
     let mut done = PathWork::default();
     let requests = &mut *requests;
@@ -326,11 +335,12 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
             .collect();
         members.sort_by(|a, b| a.0.cmp(b.0));
         let entities: Vec<Entity> = members.iter().map(|m| m.1).collect();
+        let in_order: HashSet<Entity> = entities.iter().copied().collect();
         // Tiles of units outside the order: where they stand, or where they are going.
         let occupied: Vec<Pos> = frame
             .units
             .iter()
-            .filter(|u| !entities.contains(&u.entity))
+            .filter(|u| !in_order.contains(&u.entity))
             .map(|u| frame.path_of(u.entity).map_or(u.tile.0, Path::goal))
             .collect();
         let order_units: Vec<GroupUnit> = members.iter().map(|m| m.2).collect();
@@ -471,7 +481,7 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
         .take(MAX_BATCH)
         .map(|r| prepare(r, frame))
         .collect();
-    let others: HashSet<Pos> = if batch.iter().any(|p| {
+    let others = if batch.iter().any(|p| {
         matches!(
             p.what,
             Prepare::Search {
@@ -480,7 +490,7 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
             }
         )
     }) {
-        frame.units.iter().map(|u| u.tile.0).collect()
+        frame.unit_tiles().clone()
     } else {
         HashSet::new()
     };
@@ -565,14 +575,10 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
                 let mut waypoints = path.remaining_waypoints();
                 // A goal someone else now stands on: settle for the nearest free tile.
                 if avoid_units && let Some(goal) = waypoints.last_mut() {
-                    let others: HashSet<Pos> = frame
-                        .units
-                        .iter()
-                        .filter(|o| o.entity != unit)
-                        .map(|o| o.tile.0)
-                        .collect();
-                    if others.contains(goal)
-                        && let Some(free) = free_goal(grid, board, u.tile.0, *goal, &others)
+                    let others = frame.unit_tiles();
+                    if *goal != u.tile.0
+                        && others.contains(goal)
+                        && let Some(free) = free_goal(grid, board, u.tile.0, *goal, others)
                     {
                         *goal = free;
                     }
