@@ -298,13 +298,33 @@ impl CostField {
         max_cost: f64,
         stop: impl FnMut(usize, f64) -> bool,
     ) {
+        self.fill_for(grid, board, passage, max_cost, usize::MAX, stop);
+    }
+
+    /// [`Self::fill`], settling at most `limit` cells: true when the field is finished (the
+    /// frontier ran empty, or `stop` said so), false when it stopped at the limit with cells
+    /// left to settle. A field left unfinished goes on where it stopped at the next call,
+    /// which must pass the same grid, board, passage and bound; `stop` is asked of the
+    /// cells of this call only. The cells are settled in the same order, with the same
+    /// results, however the limits split them.
+    pub(crate) fn fill_for(
+        &mut self,
+        grid: &Grid,
+        board: Board,
+        passage: Option<&dyn Fn(Pos) -> Passage>,
+        max_cost: f64,
+        limit: usize,
+        stop: impl FnMut(usize, f64) -> bool,
+    ) -> bool {
         // `max` turns NaN into 0.
         let max_cost = max_cost.max(0.0);
         match board {
             Board::Square(diagonal) => {
-                self.fill_on(grid, SquareMoves(diagonal), passage, max_cost, stop);
+                self.fill_on(grid, SquareMoves(diagonal), passage, max_cost, limit, stop)
             }
-            Board::Hex(layout) => self.fill_on(grid, HexMoves(layout), passage, max_cost, stop),
+            Board::Hex(layout) => {
+                self.fill_on(grid, HexMoves(layout), passage, max_cost, limit, stop)
+            }
         }
     }
 
@@ -315,24 +335,41 @@ impl CostField {
         moves: M,
         passage: Option<&dyn Fn(Pos) -> Passage>,
         max_cost: f64,
+        limit: usize,
         mut stop: impl FnMut(usize, f64) -> bool,
-    ) {
+    ) -> bool {
         let (reached, settled) = (self.generation, self.generation + 1);
         let costs = grid.costs();
         let passable = grid.open();
         let tables = moves.tables();
         let offsets = moves.offsets(grid);
-        while let Some(entry) = self.heap.pop() {
+        let mut left = limit;
+        loop {
+            if left == 0 {
+                // Out of cells for this call: finished only when nothing is left to settle
+                // (stale entries, settled through a cheaper push, do not count).
+                while let Some(entry) = self.heap.peek() {
+                    if self.stamps[entry.index as usize] != settled {
+                        return false;
+                    }
+                    self.heap.pop();
+                }
+                return true;
+            }
+            let Some(entry) = self.heap.pop() else {
+                return true;
+            };
             let index = entry.index as usize;
             if self.stamps[index] == settled {
                 continue; // a stale entry: settled through a cheaper push
             }
+            left -= 1;
             self.stamps[index] = settled;
             self.settled.push(index as u32);
             self.stats.expanded += 1;
             let cell = self.cells[index];
             if stop(index, cell.cost) {
-                return;
+                return true;
             }
             let pos = grid.pos(index);
             // Walkers step into this cell and go on from it: not when it cannot be entered
@@ -418,5 +455,70 @@ impl CostField {
             (index % self.stride) as u32 - 1,
             (index / self.stride) as u32 - 1,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A settled cell, with its cost, next cell and goal.
+    type Seen = (Pos, Option<f64>, Option<Pos>, Option<Pos>);
+
+    /// The settled cells, in order, with what the field says of each.
+    fn cells(field: &CostField) -> Vec<Seen> {
+        field
+            .settled()
+            .map(|p| (p, field.cost(p), field.next(p), field.goal(p)))
+            .collect()
+    }
+
+    #[test]
+    fn a_fill_cut_into_pieces_settles_what_one_fill_does() {
+        let grid = Grid::from_fn(13, 9, |p| {
+            let wall = p.x == 6 && p.y != 2;
+            (!wall).then_some(1.0 + f64::from((p.x * 5 + p.y * 3) % 4))
+        })
+        .unwrap();
+        let goals = [grid.index(Pos::new(1, 1)), grid.index(Pos::new(11, 7))];
+        for board in Board::ALL {
+            for stop_after in [usize::MAX, 40] {
+                let mut whole = CostField::new();
+                whole.begin(&grid);
+                for &g in &goals {
+                    whole.seed(g, 0.0);
+                }
+                let mut seen = 0;
+                whole.fill(&grid, board, None, 30.0, |_, _| {
+                    seen += 1;
+                    seen == stop_after
+                });
+                for limit in [1, 2, 7, 50] {
+                    let mut pieces = CostField::new();
+                    pieces.begin(&grid);
+                    for &g in &goals {
+                        pieces.seed(g, 0.0);
+                    }
+                    let (mut seen, mut calls) = (0, 0);
+                    loop {
+                        calls += 1;
+                        let before = pieces.stats().expanded;
+                        let finished = pieces.fill_for(&grid, board, None, 30.0, limit, |_, _| {
+                            seen += 1;
+                            seen == stop_after
+                        });
+                        assert!(pieces.stats().expanded - before <= limit);
+                        if finished {
+                            break;
+                        }
+                        assert_eq!(pieces.stats().expanded - before, limit);
+                    }
+                    assert_eq!(cells(&pieces), cells(&whole), "{board}, limit {limit}");
+                    assert_eq!(pieces.stats(), whole.stats());
+                    // Finished on the call that settled the last cell.
+                    assert_eq!(calls, whole.stats().expanded.div_ceil(limit));
+                }
+            }
+        }
     }
 }

@@ -102,9 +102,13 @@ pub struct Advance {
     pub decided: Vec<(usize, Result<Route, Stranded>)>,
     /// Work done in this call: cells settled by fields plus cells expanded by waves or walked.
     pub work: usize,
-    /// Work of the call's last step (one field build, one wave or one unit's path): the call
-    /// went on only while under its budget, so `work - last < budget.max(1)` whenever
-    /// `work > 0`.
+    /// Work of the call's last step that did any: a stretch of one field build or one wave
+    /// (cut where the budget ran out, and gone on with by the next call), or one unit's
+    /// path (never cut: its work is the path's length, its cells). The call went on only
+    /// while under its budget, so `work - last < budget.max(1)` whenever `work > 0`; and as
+    /// only a path overshoots, `work <= budget.max(1)` unless the last step was a path, the
+    /// route decided last, so a call's work is always less than `budget.max(1)` plus the
+    /// length of one path.
     pub last: usize,
     /// The order is done: every unit has been decided.
     pub done: bool,
@@ -151,7 +155,7 @@ pub struct GroupPlanner {
     starts_at: Vec<u32>,
     /// The tiles still free when the route field is rebuilt.
     free: Vec<usize>,
-    /// The wave ([`Self::wave`]): the rivers (the members' ways down the route field), per
+    /// The wave ([`Self::start_wave`]): the rivers (the members' ways down the route field), per
     /// cell `(cost, parent)`, the first river cell on its way back, stamps, frontier.
     rivers: Rivers,
     nodes: Vec<(f64, u32)>,
@@ -159,6 +163,9 @@ pub struct GroupPlanner {
     stamps: Vec<u32>,
     generation: u32,
     heap: OpenList,
+    /// The free tiles the wave reached, each with the one reached before it from the same
+    /// river cell (an index into this, or `NONE`).
+    reached: Vec<(u32, u32)>,
     stats: GroupStats,
     /// The order under way, if any.
     planning: Option<Planning>,
@@ -167,7 +174,7 @@ pub struct GroupPlanner {
 const NONE: u32 = u32::MAX;
 
 /// Waves run on one route field before it is rebuilt from the tiles still free. Any field
-/// serves (see [`GroupPlanner::wave`]); a field whose tiles were taken just leads the wave
+/// serves (see [`GroupPlanner::start_wave`]); a field whose tiles were taken just leads the wave
 /// a longer way round, so a few waves pay for one field less.
 const WAVES_PER_FIELD: usize = 3;
 
@@ -205,15 +212,33 @@ struct ClassPlan {
     field: Option<(usize, f64)>,
 }
 
-/// The next step of a class.
+/// The next step of a class. The field builds and the wave go on a limited number of cells
+/// at a time ([`GroupPlanner::advance`]), so each of them is a phase that starts it and one
+/// (or two) that it goes on in, with what it needs to resume.
 #[derive(Clone, Copy, Debug)]
 enum Phase {
-    /// The click field: picks the tiles, and strands the units that find none.
+    /// The click field is to be started.
     PickTiles,
-    /// A route field from the tiles still free, for the members left.
+    /// The click field is being filled: it picks the tiles as it settles them, and once it
+    /// has them all (or ran out of cells) strands the units that find none.
+    PickingTiles,
+    /// A route field from the tiles still free is to be started, for the members left.
     RouteField,
-    /// The wave on that field; `beyond` is its bound for the cells it did not settle.
+    /// The route field is being filled until it has settled every member's start: `left`
+    /// start cells to go; `last` is the cost of the last cell it settled.
+    FillingRouteField { left: usize, last: f64 },
+    /// A wave on that field is to be started; `beyond` is the field's bound for the cells
+    /// it did not settle.
     Wave { beyond: f64 },
+    /// The wave's rivers are being walked: the members before `member` are done, and
+    /// `member`'s way down the route field has got to the cell `at`.
+    Rivers {
+        beyond: f64,
+        member: usize,
+        at: usize,
+    },
+    /// The wave is spreading, with `free_left` free tiles still to reach.
+    Spreading { beyond: f64, free_left: usize },
     /// The path of `routed[next]`.
     Route { next: usize },
 }
@@ -318,6 +343,8 @@ impl GroupPlanner {
         self.tile_at.resize(cells, NONE);
         self.starts_at.clear();
         self.starts_at.resize(cells, 0);
+        // An order dropped in the middle of a wave leaves its rivers' marks.
+        self.rivers.clear();
         // Every refusal that needs no work is made here: unknown classes, starts outside
         // the map or impassable, and units in a region without the click (or a shore).
         let mut refused = Vec::new();
@@ -368,11 +395,14 @@ impl GroupPlanner {
 
     /// Goes on with the order under way until the work done in this call reaches `budget`
     /// or the order is done. Work is cells settled by fields plus cells expanded by waves or
-    /// walked (what [`GroupStats::settled`] and [`GroupStats::searched`] count). The step
-    /// that crosses the budget (one field build, one wave or one unit's path) is finished,
-    /// so a call does at most `budget` plus one step of work; and every call takes at least
-    /// one step while the order has work left, so a budget of 0 acts as 1 and a caller
-    /// cannot spin forever. Units refused before any work come out of the first call. `grids`
+    /// walked (what [`GroupStats::settled`] and [`GroupStats::searched`] count). Field
+    /// builds and waves (the walk of their rivers included) stop on the cell that reaches
+    /// the budget, and the next call goes on with them from there; a unit's path is walked
+    /// whole, so it is the one step that can cross the budget. A call thus does at most
+    /// `budget.max(1)` work, or less than `budget.max(1)` plus one path's length (its cells)
+    /// when its last step was a path ([`Advance::last`]). Every call does some work while
+    /// the order has work left, so a budget of 0 acts as 1 and a caller cannot spin
+    /// forever. Units refused before any work come out of the first call. `grids`
     /// must be the grids given to [`Self::start`]. With no order under way it returns an
     /// empty, done [`Advance`].
     ///
@@ -414,7 +444,8 @@ impl GroupPlanner {
             decided: std::mem::take(&mut planning.refused),
             ..Advance::default()
         };
-        while advance.work < budget.max(1)
+        let budget = budget.max(1);
+        while advance.work < budget
             && let Some(class) = planning.classes.front_mut()
         {
             let before = self.work();
@@ -423,9 +454,13 @@ impl GroupPlanner {
                 planning.board,
                 class,
                 &mut advance.decided,
+                budget - advance.work,
             );
-            advance.last = self.work() - before;
-            advance.work += advance.last;
+            let work = self.work() - before;
+            if work > 0 {
+                advance.last = work;
+                advance.work += work;
+            }
             if finished {
                 planning.classes.pop_front();
             }
@@ -447,18 +482,33 @@ impl GroupPlanner {
         self.stats.settled + self.stats.searched
     }
 
-    /// Takes `class`'s next step, pushing the units it decides onto `decided`; true when it
-    /// decided the class's last unit.
+    /// Takes `class`'s next step, doing at most `limit` cells of work (more only for one
+    /// unit's path), and pushing the units it decides onto `decided`; true when it decided
+    /// the class's last unit. A step may do no work (starting a field or a wave), but every
+    /// step moves the class on.
     fn step(
         &mut self,
         grid: &Grid,
         board: Board,
         class: &mut ClassPlan,
         decided: &mut Vec<(usize, Result<Route, Stranded>)>,
+        limit: usize,
     ) -> bool {
         match class.phase {
             Phase::PickTiles => {
-                self.pick_tiles(grid, board, class, decided);
+                class.tiles.clear();
+                self.click_field.begin(grid);
+                for &a in &class.anchors {
+                    self.click_field.seed(a, 0.0);
+                }
+                self.stats.fields += 1;
+                class.phase = Phase::PickingTiles;
+                false
+            }
+            Phase::PickingTiles => {
+                if !self.pick_tiles(grid, board, class, decided, limit) {
+                    return false;
+                }
                 class.phase = Phase::RouteField;
                 class.members.is_empty()
             }
@@ -472,10 +522,50 @@ impl GroupPlanner {
                         .copied()
                         .filter(|&t| self.tile_at[t] != NONE),
                 );
-                let beyond = self.build_route_field(grid, board, &free, &class.members);
+                let mut left = 0;
+                for m in &class.members {
+                    if self.starts_at[m.start] == 0 {
+                        left += 1;
+                    }
+                    self.starts_at[m.start] += 1;
+                }
+                self.route_field.begin(grid);
+                for &tile in &free {
+                    self.route_field.seed(tile, 0.0);
+                }
                 self.free = free;
-                class.phase = Phase::Wave { beyond };
-                class.field = Some((0, beyond));
+                self.stats.fields += 1;
+                class.phase = Phase::FillingRouteField { left, last: 0.0 };
+                false
+            }
+            Phase::FillingRouteField { mut left, mut last } => {
+                let starts_at = &self.starts_at;
+                let before = self.route_field.stats().expanded;
+                let finished = self.route_field.fill_for(
+                    grid,
+                    board,
+                    None,
+                    f64::INFINITY,
+                    limit,
+                    |index, cost| {
+                        last = cost;
+                        if starts_at[index] > 0 {
+                            left -= 1;
+                        }
+                        left == 0
+                    },
+                );
+                self.stats.settled += self.route_field.stats().expanded - before;
+                if finished {
+                    for m in &class.members {
+                        self.starts_at[m.start] = 0;
+                    }
+                    // The cost of the last cell settled bounds those left out from below.
+                    class.phase = Phase::Wave { beyond: last };
+                    class.field = Some((0, last));
+                } else {
+                    class.phase = Phase::FillingRouteField { left, last };
+                }
                 false
             }
             Phase::Wave { beyond } => {
@@ -483,13 +573,54 @@ impl GroupPlanner {
                 if let Some((waves, _)) = &mut class.field {
                     *waves += 1;
                 }
-                match board {
-                    Board::Square(diagonal) => {
-                        self.wave(grid, SquareMoves(diagonal), class, beyond);
-                    }
-                    Board::Hex(layout) => self.wave(grid, HexMoves(layout), class, beyond),
+                self.rivers.begin(class.members.len(), grid.costs().len());
+                class.phase = Phase::Rivers {
+                    beyond,
+                    member: 0,
+                    at: class.members[0].start,
+                };
+                false
+            }
+            Phase::Rivers {
+                beyond,
+                mut member,
+                mut at,
+            } => {
+                let walked = self.rivers.walk(
+                    &self.route_field,
+                    &class.members,
+                    &mut member,
+                    &mut at,
+                    limit,
+                );
+                self.stats.searched += walked;
+                if member < class.members.len() {
+                    class.phase = Phase::Rivers { beyond, member, at };
+                } else {
+                    self.rivers.link(&self.route_field);
+                    let free_left = self.start_wave(grid, class, beyond);
+                    class.phase = Phase::Spreading { beyond, free_left };
                 }
-                class.phase = Phase::Route { next: 0 };
+                false
+            }
+            Phase::Spreading {
+                beyond,
+                mut free_left,
+            } => {
+                let finished = match board {
+                    Board::Square(diagonal) => {
+                        self.spread(grid, SquareMoves(diagonal), beyond, &mut free_left, limit)
+                    }
+                    Board::Hex(layout) => {
+                        self.spread(grid, HexMoves(layout), beyond, &mut free_left, limit)
+                    }
+                };
+                if finished {
+                    self.hand_out(class);
+                    class.phase = Phase::Route { next: 0 };
+                } else {
+                    class.phase = Phase::Spreading { beyond, free_left };
+                }
                 false
             }
             Phase::Route { next } => {
@@ -542,40 +673,43 @@ impl GroupPlanner {
         }
     }
 
-    /// The click's field for `class`, until every region's tiles are found: picks the
-    /// nearest free tiles, and strands the units of a region that ran out of them.
+    /// Goes on with the click's field for `class` for at most `limit` cells: picks the
+    /// nearest free tiles as it settles them, and once every region has its tiles (or the
+    /// field ran out of cells) strands the units of a region that ran out of them. True when
+    /// it is finished.
     fn pick_tiles(
         &mut self,
         grid: &Grid,
         board: Board,
         class: &mut ClassPlan,
         decided: &mut Vec<(usize, Result<Route, Stranded>)>,
-    ) {
-        let mut wanted = class.members.len();
+        limit: usize,
+    ) -> bool {
+        let mut wanted = class.members.len() - class.tiles.len();
         let (quotas, tiles) = (&mut class.quotas, &mut class.tiles);
-        tiles.clear();
-        self.click_field.begin(grid);
-        for &a in &class.anchors {
-            self.click_field.seed(a, 0.0);
-        }
         let taken = &self.taken;
-        self.click_field
-            .fill(grid, board, None, f64::INFINITY, |index, _| {
-                if taken.get(index) {
-                    return false;
-                }
-                let region = grid.region(grid.pos(index), board).unwrap_or(0);
-                if let Ok(at) = quotas.binary_search_by_key(&region, |q| q.0)
-                    && quotas[at].1 > 0
-                {
-                    quotas[at].1 -= 1;
-                    tiles.push(index);
-                    wanted -= 1;
-                }
-                wanted == 0
-            });
-        self.stats.fields += 1;
-        self.stats.settled += self.click_field.stats().expanded;
+        let before = self.click_field.stats().expanded;
+        let finished =
+            self.click_field
+                .fill_for(grid, board, None, f64::INFINITY, limit, |index, _| {
+                    if taken.get(index) {
+                        return false;
+                    }
+                    let region = grid.region(grid.pos(index), board).unwrap_or(0);
+                    if let Ok(at) = quotas.binary_search_by_key(&region, |q| q.0)
+                        && quotas[at].1 > 0
+                    {
+                        quotas[at].1 -= 1;
+                        tiles.push(index);
+                        wanted -= 1;
+                    }
+                    wanted == 0
+                });
+        self.stats.settled += self.click_field.stats().expanded - before;
+        if !finished {
+            return false;
+        }
+        let quotas = &mut class.quotas;
         if wanted > 0 {
             // Some region ran out of free tiles: its units nearest the click keep theirs, so
             // the farthest are left out, as many as tiles are missing. The field ran to the
@@ -597,32 +731,30 @@ impl GroupPlanner {
             });
             members.sort_by_key(|m| m.unit);
         }
-        for (number, &tile) in tiles.iter().enumerate() {
+        for (number, &tile) in class.tiles.iter().enumerate() {
             self.tile_at[tile] = number as u32;
             self.taken.set(tile);
         }
+        true
     }
 
-    /// The wave: one search from all the members at once, each starting behind by its cost
-    /// down the route field `F` (from the tiles that were free when it was built, which
-    /// bounds the cost to those still free from below), a multi-source A* (guided by `F`)
-    /// whose cost at a cell `c`
+    /// Starts the wave (its rivers walked, [`Rivers::walk`]): one search from all the
+    /// members at once, each starting behind by its cost down the route field `F` (from the
+    /// tiles that were free when it was built, which bounds the cost to those still free
+    /// from below), a multi-source A* (guided by `F`) whose cost at a cell `c`
     /// is the least of `top - F(u) + d(u, c)` over the members `u`, `top` the greatest
     /// `F(u)`. That is never less than `top - F(c)` (`F(u) <= d(u, c) + F(c)`), and it is
     /// exactly that on every river cell `y` (a cell on some member's way down `F`). So for a
     /// member `u` whose way down passes `y`, its way down to `y` (cost `F(u) - F(y)`) and the
     /// wave's way on from `y` to a cell `c` cost `cost(c) - top + F(u)`, which is no more
-    /// than `d(u, c)`: a cheapest path to `c`. The wave runs until it has settled every free
-    /// tile, noting for each the first river cell on its way back; then the rivers hand the
-    /// tiles out upstream first ([`Rivers`]). Moves the members given a tile to
-    /// `class.routed`.
-    fn wave<M: Moves>(&mut self, grid: &Grid, moves: M, class: &mut ClassPlan, beyond: f64) {
+    /// than `d(u, c)`: a cheapest path to `c`. The wave runs ([`Self::spread`]) until it has
+    /// settled every free tile, noting for each the first river cell on its way back; then
+    /// the rivers hand the tiles out upstream first ([`Self::hand_out`]). Returns how many
+    /// free tiles the wave is to reach.
+    fn start_wave(&mut self, grid: &Grid, class: &ClassPlan, beyond: f64) -> usize {
         let members = &class.members;
         let cells = grid.costs().len();
         let field = &self.route_field;
-        let rivers = &mut self.rivers;
-        rivers.build(field, members, cells);
-        self.stats.searched += rivers.nodes.len();
         if self.nodes.len() != cells || self.generation >= u32::MAX - 2 {
             self.nodes.clear();
             self.nodes.resize(cells, (0.0, 0));
@@ -635,11 +767,7 @@ impl GroupPlanner {
             self.wave_root.resize(cells, NONE);
         }
         self.generation += 2;
-        let (open, closed) = (self.generation, self.generation + 1);
-        let costs = grid.costs();
-        let passable = grid.open();
-        let tables = moves.tables();
-        let offsets = moves.offsets(grid);
+        let open = self.generation;
         let h = |index: usize| field.cost_at(index).unwrap_or(beyond);
         let top = members.iter().map(|m| h(m.start)).fold(0.0, f64::max);
         self.heap.clear();
@@ -654,29 +782,65 @@ impl GroupPlanner {
             self.heap
                 .push(HeapEntry::new(m.start as u32, g + h(m.start), h(m.start)));
         }
-        // Free tiles reached, with the river cell each was reached from, linked per node.
-        let mut reached: Vec<(u32, u32)> = Vec::new();
-        let mut free_left = class
+        self.reached.clear();
+        class
             .tiles
             .iter()
             .filter(|&&t| self.tile_at[t] != NONE)
-            .count();
-        while let Some(entry) = self.heap.pop() {
+            .count()
+    }
+
+    /// Goes on with the wave for at most `limit` cells, until it has reached the
+    /// `free_left` free tiles left (or run out of cells): true when it is finished. It
+    /// resumes where it stopped, so its cells are expanded in the same order however the
+    /// limits split them.
+    fn spread<M: Moves>(
+        &mut self,
+        grid: &Grid,
+        moves: M,
+        beyond: f64,
+        free_left: &mut usize,
+        limit: usize,
+    ) -> bool {
+        let (open, closed) = (self.generation, self.generation + 1);
+        let field = &self.route_field;
+        let rivers = &mut self.rivers;
+        let costs = grid.costs();
+        let passable = grid.open();
+        let tables = moves.tables();
+        let offsets = moves.offsets(grid);
+        let h = |index: usize| field.cost_at(index).unwrap_or(beyond);
+        let mut left = limit;
+        loop {
+            if left == 0 {
+                // Out of cells for this call: finished only when none is left to expand.
+                while let Some(entry) = self.heap.peek() {
+                    if self.stamps[entry.index as usize] != closed {
+                        return false;
+                    }
+                    self.heap.pop();
+                }
+                return true;
+            }
+            let Some(entry) = self.heap.pop() else {
+                return true;
+            };
             let index = entry.index as usize;
             if self.stamps[index] == closed {
                 continue;
             }
+            left -= 1;
             self.stamps[index] = closed;
             self.stats.searched += 1;
             let (g, _) = self.nodes[index];
             let root = self.wave_root[index];
             if self.tile_at[index] != NONE {
                 let node = &mut rivers.nodes[rivers.node_at[root as usize] as usize];
-                reached.push((index as u32, node.tiles));
-                node.tiles = reached.len() as u32 - 1;
-                free_left -= 1;
-                if free_left == 0 {
-                    break;
+                self.reached.push((index as u32, node.tiles));
+                node.tiles = self.reached.len() as u32 - 1;
+                *free_left -= 1;
+                if *free_left == 0 {
+                    return true;
                 }
             }
             let pos = grid.pos(index);
@@ -706,11 +870,17 @@ impl GroupPlanner {
                 self.heap.push(HeapEntry::new(next as u32, g + h, h));
             }
         }
-        // Upstream first, each node gives its tiles to the members waiting at it (its own and
-        // those left over upstream), and passes the rest down: a tile reached from a node can
-        // take any member above it, and the members left there can only go further down, so
-        // this gives as many members a tile as can be.
-        let mut given = vec![NONE; members.len()];
+    }
+
+    /// After the wave: upstream first, each river node gives its tiles to the members
+    /// waiting at it (its own and those left over upstream), and passes the rest down: a
+    /// tile reached from a node can take any member above it, and the members left there
+    /// can only go further down, so this gives as many members a tile as can be. Moves the
+    /// members given a tile to `class.routed`.
+    fn hand_out(&mut self, class: &mut ClassPlan) {
+        let rivers = &mut self.rivers;
+        let reached = &self.reached;
+        let mut given = vec![NONE; class.members.len()];
         for k in 0..rivers.upstream_first.len() {
             let id = rivers.upstream_first[k] as usize;
             let node = rivers.nodes[id];
@@ -746,48 +916,10 @@ impl GroupPlanner {
         });
         rivers.clear();
     }
-
-    /// Builds the route field from `tiles` until it has settled every member's start;
-    /// returns the cost of the last cell settled, a lower bound for the cells it left out.
-    fn build_route_field(
-        &mut self,
-        grid: &Grid,
-        board: Board,
-        tiles: &[usize],
-        members: &[Member],
-    ) -> f64 {
-        let mut left = 0;
-        for m in members {
-            if self.starts_at[m.start] == 0 {
-                left += 1;
-            }
-            self.starts_at[m.start] += 1;
-        }
-        self.route_field.begin(grid);
-        for &tile in tiles {
-            self.route_field.seed(tile, 0.0);
-        }
-        let starts_at = &self.starts_at;
-        let mut last = 0.0;
-        self.route_field
-            .fill(grid, board, None, f64::INFINITY, |index, cost| {
-                last = cost;
-                if starts_at[index] > 0 {
-                    left -= 1;
-                }
-                left == 0
-            });
-        self.stats.fields += 1;
-        self.stats.settled += self.route_field.stats().expanded;
-        for m in members {
-            self.starts_at[m.start] = 0;
-        }
-        last
-    }
 }
 
 /// The members' ways down the route field, merged into a forest rooted at tiles: the
-/// rivers of [`GroupPlanner::wave`].
+/// rivers of [`GroupPlanner::start_wave`].
 #[derive(Clone, Debug, Default)]
 struct Rivers {
     /// Per cell (storage index): its node, or `NONE`.
@@ -814,34 +946,62 @@ struct RiverNode {
 }
 
 impl Rivers {
-    fn build(&mut self, field: &CostField, members: &[Member], cells: usize) {
+    /// Starts the rivers of `members` members on a grid of `cells` cells.
+    fn begin(&mut self, members: usize, cells: usize) {
         if self.node_at.len() != cells {
             self.node_at.clear();
             self.node_at.resize(cells, NONE);
         }
         self.nodes.clear();
         self.next_member.clear();
-        self.next_member.resize(members.len(), NONE);
-        for (i, m) in members.iter().enumerate() {
-            let mut at = m.start;
-            while self.node_at[at] == NONE {
-                self.node_at[at] = self.nodes.len() as u32;
+        self.next_member.resize(members, NONE);
+    }
+
+    /// Walks the members' ways down `field`, from member `*member`, whose way has got to
+    /// the cell `*at`, until every member's way is walked or `limit` cells were added;
+    /// returns the cells added, and leaves `*member` and `*at` where to go on.
+    fn walk(
+        &mut self,
+        field: &CostField,
+        members: &[Member],
+        member: &mut usize,
+        at: &mut usize,
+        limit: usize,
+    ) -> usize {
+        let mut walked = 0;
+        while let Some(m) = members.get(*member) {
+            while self.node_at[*at] == NONE {
+                if walked == limit {
+                    return walked;
+                }
+                walked += 1;
+                self.node_at[*at] = self.nodes.len() as u32;
                 self.nodes.push(RiverNode {
-                    cell: at as u32,
+                    cell: *at as u32,
                     down: NONE,
                     first_child: NONE,
                     next_sibling: NONE,
                     members: (NONE, NONE),
                     tiles: NONE,
                 });
-                match field.next_at(at) {
-                    Some(down) => at = down,
+                match field.next_at(*at) {
+                    Some(down) => *at = down,
                     None => break,
                 }
             }
             let id = self.node_at[m.start] as usize;
-            self.push_members(id, i as u32, i as u32);
+            self.push_members(id, *member as u32, *member as u32);
+            *member += 1;
+            if let Some(m) = members.get(*member) {
+                *at = m.start;
+            }
         }
+        walked
+    }
+
+    /// Once every way is walked: links the nodes into the forest and orders them upstream
+    /// first.
+    fn link(&mut self, field: &CostField) {
         // Children, in creation order; roots on the stack, last first.
         self.stack.clear();
         for id in (0..self.nodes.len()).rev() {

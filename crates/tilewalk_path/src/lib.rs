@@ -307,13 +307,16 @@
 //! Units refused before any work (outside the map, on a cell they cannot stand on, of an
 //! unknown class, in a region without the click) come out of the first call, those left
 //! without a free tile as soon as their class's click field has found it, and the others
-//! class by class, a wave's units after it, as they are routed. A call stops once its work
-//! reaches the budget but never cuts a step (one field build, one wave or one unit's path)
-//! in two, so it
-//! overshoots by at most one step, and it always takes at least one, so even a budget of 0
-//! moves on. Steps are the same whatever the budgets: any sequence of budgets gives the
-//! same routes as one [`GroupPlanner::plan`] call (which is `start` and one unbounded
-//! `advance`).
+//! class by class, a wave's units after it, as they are routed. A call stops as soon as its
+//! work reaches the budget, in the middle of a field build or a wave if need be: the next
+//! call goes on with it from the very cell where it stopped. Only a unit's path, walked in
+//! one go (as many cells as the path has), is never cut, so a call overshoots its budget by
+//! less than one path and never by a field's or a wave's worth of work: on the
+//! `group_orders` example, whose field builds and waves are up to a million cells each,
+//! calls with a budget of 40,000 do at most 40,293 work. A call always does some work, so
+//! even a budget of 0 (taken as 1) moves on. The cells are settled and expanded in the same
+//! order whatever the budgets: any sequence of budgets gives the same routes as one
+//! [`GroupPlanner::plan`] call (which is `start` and one unbounded `advance`).
 
 mod bits;
 mod board;

@@ -539,8 +539,9 @@ fn case(side: u32, most: usize) -> impl Strategy<Value = Case> {
 }
 
 /// Plans the order under way in `planner` with `budgets`, cycled, checking every call's
-/// bounds: each unit decided once, the budget overshot by one step at most, all the work
-/// counted in the stats. Returns the results, per unit, and the calls.
+/// bounds: each unit decided once, the budget overshot by one unit's path at most (fields
+/// and waves stop at the budget), all the work counted in the stats. Returns the results,
+/// per unit, and the calls.
 fn advance_all<G: std::borrow::Borrow<Grid>>(
     planner: &mut GroupPlanner,
     grids: &[G],
@@ -560,6 +561,31 @@ fn advance_all<G: std::borrow::Borrow<Grid>>(
                 call.last
             );
             assert!(call.last > 0, "a step did no work");
+            // Past its budget only by the path of the unit decided last: its walk is the one
+            // step not cut in two, and it is as long as the path.
+            if call.work > budget.max(1) {
+                let walked = match call.decided.last() {
+                    Some((_, Ok(route))) => route.path.cells.len(),
+                    _ => 0,
+                };
+                assert_eq!(
+                    call.last, walked,
+                    "worked {} on a budget of {budget}, past it by more than a path",
+                    call.work
+                );
+            }
+            let longest = call
+                .decided
+                .iter()
+                .filter_map(|(_, r)| r.as_ref().ok())
+                .map(|r| r.path.cells.len())
+                .max()
+                .unwrap_or(0);
+            assert!(
+                call.work < budget.max(1) + longest.max(1),
+                "worked {} on a budget of {budget}, longest path {longest}",
+                call.work
+            );
         } else {
             assert_eq!(call.last, 0);
             assert!(call.done, "a call made no progress");
@@ -671,7 +697,7 @@ proptest! {
     }
 
     #[test]
-    fn advance_overshoots_its_budget_by_one_step_at_most(
+    fn advance_overshoots_its_budget_by_one_path_at_most(
         case in case(16, 60),
         budgets in proptest::collection::vec(0usize..200, 1..8),
     ) {
@@ -745,14 +771,62 @@ fn a_large_order_advanced_a_little_at_a_time_gives_the_routes_of_one_plan() {
             assert_eq!(advanced, planned, "{board}, budgets {budgets:?}");
             assert_eq!(planner.stats(), stats);
             if budgets == [0] {
-                // A budget of 0 takes exactly one step a call: one per field, one per wave,
-                // one per unit.
-                let routed = planned.iter().filter(|r| r.is_ok()).count();
-                assert_eq!(calls.len(), stats.fields + stats.waves + routed);
+                // A budget of 0 acts as 1: each call settles or expands one cell of a field
+                // or a wave, or walks one unit's path.
+                let routes = planned.iter().filter_map(|r| r.as_ref().ok());
+                let walked: usize = routes.clone().map(|r| r.path.cells.len()).sum();
+                let work = stats.settled + stats.searched;
+                assert_eq!(calls.len(), work - walked + routes.count());
+                for call in &calls {
+                    let path = call.decided.iter().find_map(|(_, r)| r.as_ref().ok());
+                    match path {
+                        Some(route) => assert_eq!(call.work, route.path.cells.len()),
+                        None => assert_eq!(call.work, 1),
+                    }
+                }
             }
         }
     }
     assert!(rebuilt, "no board rebuilt the route field");
+}
+
+#[test]
+fn an_order_dropped_in_the_middle_of_any_step_leaves_nothing_behind() {
+    // Cut the first order after every call of a small budget, in the middle of its fields,
+    // rivers and waves: the next order still plans as on a fresh planner.
+    let (grid, units) = large_order();
+    let grids = [&grid];
+    let first = GroupOrder {
+        units: &units,
+        click: Pos::new(12, 5),
+        occupied: &[],
+        board: Board::default(),
+    };
+    let few: Vec<Unit> = units.iter().step_by(3).copied().collect();
+    let second = GroupOrder {
+        units: &few,
+        click: Pos::new(14, 18),
+        occupied: &[Pos::new(14, 18)],
+        board: Board::default(),
+    };
+    let expected = plan_group(&grids, &second).unwrap();
+    let mut planner = GroupPlanner::new();
+    for cut in 0.. {
+        planner.start(&grids, &first).unwrap();
+        let mut done = false;
+        for _ in 0..cut {
+            done = planner.advance(&grids, 37).done;
+            if done {
+                break;
+            }
+        }
+        planner.start(&grids, &second).unwrap();
+        let (advanced, _) = advance_all(&mut planner, &grids, few.len(), &[23]);
+        assert_eq!(advanced, expected, "cut after {cut} calls");
+        if done {
+            break;
+        }
+    }
 }
 
 #[test]
