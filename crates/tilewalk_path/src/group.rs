@@ -155,8 +155,9 @@ pub struct GroupPlanner {
     starts_at: Vec<u32>,
     /// The tiles still free when the route field is rebuilt.
     free: Vec<usize>,
-    /// The wave ([`Self::start_wave`]): the rivers (the members' ways down the route field), per
-    /// cell `(cost, parent)`, the first river cell on its way back, stamps, frontier.
+    /// The wave ([`Self::start_wave`]): the rivers (the members' ways down the route
+    /// field), per cell `(cost, parent)`, the first river cell on its way back, stamps,
+    /// frontier.
     rivers: Rivers,
     nodes: Vec<(f64, u32)>,
     wave_root: Vec<u32>,
@@ -174,8 +175,8 @@ pub struct GroupPlanner {
 const NONE: u32 = u32::MAX;
 
 /// Waves run on one route field before it is rebuilt from the tiles still free. Any field
-/// serves (see [`GroupPlanner::start_wave`]); a field whose tiles were taken just leads the wave
-/// a longer way round, so a few waves pay for one field less.
+/// serves (see [`GroupPlanner::start_wave`]); a field whose tiles were taken just leads the
+/// wave a longer way round, so a few waves pay for one field less.
 const WAVES_PER_FIELD: usize = 3;
 
 /// An order under way: what is left of it.
@@ -419,6 +420,11 @@ impl GroupPlanner {
     ///     // One frame: about 40 cells of work.
     ///     let frame = planner.advance(&[&grid], 40);
     ///     assert!(frame.work - frame.last < 40);
+    ///     if frame.work > 40 {
+    ///         // Past the budget only by one unit's path, walked whole: the last route.
+    ///         let (_, route) = frame.decided.last().unwrap();
+    ///         assert_eq!(route.as_ref().unwrap().path.cells.len(), frame.last);
+    ///     }
     ///     for (unit, route) in frame.decided {
     ///         routes[unit] = Some(route); // the unit can start walking now
     ///     }
