@@ -2,8 +2,8 @@
 //! simulation plugins under `MinimalPlugins`, a fixed 1/60 s step), ordered three ways in
 //! the same process:
 //!
-//! - (a) one group order of every unit to one point;
-//! - (b) 100 group orders of 100 units each, to 100 points;
+//! - (a) one group order of every unit to one point (the open tile nearest the centre);
+//! - (b) 100 group orders of 100 units each, to 100 points on a lattice;
 //! - (c) the baseline: every unit ordered alone to the same point, one A* each to the free
 //!   tile nearest the click in a straight line (the game's way before group orders).
 //!
@@ -18,11 +18,12 @@ use std::time::Instant;
 use bevy::prelude::*;
 use tilewalk::headless_app;
 use tilewalk::journal::{Entry, Journal};
+use tilewalk::level::Level;
 use tilewalk::map::MapAsset;
 use tilewalk::map::generate::generate;
 use tilewalk::pathing::{MoveOrder, PathBudget, PathWork};
 use tilewalk::terrain::TerrainTable;
-use tilewalk::units::{Tile, Unit};
+use tilewalk::units::{MovementClass, Tile, Unit};
 use tilewalk_path::Pos;
 
 const SIDE: u32 = 512;
@@ -74,7 +75,25 @@ fn main() {
     let map = MapAsset::parse(&text).expect("a generated map parses");
     let table = TerrainTable::parse(include_str!("../assets/terrain.ron"))
         .expect("the shipped terrain table parses");
-    let centre = Pos::new(SIDE / 2, SIDE / 2);
+    let level = Level::build(&map, &table).expect("a generated map builds");
+    // Points every class can stand on, so no unit is refused for its class.
+    let open_near = |x: u32, y: u32| {
+        (0..SIDE as i64)
+            .flat_map(|r| (-r..=r).flat_map(move |dy| (-r..=r).map(move |dx| (dx, dy))))
+            .filter_map(|(dx, dy)| {
+                let p = Pos::new(
+                    x.checked_add_signed(dx as i32)?,
+                    y.checked_add_signed(dy as i32)?,
+                );
+                MovementClass::ALL
+                    .iter()
+                    .all(|&c| level.grid(c).is_passable(p))
+                    .then_some(p)
+            })
+            .next()
+            .expect("the map has open ground")
+    };
+    let centre = open_near(SIDE / 2, SIDE / 2);
     let workers = std::thread::available_parallelism().map_or(1, usize::from);
     println!(
         "army benchmark: {SIDE}x{SIDE} map (tilewalk gen --seed {SEED} --width {SIDE} --height \
@@ -124,7 +143,7 @@ fn main() {
             .map(|(i, group)| MoveOrder {
                 units: group.to_vec(),
                 // A 10×10 lattice of points across the map's middle half.
-                goal: Pos::new(
+                goal: open_near(
                     SIDE / 4 + (i as u32 % 10) * SIDE / 20,
                     SIDE / 4 + (i as u32 / 10) * SIDE / 20,
                 ),

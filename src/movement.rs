@@ -24,9 +24,13 @@
 //!   its path ([`Pending`]), is waited for as long as it takes, with no re-plan: every chain
 //!   of waiting units ends in a free tile, a ring, an ally at rest, a unit under way or
 //!   about to be, or a unit at rest that is not an ally, and only the last one stops it;
-//! - **anyone else at rest** in the way (another side, another class), or an ally at rest on
-//!   the walker's last tile: after [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to
-//!   the nearest free tile when its own is taken), and gives up after [`MAX_REPLANS`] tries.
+//! - **a unit of its side at rest** that cannot take over the walk (another class) steps
+//!   aside onto a free neighbour that is not where the walker stands or goes next (the first
+//!   in the board's order), and back onto its tile once the walker has passed;
+//! - **anyone else at rest** in the way (the other side, a unit of its side with no room to
+//!   step aside, or any unit at rest on the walker's last tile): after [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the
+//!   nearest free tile when its own is taken), and gives up after [`MAX_REPLANS`] tries; a
+//!   re-plan that finds no way keeps the walker waiting on its path.
 //!
 //! Why these rules and not space-time reservations (cooperative A*, WHCA*, Silver 2005)?
 //! Reservations plan every unit in space and time, a search per unit per window, and need the
@@ -118,6 +122,8 @@ struct Waiter {
     left: f64,
     /// `want` is the last tile of its path.
     last: bool,
+    /// The tile after `want`, if any.
+    after: Option<Pos>,
     pass_through: bool,
 }
 
@@ -136,6 +142,12 @@ enum Outcome {
     /// Hands the rest of its walk to the ally resting on its next tile.
     HandOver {
         holder: Entity,
+    },
+    /// Waits while the unit of its side resting on its next tile steps aside onto `to` (and
+    /// back once the way is clear).
+    MakeWay {
+        holder: Entity,
+        to: Pos,
     },
 }
 
@@ -187,6 +199,7 @@ fn follow_paths(
                         cost: level.grid(*unit.class).cost(want),
                         left,
                         last: path.next + 1 == path.cells.len(),
+                        after: path.cells.get(path.next + 1).copied(),
                         pass_through: path.pass_through,
                     });
                     Doing::Waiting(waiters.len() - 1)
@@ -203,7 +216,7 @@ fn follow_paths(
         );
     }
     // 2. Who steps, who waits, who trades.
-    let outcomes = settle(&waiters, &mut holders, &mut doing);
+    let outcomes = settle(&level, &waiters, &mut holders, &mut doing);
     // 3. Steps start, walks change hands, waits run out.
     for (w, outcome) in waiters.iter().zip(&outcomes) {
         let Outcome::Trade(other) = *outcome else {
@@ -242,6 +255,22 @@ fn follow_paths(
                 });
             }
             Outcome::Queue | Outcome::Trade(_) => path.waited = 0.0,
+            Outcome::MakeWay { holder, to } => {
+                path.waited = 0.0;
+                // Aside and back, once the way is clear.
+                let (class, from) = (doing[&holder].class, w.want);
+                let cells = vec![from, to, from];
+                let cost = walk_cost(&level, class, &cells);
+                commands.entity(holder).insert(Path {
+                    cells,
+                    cost,
+                    next: 1,
+                    waypoints: vec![2],
+                    waited: 0.0,
+                    replans: 0,
+                    pass_through: false,
+                });
+            }
             Outcome::HandOver { holder } => {
                 let at = path.next;
                 let rest = walk_cost(&level, class, &path.cells[at..]);
@@ -308,6 +337,7 @@ impl Doer {
 /// Decides, in the waiting units' order, what each does this frame; `holders` and `doing`
 /// follow the decisions (a tile stepped off is free for the next unit in the order).
 fn settle(
+    level: &Level,
     waiters: &[Waiter],
     holders: &mut HashMap<Pos, Entity>,
     doing: &mut HashMap<Entity, Doer>,
@@ -346,12 +376,24 @@ fn settle(
             Some(holder) if holder != w.entity && !w.pass_through => {
                 let (mine, theirs) = (doing[&w.entity], doing[&holder]);
                 match theirs.what {
-                    Doing::Resting if mine.ally_of(&theirs) && !w.last => {
+                    Doing::Resting if mine.team == theirs.team => {
+                        let outcome = if mine.ally_of(&theirs) && !w.last {
+                            Outcome::HandOver { holder }
+                        } else if !w.last
+                            && let Some(to) = aside(level, holders, theirs.class, w)
+                        {
+                            holders.insert(to, holder);
+                            Outcome::MakeWay { holder, to }
+                        } else {
+                            Outcome::Blocked { holder }
+                        };
                         // It is under way from now on: nobody else hands it a walk.
-                        if let Some(d) = doing.get_mut(&holder) {
+                        if outcome != (Outcome::Blocked { holder })
+                            && let Some(d) = doing.get_mut(&holder)
+                        {
                             d.what = Doing::Stepping;
                         }
-                        Outcome::HandOver { holder }
+                        outcome
                     }
                     Doing::Resting => Outcome::Blocked { holder },
                     Doing::Stepping | Doing::Waiting(_) | Doing::Pending => Outcome::Queue,
@@ -371,6 +413,24 @@ fn settle(
         .into_iter()
         .map(|o| o.expect("every waiting unit has an outcome"))
         .collect()
+}
+
+/// Where a unit of `class` resting on `w.want` can step aside to let `w` pass: the first
+/// neighbour (in the board's order) it can enter that nobody holds and that is neither where
+/// `w` stands nor where it goes next.
+fn aside(
+    level: &Level,
+    holders: &HashMap<Pos, Entity>,
+    class: MovementClass,
+    w: &Waiter,
+) -> Option<Pos> {
+    let grid = level.grid(class);
+    level
+        .board
+        .neighbours(w.want, grid.width(), grid.height())
+        .find(|&n| {
+            n != w.from && Some(n) != w.after && grid.is_passable(n) && !holders.contains_key(&n)
+        })
 }
 
 /// The rings of a graph in which every node points to at most one other (`next`): each ring

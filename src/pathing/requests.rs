@@ -689,7 +689,11 @@ fn apply(
             (Prepare::Refuse(reason), _) => frame.refuse(unit, goal, reason),
             (
                 Prepare::Search {
-                    base, replan, from, ..
+                    base,
+                    replan,
+                    avoid_units,
+                    from,
+                    ..
                 },
                 Some(searched),
             ) => {
@@ -710,6 +714,9 @@ fn apply(
                         frame.claimed.insert(path.goal());
                         frame.planned.insert(unit, path);
                     }
+                    // No way around the units now: it keeps its path and waits (movement
+                    // counts the tries and gives up after the last).
+                    Err(_) if avoid_units => {}
                     Err(why) if replan => {
                         let goal = base.as_ref().map_or(goal, Path::goal);
                         frame.planned.remove(&unit);
