@@ -39,9 +39,9 @@
 //! over the waiting units), never deadlock (see the list), and keep the planned paths: a walk
 //! only changes by trades that leave each unit on a cheapest path.
 
-use std::collections::HashMap;
-
+use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::QueryData;
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
@@ -165,7 +165,7 @@ fn follow_paths(
     let geometry = level.geometry();
     // 1. Steps under way go on; units whose path is done arrive; the others want a tile.
     let mut holders: HashMap<Pos, Entity> = HashMap::new();
-    let mut doing: HashMap<Entity, Doer> = HashMap::new();
+    let mut doing: EntityHashMap<Doer> = EntityHashMap::default();
     let mut waiters: Vec<Waiter> = Vec::new();
     for mut unit in &mut units {
         holders.insert(unit.tile.0, unit.entity);
@@ -315,7 +315,11 @@ fn follow_paths(
             ),
             None => geometry.center(unit.tile.0),
         };
-        unit.transform.translation = position.extend(UNIT_Z);
+        let translation = position.extend(UNIT_Z);
+        // Written only when it moves: a still army costs the renderer nothing.
+        if unit.transform.translation != translation {
+            unit.transform.translation = translation;
+        }
     }
 }
 
@@ -340,7 +344,7 @@ fn settle(
     level: &Level,
     waiters: &[Waiter],
     holders: &mut HashMap<Pos, Entity>,
-    doing: &mut HashMap<Entity, Doer>,
+    doing: &mut EntityHashMap<Doer>,
 ) -> Vec<Outcome> {
     let waits = |w: &Waiter| !w.pass_through && w.cost.is_some();
     // The waiting unit each waiting unit waits for.

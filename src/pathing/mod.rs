@@ -540,6 +540,9 @@ fn replan_paths(
         cheaper.extend(change.cheaper.iter().copied());
     }
     let mut wanted: Vec<Replan> = replans.read().copied().collect();
+    if wanted.is_empty() && changed.is_empty() && cheaper.is_empty() {
+        return;
+    }
     wanted.extend(
         units
             .iter()

@@ -258,6 +258,13 @@ pub(super) fn serve_requests(
             front.kind = Kind::Group(undecided);
         }
     }
+    if requests.queue.is_empty() {
+        *work = PathWork {
+            pending: requests.waiting.len(),
+            ..default()
+        };
+        return;
+    }
     let claimed = units
         .iter()
         .map(|u| u.path.map_or(u.tile.0, Path::goal))
