@@ -1,7 +1,6 @@
 """The real game under Xvfb, driven by xdotool: the pictures in docs/ are taken with it
-(tools/lab_pictures.py, tools/screenshot_large.py, tools/army_picture.py). It waits on the
-game's --events lines, never on the clock alone. Needs target/debug/tilewalk (cargo build;
-or the binary given) and
+(tools/lab_pictures.py, tools/screenshot_large.py). It waits on the game's --events lines,
+never on the clock alone. Needs target/debug/tilewalk (cargo build) and
 apt-get install -y xvfb mesa-vulkan-drivers xdotool. Python 3 standard library only.
 """
 
@@ -17,14 +16,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 class Game:
-    def __init__(self, folder, out, map_file, *more, binary="target/debug/tilewalk"):
+    def __init__(self, folder, out, map_file, *more):
         self.events_file = folder / "events.jsonl"
         display_file = folder / "display"
         self.process = subprocess.Popen(
             [
                 "xvfb-run", "-a", "-s", "-screen 0 1280x720x24", "sh", "-c",
                 f'printf "%s\\n%s\\n" "$DISPLAY" "$XAUTHORITY" > {display_file}; exec "$0" "$@"',
-                str(ROOT / binary), "play", "--map", str(map_file),
+                str(ROOT / "target/debug/tilewalk"), "play", "--map", str(map_file),
                 "--events", str(self.events_file), "--screenshot", str(out), *more,
             ],
             cwd=ROOT,
@@ -43,7 +42,10 @@ class Game:
     def events(self):
         if not self.events_file.exists():
             return []
-        return [json.loads(line) for line in self.events_file.read_text().splitlines() if line]
+        text = self.events_file.read_text()
+        # The game may be writing the last line right now: only whole lines count.
+        lines = text.split("\n")[:-1]
+        return [json.loads(line) for line in lines if line]
 
     def wait(self, what, matches, after=0, timeout=120):
         """The last event, of those after the first `after`, that `matches`; waits for one."""
