@@ -46,8 +46,9 @@ pub struct PathBudget {
     pub work: usize,
 }
 
-/// The default [`PathBudget`]: about 4 ms of searching a frame on one core of a 2020s laptop
-/// in a release build (the army benchmark prints what it is on yours).
+/// The default [`PathBudget`]: about 8 ms of group-order planning a frame in a release build
+/// on the 2-core machine of the README's army benchmark (`cargo run --release --example army
+/// -- --budget WORK` measures others).
 pub const DEFAULT_PATH_WORK: usize = 40_000;
 
 impl Default for PathBudget {
