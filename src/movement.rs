@@ -261,15 +261,7 @@ fn follow_paths(
                 let (class, from) = (doing[&holder].class, w.want);
                 let cells = vec![from, to, from];
                 let cost = walk_cost(&level, class, &cells);
-                commands.entity(holder).insert(Path {
-                    cells,
-                    cost,
-                    next: 1,
-                    waypoints: vec![2],
-                    waited: 0.0,
-                    replans: 0,
-                    pass_through: false,
-                });
+                commands.entity(holder).insert(Path::to_end(cells, cost));
             }
             Outcome::HandOver { holder } => {
                 let at = path.next;

@@ -150,6 +150,15 @@ impl Path {
     /// A path planned by a movement range, walked as it is: through allies, never re-planned
     /// around units.
     pub fn through(cells: Vec<Pos>, cost: f64) -> Self {
+        Self {
+            pass_through: true,
+            ..Self::to_end(cells, cost)
+        }
+    }
+
+    /// A real-time path to its last cell (the one goal), waiting for whoever holds its next
+    /// tile.
+    pub fn to_end(cells: Vec<Pos>, cost: f64) -> Self {
         let goal = cells.len() - 1;
         Self {
             cells,
@@ -158,7 +167,7 @@ impl Path {
             waypoints: vec![goal],
             waited: 0.0,
             replans: 0,
-            pass_through: true,
+            pass_through: false,
         }
     }
 

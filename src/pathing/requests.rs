@@ -415,19 +415,9 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
                     micros,
                     expansions: Vec::new(),
                 });
-                let last = path.cells.len() - 1;
-                frame.planned.insert(
-                    unit,
-                    Path {
-                        cells: path.cells,
-                        cost: path.cost,
-                        next: 1,
-                        waypoints: vec![last],
-                        waited: 0.0,
-                        replans: 0,
-                        pass_through: false,
-                    },
-                );
+                frame
+                    .planned
+                    .insert(unit, Path::to_end(path.cells, path.cost));
                 requests.served(&mut frame.commands, unit, id);
                 continue;
             }
