@@ -5,13 +5,18 @@
 //! - (a) one group order of every unit to one point (the open tile nearest the centre);
 //! - (b) 100 group orders of 100 units each, to 100 points on a lattice;
 //! - (c) the baseline: every unit ordered alone to the same point, one A* each to the free
-//!   tile nearest the click in a straight line (the game's way before group orders).
+//!   tile nearest the click in a straight line (the game's way before group orders). Its
+//!   A*s take about as long each, so by default only one unit in 10 is ordered and its time
+//!   until every path is multiplied by 10 (`--baseline-every 1` orders them all: 10,000 A*s
+//!   on this map take more than 20 minutes).
 //!
 //! For each it prints the wall time until every unit has a path (or was refused), the frames
-//! that took, the wall time of each update (p50/p99) while paths are planned and while the
-//! army walks, and how many arrived; then the baseline's planning time over (a)'s and (b)'s.
+//! that took and the work done in them (cells searched or settled, as the budget counts),
+//! the wall time of each update (p50/p99) while paths are planned and while the army walks,
+//! and how many arrived; then the baseline's planning time over (a)'s and (b)'s.
 //!
-//! `cargo run --release --example army [-- --units N --walk SECONDS --budget WORK]`
+//! `cargo run --release --example army [-- --units N --walk SECONDS --budget WORK --only abc
+//! --baseline-every K]` (`--only ab` skips the baseline, which takes minutes).
 
 use std::time::Instant;
 
@@ -33,6 +38,10 @@ struct Options {
     units: u32,
     walk_seconds: f64,
     budget: PathBudget,
+    /// The scenarios to run, by letter.
+    only: String,
+    /// The baseline orders one unit in this many.
+    baseline_every: usize,
 }
 
 fn options() -> Options {
@@ -40,6 +49,8 @@ fn options() -> Options {
         units: 10_000,
         walk_seconds: 10.0,
         budget: PathBudget::default(),
+        only: "abc".to_owned(),
+        baseline_every: 10,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -48,6 +59,15 @@ fn options() -> Options {
             "--units" => options.units = value.parse().unwrap_or_else(|_| usage()),
             "--walk" => options.walk_seconds = value.parse().unwrap_or_else(|_| usage()),
             "--budget" => options.budget.work = value.parse().unwrap_or_else(|_| usage()),
+            "--baseline-every" => {
+                options.baseline_every = value.parse().unwrap_or_else(|_| usage());
+                if options.baseline_every == 0 {
+                    usage()
+                }
+            }
+            "--only" if !value.is_empty() && value.chars().all(|c| "abc".contains(c)) => {
+                options.only = value.to_owned();
+            }
             _ => usage(),
         }
     }
@@ -55,7 +75,10 @@ fn options() -> Options {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: army [--units N] [--walk SECONDS] [--budget WORK]");
+    eprintln!(
+        "usage: army [--units N] [--walk SECONDS] [--budget WORK] [--only abc] \
+         [--baseline-every K]"
+    );
     std::process::exit(2)
 }
 
@@ -63,6 +86,8 @@ fn usage() -> ! {
 struct Run {
     plan_ms: f64,
     plan_frames: usize,
+    /// Cells searched or settled while planning, all frames together.
+    plan_work: usize,
     plan_ticks: Vec<f64>,
     walk_ticks: Vec<f64>,
     arrived: usize,
@@ -104,38 +129,47 @@ fn main() {
         options.walk_seconds
     );
     println!(
-        "{:<34} {:>10} {:>7} {:>20} {:>20} {:>8} {:>8}",
+        "{:<34} {:>10} {:>7} {:>11} {:>20} {:>20} {:>8} {:>8}",
         "scenario",
         "paths ms",
         "frames",
+        "work",
         "plan tick p50/p99",
         "walk tick p50/p99",
         "arrived",
         "refused"
     );
-    let scenario = |name: &str, orders: &dyn Fn(&[Entity]) -> Vec<MoveOrder>| {
+    // `scale`: how many units each ordered unit stands for (the baseline's sample).
+    let scenario = |name: &str, scale: usize, orders: &dyn Fn(&[Entity]) -> Vec<MoveOrder>| {
+        if !options.only.contains(&name[1..2]) {
+            return None;
+        }
         let mut app = headless_app(&map, &table).expect("a generated map builds");
         app.insert_resource(options.budget);
-        let run = measure(&mut app, orders, options.walk_seconds);
+        let mut run = measure(&mut app, orders, options.walk_seconds);
+        run.plan_ms *= scale as f64;
+        run.plan_frames *= scale;
+        run.plan_work *= scale;
         println!(
-            "{name:<34} {:>10.1} {:>7} {:>20} {:>20} {:>8} {:>8}",
+            "{name:<34} {:>10.1} {:>7} {:>11} {:>20} {:>20} {:>8} {:>8}",
             run.plan_ms,
             run.plan_frames,
+            run.plan_work,
             percentiles(&run.plan_ticks),
             percentiles(&run.walk_ticks),
             run.arrived,
             run.refused
         );
-        run
+        Some(run)
     };
-    let one = scenario("(a) one group, one point", &|units| {
+    let one = scenario("(a) one group, one point", 1, &|units| {
         vec![MoveOrder {
             units: units.to_vec(),
             goal: centre,
             append: false,
         }]
     });
-    let hundred = scenario("(b) 100 groups, 100 points", &|units| {
+    let hundred = scenario("(b) 100 groups, 100 points", 1, &|units| {
         let size = units.len().div_ceil(100).max(1);
         units
             .chunks(size)
@@ -151,9 +185,12 @@ fn main() {
             })
             .collect()
     });
-    let baseline = scenario("(c) baseline: one A* per unit", &|units| {
+    let every = options.baseline_every;
+    let baseline_name = format!("(c) baseline, 1 in {every}, x{every}");
+    let baseline = scenario(&baseline_name, every, &|units| {
         units
             .iter()
+            .step_by(every)
             .map(|&unit| MoveOrder {
                 units: vec![unit],
                 goal: centre,
@@ -161,10 +198,14 @@ fn main() {
             })
             .collect()
     });
+    let ratio = |run: &Option<Run>| match (&baseline, run) {
+        (Some(baseline), Some(run)) => format!("{:.1}x", baseline.plan_ms / run.plan_ms),
+        _ => "-".to_owned(),
+    };
     println!(
-        "baseline / (a): {:.1}x   baseline / (b): {:.1}x   (time until every unit has a path)",
-        baseline.plan_ms / one.plan_ms,
-        baseline.plan_ms / hundred.plan_ms
+        "baseline / (a): {}   baseline / (b): {}   (time until every unit has a path)",
+        ratio(&one),
+        ratio(&hundred)
     );
 }
 
@@ -182,11 +223,13 @@ fn measure(app: &mut App, orders: &dyn Fn(&[Entity]) -> Vec<MoveOrder>, walk_sec
     world.write_message_batch(orders(&entities));
     let started = Instant::now();
     let mut plan_ticks = Vec::new();
+    let mut plan_work = 0;
     loop {
         let tick = Instant::now();
         app.update();
         plan_ticks.push(tick.elapsed().as_secs_f64() * 1000.0);
         let work = app.world().resource::<PathWork>();
+        plan_work += work.work;
         if work.pending == 0 && work.queued == 0 {
             break;
         }
@@ -210,6 +253,7 @@ fn measure(app: &mut App, orders: &dyn Fn(&[Entity]) -> Vec<MoveOrder>, walk_sec
     Run {
         plan_ms,
         plan_frames: plan_ticks.len(),
+        plan_work,
         plan_ticks,
         walk_ticks,
         arrived,

@@ -82,16 +82,22 @@ pub struct Journal(pub Vec<Entry>);
 pub struct EventLog(pub Box<dyn Write + Send + Sync>);
 
 impl EventLog {
-    /// Appends one JSON object as a line and flushes, so a reader sees it at once.
+    /// Appends one JSON object as a line. The lines of a frame reach the file together at
+    /// its end ([`flush_event_log`]): one write a frame, however many units step in it.
     pub fn write(&mut self, event: &serde_json::Value) -> std::io::Result<()> {
-        writeln!(self.0, "{event}")?;
-        self.0.flush()
+        writeln!(self.0, "{event}")
     }
 }
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Journal>()
-        .add_systems(Update, record_entries.in_set(AppSystems::Present));
+        .add_systems(Update, record_entries.in_set(AppSystems::Present))
+        .add_systems(Last, flush_event_log.run_if(resource_exists::<EventLog>));
+}
+
+/// The frame's event lines, written out at its end so a reader sees them.
+fn flush_event_log(mut log: ResMut<EventLog>) -> Result {
+    Ok(log.0.flush()?)
 }
 
 fn record_entries(

@@ -160,13 +160,21 @@ fn follow_paths(
     mut replan: MessageWriter<Replan>,
     mut refused: MessageWriter<OrderRefused>,
     names: Query<&Name, With<Unit>>,
+    mut scratch: Local<Scratch>,
 ) {
     let now = time.elapsed_secs_f64();
     let geometry = level.geometry();
     // 1. Steps under way go on; units whose path is done arrive; the others want a tile.
-    let mut holders: HashMap<Pos, Entity> = HashMap::new();
-    let mut doing: EntityHashMap<Doer> = EntityHashMap::default();
-    let mut waiters: Vec<Waiter> = Vec::new();
+    let Scratch {
+        holders,
+        doing,
+        waiters,
+        ended,
+    } = &mut *scratch;
+    holders.clear();
+    doing.clear();
+    waiters.clear();
+    ended.clear();
     for mut unit in &mut units {
         holders.insert(unit.tile.0, unit.entity);
         let mut left = time.delta_secs_f64();
@@ -175,6 +183,7 @@ fn follow_paths(
             left = stride.elapsed - stride.duration;
             if left >= 0.0 {
                 unit.motion.stride = None;
+                ended.push(unit.entity);
             }
         }
         let what = match (&unit.motion.stride, unit.path.as_deref()) {
@@ -216,7 +225,7 @@ fn follow_paths(
         );
     }
     // 2. Who steps, who waits, who trades.
-    let outcomes = settle(&level, &waiters, &mut holders, &mut doing);
+    let outcomes = settle(&level, waiters, holders, doing);
     // 3. Steps start, walks change hands, waits run out.
     for (w, outcome) in waiters.iter().zip(&outcomes) {
         let Outcome::Trade(other) = *outcome else {
@@ -299,7 +308,11 @@ fn follow_paths(
             }
         }
     }
-    for mut unit in &mut units {
+    // 4. Sprites follow: units whose step ended this frame stand on their tile, units under
+    // way are between theirs (a step begun just now included). The others have not moved,
+    // unless the level changed shape, and are left alone: a still army costs nothing.
+    let everyone = level.is_changed();
+    let place = |unit: &mut WalkerItem| {
         let position = match unit.motion.stride {
             Some(s) => geometry.center(s.from).lerp(
                 geometry.center(s.to),
@@ -307,12 +320,28 @@ fn follow_paths(
             ),
             None => geometry.center(unit.tile.0),
         };
-        let translation = position.extend(UNIT_Z);
-        // Written only when it moves: a still army costs the renderer nothing.
-        if unit.transform.translation != translation {
-            unit.transform.translation = translation;
+        unit.transform.translation = position.extend(UNIT_Z);
+    };
+    let mut still = units.iter_many_mut(ended.iter());
+    while let Some(mut unit) = still.fetch_next() {
+        place(&mut unit);
+    }
+    for mut unit in &mut units {
+        if unit.motion.stride.is_some() || everyone {
+            place(&mut unit);
         }
     }
+}
+
+/// What [`follow_paths`] builds every frame, kept so that its memory is reused.
+#[derive(Default)]
+struct Scratch {
+    /// Who holds each tile.
+    holders: HashMap<Pos, Entity>,
+    doing: EntityHashMap<Doer>,
+    waiters: Vec<Waiter>,
+    /// Units whose step ended this frame.
+    ended: Vec<Entity>,
 }
 
 /// A unit as the others see it this frame.

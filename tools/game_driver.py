@@ -1,7 +1,8 @@
 """The real game under Xvfb, driven by xdotool: the pictures in docs/ are taken with it
-(tools/lab_pictures.py, tools/screenshot_large.py). It waits on the game's --events lines,
-never on the clock alone. Needs target/debug/tilewalk (cargo build) and
-apt-get install -y xvfb mesa-vulkan-drivers xdotool. Python 3 standard library only.
+(tools/lab_pictures.py, tools/screenshot_large.py, tools/army_picture.py). It waits on the
+game's --events lines, never on the clock alone. Needs target/debug/tilewalk (cargo build; or
+the binary given) and apt-get install -y xvfb mesa-vulkan-drivers xdotool. Python 3 standard
+library only.
 """
 
 import json
@@ -16,14 +17,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 class Game:
-    def __init__(self, folder, out, map_file, *more):
+    def __init__(self, folder, out, map_file, *more, binary="target/debug/tilewalk"):
         self.events_file = folder / "events.jsonl"
         display_file = folder / "display"
         self.process = subprocess.Popen(
             [
                 "xvfb-run", "-a", "-s", "-screen 0 1280x720x24", "sh", "-c",
                 f'printf "%s\\n%s\\n" "$DISPLAY" "$XAUTHORITY" > {display_file}; exec "$0" "$@"',
-                str(ROOT / "target/debug/tilewalk"), "play", "--map", str(map_file),
+                str(ROOT / binary), "play", "--map", str(map_file),
                 "--events", str(self.events_file), "--screenshot", str(out), *more,
             ],
             cwd=ROOT,
@@ -70,6 +71,24 @@ class Game:
             str(int(view["origin"][0] + (x + 0.5) * size)),
             str(int(view["origin"][1] + (y + 0.5) * size)),
         )
+
+    def point(self, x, y):
+        """Moves the pointer to square tile (x, y) and waits until the game has seen it there."""
+        before = len(self.events())
+        self.xdotool("mousemove", *self.tile(x, y))
+        self.wait(f"the pointer on ({x}, {y})", lambda e: e["event"] == "hover" and e["tile"] == [x, y], after=before)
+
+    def drag_select(self, corner, other):
+        """Box-selects the units between two tiles with a left-button drag; returns their names.
+        Each step waits for the game to see the pointer, so a slow frame cannot merge the press
+        and the release into one frame (which would be a click)."""
+        self.point(*corner)
+        before = len(self.events())
+        self.xdotool("mousedown", "1")
+        self.point(corner[0] + 1, corner[1] + 1)
+        self.point(*other)
+        self.xdotool("mouseup", "1")
+        return self.wait("the selection", lambda e: e["event"] == "selected", after=before)["units"]
 
     def key(self, name, then=None):
         """Presses a key and, if given, waits for a later lab event that `then` accepts."""

@@ -241,11 +241,11 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
     }
     if let Some(events) = args.events {
         let sink: Box<dyn std::io::Write + Send + Sync> = if events.as_os_str() == "-" {
-            Box::new(std::io::stdout())
+            Box::new(std::io::BufWriter::new(std::io::stdout()))
         } else {
-            Box::new(
+            Box::new(std::io::BufWriter::new(
                 std::fs::File::create(&events).map_err(|e| format!("{}: {e}", events.display()))?,
-            )
+            ))
         };
         app.insert_resource(crate::journal::EventLog(sink));
     }

@@ -204,8 +204,9 @@ struct Frame<'a, 'w, 's> {
     /// Paths planned this frame, inserted at the end in entity order (so movement visits
     /// units in the same order every run).
     planned: BTreeMap<Entity, Path>,
-    /// Tiles units stand on or are going to.
-    claimed: HashSet<Pos>,
+    /// Tiles units stand on or are going to, gathered when a one-unit order first needs them
+    /// (a group order's planner has its own: a frame that only plans a group skips this).
+    claimed: Option<HashSet<Pos>>,
     refused: Vec<OrderRefused>,
     stepping: Vec<SteppingOff>,
     records: Vec<SearchRecord>,
@@ -218,6 +219,17 @@ impl Frame<'_, '_, '_> {
         let units = self.units;
         self.unit_tiles
             .get_or_insert_with(|| units.iter().map(|u| u.tile.0).collect())
+    }
+
+    fn claimed(&mut self) -> &mut HashSet<Pos> {
+        let (units, planned) = (self.units, &self.planned);
+        self.claimed.get_or_insert_with(|| {
+            units
+                .iter()
+                .map(|u| u.path.map_or(u.tile.0, Path::goal))
+                .chain(planned.values().map(Path::goal))
+                .collect()
+        })
     }
 
     fn path_of(&self, unit: Entity) -> Option<&Path> {
@@ -266,17 +278,13 @@ pub(super) fn serve_requests(
         };
         return;
     }
-    let claimed = units
-        .iter()
-        .map(|u| u.path.map_or(u.tile.0, Path::goal))
-        .collect();
     let mut frame = Frame {
         commands,
         level: &level,
         units: &units,
         record: record.0,
         planned: BTreeMap::new(),
-        claimed,
+        claimed: None,
         refused: Vec::new(),
         stepping: Vec::new(),
         records: Vec::new(),
@@ -404,7 +412,10 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
         };
         let reason = match route {
             Ok(Route { tile, path }) => {
-                frame.claimed.insert(tile);
+                // (Its path, planned below, claims it for a set gathered later.)
+                if let Some(claimed) = &mut frame.claimed {
+                    claimed.insert(tile);
+                }
                 frame.records.push(SearchRecord {
                     unit: name,
                     algorithm: "group order",
@@ -596,15 +607,16 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
         let from = base.as_ref().map_or(u.tile.0, Path::goal);
         // A new trip gives up the tile the unit was going to.
         let own = frame.path_of(unit).map_or(u.tile.0, Path::goal);
-        let released = !append && frame.claimed.remove(&own);
-        let goal = free_goal(grid, board, from, request.goal, &frame.claimed);
+        let claimed = frame.claimed();
+        let released = !append && claimed.remove(&own);
+        let goal = free_goal(grid, board, from, request.goal, claimed);
         if released {
-            frame.claimed.insert(own);
+            claimed.insert(own);
         }
         match goal {
             None => Prepare::Refuse(Refusal::NoFreeTile { unit: name.clone() }),
             Some(goal) => {
-                frame.claimed.insert(goal);
+                claimed.insert(goal);
                 Prepare::Search {
                     from,
                     waypoints: vec![goal],
@@ -709,7 +721,7 @@ fn apply(
                             Some(old) if old.goal() == from => old.extended(new),
                             _ => new,
                         };
-                        frame.claimed.insert(path.goal());
+                        frame.claimed().insert(path.goal());
                         frame.planned.insert(unit, path);
                     }
                     // No way around the units now: it keeps its path and waits (movement

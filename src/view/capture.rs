@@ -1,5 +1,6 @@
 //! Screenshots (F12) and, with `--events`, what the player's input did: where the map is on
-//! screen, the tile under the pointer, the selection, the orders given. A player uses F12 to
+//! screen, the tile under the pointer, the selection, the orders given, and the frame rate
+//! once a second. A player uses F12 to
 //! share a moment; the end-to-end test clicks tiles and waits on these events instead of
 //! sleeping, so it holds on a slow, busy machine.
 
@@ -36,6 +37,7 @@ pub(super) fn plugin(app: &mut App) {
                 report_orders,
                 report_paths,
                 report_steps,
+                report_frames,
             )
                 .run_if(resource_exists::<EventLog>.and_then(resource_exists::<Level>)),
         )
@@ -105,6 +107,30 @@ fn report_view(
             "origin": [origin.x, origin.y],
             "tile_px": view.1,
         }))?;
+    }
+    Ok(())
+}
+
+/// Once a second of real time: how many frames were drawn in it and the longest, e.g.
+/// `{"event":"frames","fps":58.9,"worst_ms":21.4}`, so a script can tell whether a scene
+/// keeps its frame rate without reading the HUD.
+fn report_frames(
+    time: Res<Time<Real>>,
+    mut log: ResMut<EventLog>,
+    mut window: Local<(f64, u32, f64)>,
+) -> Result {
+    let (since, frames, worst) = &mut *window;
+    let now = time.elapsed_secs_f64();
+    *frames += 1;
+    *worst = worst.max(time.delta_secs_f64());
+    if now - *since >= 1.0 {
+        let fps = f64::from(*frames) / (now - *since);
+        log.write(&serde_json::json!({
+            "event": "frames",
+            "fps": (fps * 10.0).round() / 10.0,
+            "worst_ms": (*worst * 10_000.0).round() / 10.0,
+        }))?;
+        *window = (now, 0, 0.0);
     }
     Ok(())
 }

@@ -1,11 +1,12 @@
 //! The HUD (tile under the cursor, selection, the search shown, frame time, units waiting for
-//! paths, notices, file errors, controls) and the gizmo overlays (the hovered tile, each selected unit's path in its
-//! own tint, the drag box, a search's expanded cells).
+//! paths, notices, file errors, controls) and the gizmo overlays (the hovered tile, each
+//! selected unit's path in its own tint, or a selected army's goal tiles, the drag box, a
+//! search's expanded cells).
 
 use bevy::prelude::*;
 use tilewalk_path::{Board, HexLayout};
 
-use super::{Cursor, DragBox, LastOrder, NOTICE_SECS, Notice, SearchView, outline};
+use super::{ARMY_AT, Cursor, DragBox, LastOrder, NOTICE_SECS, Notice, SearchView, outline};
 use crate::AppSystems;
 use crate::assets::FileErrors;
 use crate::convert::TILE_SIZE;
@@ -203,13 +204,7 @@ fn update_status(
             None => "tile: -".to_owned(),
         },
     );
-    let mut names: Vec<String> = selected.iter().map(|(n, c)| format!("{n} ({c})")).collect();
-    names.sort();
-    lines.push(if names.is_empty() {
-        "selected: none".to_owned()
-    } else {
-        format!("selected: {}", names.join(", "))
-    });
+    lines.push(selected_line(&selected));
     let shown = match view.0 {
         Some(i) => searches
             .0
@@ -250,6 +245,30 @@ fn update_status(
     }
     text.0 = lines.join("\n");
 }
+
+/// The units selected, by name; an army box-selected (more than [`NAMED_AT_MOST`]) as a
+/// count per class, e.g. `selected: 2500 units (1875 foot, 625 horse)`.
+fn selected_line(selected: &Query<(&Name, &MovementClass), With<Selected>>) -> String {
+    let count = selected.iter().len();
+    if count == 0 {
+        return "selected: none".to_owned();
+    }
+    if count > NAMED_AT_MOST {
+        let per_class: Vec<String> = MovementClass::ALL
+            .iter()
+            .map(|&class| (class, selected.iter().filter(|u| *u.1 == class).count()))
+            .filter(|&(_, n)| n > 0)
+            .map(|(class, n)| format!("{n} {class}"))
+            .collect();
+        return format!("selected: {count} units ({})", per_class.join(", "));
+    }
+    let mut names: Vec<String> = selected.iter().map(|(n, c)| format!("{n} ({c})")).collect();
+    names.sort();
+    format!("selected: {}", names.join(", "))
+}
+
+/// Selections larger than this are counted per class in the HUD instead of named.
+const NAMED_AT_MOST: usize = 8;
 
 /// One search, in a line.
 fn describe(label: &str, s: &SearchRecord) -> String {
@@ -341,6 +360,13 @@ fn draw_paths(
     units: Query<(&Name, &Transform, &Path, &Motion), With<Selected>>,
 ) {
     let geometry = level.geometry();
+    if units.iter().len() > ARMY_AT {
+        // An army: where each unit goes, a small square on its tile.
+        for (_, _, path, _) in &units {
+            outline(&mut gizmos, &geometry, path.goal(), 0.4, PATH_TINTS[0]);
+        }
+        return;
+    }
     let mut walking: Vec<_> = units.iter().collect();
     walking.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
     for (i, (_, transform, path, motion)) in walking.into_iter().enumerate() {
@@ -390,5 +416,46 @@ fn draw_search(
         let t = i as f32 / count;
         let color = Color::srgba(0.2 + 0.8 * t, 0.5, 1.0 - 0.8 * t, 0.9);
         outline(&mut gizmos, &geometry, pos, 0.6, color);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::ecs::system::RunSystemOnce;
+
+    use super::*;
+
+    /// The HUD's selection line for units of these classes, all selected.
+    fn line_for(classes: &[MovementClass]) -> String {
+        let mut world = World::new();
+        for (i, &class) in classes.iter().enumerate() {
+            world.spawn((Name::new(format!("u{i:02}")), class, Selected));
+        }
+        world.spawn((Name::new("idle"), MovementClass::Foot));
+        world
+            .run_system_once(|selected: Query<(&Name, &MovementClass), With<Selected>>| {
+                selected_line(&selected)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn a_few_selected_units_are_named_and_an_army_is_counted_per_class() {
+        assert_eq!(line_for(&[]), "selected: none");
+        assert_eq!(
+            line_for(&[MovementClass::Horse, MovementClass::Foot]),
+            "selected: u00 (horse), u01 (foot)"
+        );
+        let named = line_for(&[MovementClass::Foot; NAMED_AT_MOST]);
+        assert!(
+            named.starts_with("selected: u00 (foot), u01 (foot)"),
+            "{named}"
+        );
+        let mut army = vec![MovementClass::Foot; 1200];
+        army.extend([MovementClass::Flyer; 300]);
+        assert_eq!(
+            line_for(&army),
+            "selected: 1500 units (1200 foot, 300 flyer)"
+        );
     }
 }

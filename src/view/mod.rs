@@ -121,6 +121,11 @@ pub struct LastOrder {
     pub goal: Option<Pos>,
 }
 
+/// A selection of more units than this is an army: the view outlines where each unit goes
+/// instead of drawing every path, and names none of them (thousands of lines and labels
+/// would hide the map and slow every frame).
+pub(super) const ARMY_AT: usize = 64;
+
 /// How long a notice stays on screen.
 pub(super) const NOTICE_SECS: f32 = 5.0;
 

@@ -1,11 +1,11 @@
 //! Unit sprites (a shape per unit kind, a colour per team, never smaller than a few pixels on
-//! screen), name labels for the hovered and selected units, selection rings, and refusal
-//! markers that stand out on any terrain at any zoom.
+//! screen), name labels for the hovered and selected units (but not for a selected army),
+//! selection rings, and refusal markers that stand out on any terrain at any zoom.
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
 
-use super::Cursor;
+use super::{ARMY_AT, Cursor};
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
@@ -126,10 +126,12 @@ fn dress_units(
 /// The selection rings, apart from the name labels.
 type RingsOnly = (With<SelectionRing>, Without<NameLabel>);
 
-/// Rings around selected units; names over selected units and the one under the pointer.
+/// Rings around selected units; names over the one under the pointer and over selected
+/// units unless they are an army ([`ARMY_AT`]).
 fn show_rings_and_labels(
     cursor: Res<Cursor>,
     units: Query<(Has<Selected>, &Tile), With<Unit>>,
+    selected: Query<(), (With<Selected>, With<Unit>)>,
     mut rings: Query<(&ChildOf, &mut Visibility), RingsOnly>,
     mut labels: Query<(&ChildOf, &mut Visibility), With<NameLabel>>,
 ) {
@@ -144,10 +146,11 @@ fn show_rings_and_labels(
         let selected = units.get(parent.parent()).is_ok_and(|u| u.0);
         visibility.set_if_neq(shown(selected));
     }
+    let army = selected.iter().len() > ARMY_AT;
     for (parent, mut visibility) in &mut labels {
         let named = units
             .get(parent.parent())
-            .is_ok_and(|(selected, tile)| selected || cursor.tile == Some(tile.0));
+            .is_ok_and(|(selected, tile)| (selected && !army) || cursor.tile == Some(tile.0));
         visibility.set_if_neq(shown(named));
     }
 }

@@ -349,6 +349,13 @@ fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
         game.child.try_wait().unwrap().is_none(),
         "the game still runs"
     );
+    // Once a second the game reports its frame rate: frames were drawn while it walked.
+    let frames = game.wait_event("a frame rate", STARTUP, |e| e["event"] == "frames");
+    let (fps, worst) = (
+        frames["fps"].as_f64().unwrap(),
+        frames["worst_ms"].as_f64().unwrap(),
+    );
+    assert!(fps > 0.0 && worst > 0.0 && worst <= 60_000.0, "{frames}");
 
     // The frame shows the map: several terrains, each covering a good part of it...
     let (width, height, pixels) = decode(&shot);
