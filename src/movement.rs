@@ -26,7 +26,8 @@
 //!   about to be, or a unit at rest that is not an ally, and only the last one stops it;
 //! - **a unit of its side at rest** that cannot take over the walk (another class) steps
 //!   aside onto a free neighbour that is not where the walker stands or goes next (the first
-//!   in the board's order), and back onto its tile once the walker has passed;
+//!   in the board's order), and back onto its tile once the walker has passed (not an
+//!   order: its journey's arrival stays the one it made before);
 //! - **anyone else at rest** in the way (the other side, a unit of its side with no room to
 //!   step aside, or any unit at rest on the walker's last tile): after [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the
 //!   nearest free tile when its own is taken), and gives up after [`MAX_REPLANS`] tries; a
@@ -192,12 +193,14 @@ fn follow_paths(
             (None, None) => Doing::Resting,
             (None, Some(path)) => match path.cells.get(path.next) {
                 None => {
+                    if !path.making_way {
+                        arrived.write(Arrived {
+                            unit: unit.entity,
+                            tile: unit.tile.0,
+                            seconds: now - left,
+                        });
+                    }
                     commands.entity(unit.entity).remove::<Path>();
-                    arrived.write(Arrived {
-                        unit: unit.entity,
-                        tile: unit.tile.0,
-                        seconds: now - left,
-                    });
                     Doing::Resting
                 }
                 Some(&want) => {
@@ -268,9 +271,8 @@ fn follow_paths(
                 path.waited = 0.0;
                 // Aside and back, once the way is clear.
                 let (class, from) = (doing[&holder].class, w.want);
-                let cells = vec![from, to, from];
-                let cost = walk_cost(&level, class, &cells);
-                commands.entity(holder).insert(Path::to_end(cells, cost));
+                let cost = walk_cost(&level, class, &[from, to, from]);
+                commands.entity(holder).insert(Path::aside(from, to, cost));
             }
             Outcome::HandOver { holder } => {
                 let at = path.next;

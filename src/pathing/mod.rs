@@ -144,6 +144,9 @@ pub struct Path {
     /// Tactics moves may pass through allies (the range already checked every tile); a
     /// real-time path waits for whoever holds its next tile.
     pub pass_through: bool,
+    /// A step aside and back to let an ally pass ([`Path::aside`]): no order of the unit's,
+    /// so walking it to the end is no arrival.
+    pub making_way: bool,
 }
 
 impl Path {
@@ -153,6 +156,15 @@ impl Path {
         Self {
             pass_through: true,
             ..Self::to_end(cells, cost)
+        }
+    }
+
+    /// A unit at rest on `from` stepping onto `to` and back, to let an ally pass; `cost` is
+    /// what the two steps cost it.
+    pub fn aside(from: Pos, to: Pos, cost: f64) -> Self {
+        Self {
+            making_way: true,
+            ..Self::to_end(vec![from, to, from], cost)
         }
     }
 
@@ -168,6 +180,7 @@ impl Path {
             waited: 0.0,
             replans: 0,
             pass_through: false,
+            making_way: false,
         }
     }
 
@@ -196,6 +209,7 @@ impl Path {
             waited: 0.0,
             replans: 0,
             pass_through: false,
+            making_way: false,
         }
     }
 
@@ -431,6 +445,8 @@ impl Path {
         self.cost += leg.cost;
         self.waypoints
             .extend(leg.waypoints.iter().map(|i| i + offset));
+        // A waypoint the player added makes a step aside a journey of its own.
+        self.making_way = false;
         self
     }
 }
@@ -471,6 +487,7 @@ fn search_legs(
         waited: 0.0,
         replans: 0,
         pass_through: false,
+        making_way: false,
     };
     let mut leg = |context: &mut SearchContext, from: Pos, to: Pos| {
         let started = Instant::now();
@@ -638,6 +655,7 @@ mod tests {
             waited: 0.0,
             replans: 0,
             pass_through: false,
+            making_way: false,
         };
         let b = Path {
             cells: vec![Pos::new(1, 0), Pos::new(1, 1), Pos::new(1, 2)],
@@ -647,6 +665,7 @@ mod tests {
             waited: 0.0,
             replans: 0,
             pass_through: false,
+            making_way: false,
         };
         let joined = a.extended(b);
         assert_eq!(joined.cells.len(), 4);

@@ -716,6 +716,7 @@ fn apply(
                         let path = match base {
                             Some(old) if replan => Path {
                                 replans: old.replans,
+                                making_way: old.making_way,
                                 ..new
                             },
                             Some(old) if old.goal() == from => old.extended(new),

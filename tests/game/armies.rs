@@ -371,3 +371,42 @@ fn paths(app: &mut App) -> BTreeMap<String, Path> {
         .map(|(n, p)| (n.as_str().to_owned(), p.clone()))
         .collect()
 }
+
+#[test]
+fn a_unit_that_steps_aside_and_back_reports_no_second_arrival() {
+    // A corridor with one nook above (3,1), where a horse of the walker's side rests.
+    let mut app = app("\
+[terrain]
+###.###
+.......
+#######
+[units]
+walker blue foot  0,1
+horse  blue horse 3,1
+");
+    order(&mut app, &["walker"], Pos::new(6, 1), false);
+    let mut horse_tiles = vec![tile(&mut app, "horse")];
+    for _ in 0..60 * 20 {
+        app.update();
+        let at = tile(&mut app, "horse");
+        if horse_tiles.last() != Some(&at) {
+            horse_tiles.push(at);
+        }
+        if tilewalk::all_idle(app.world_mut()) {
+            break;
+        }
+    }
+    // The horse made way into the nook and came back; the walker got through.
+    assert_eq!(
+        horse_tiles,
+        [Pos::new(3, 1), Pos::new(3, 0), Pos::new(3, 1)]
+    );
+    assert_eq!(tile(&mut app, "walker"), Pos::new(6, 1));
+    // Only the walker's order ended: the horse's step aside was no journey.
+    let arrivals: Vec<Entry> = journal(&app)
+        .into_iter()
+        .filter(|e| matches!(e, Entry::Arrived { .. }))
+        .collect();
+    assert_eq!(arrivals.len(), 1, "{arrivals:?}");
+    assert_eq!(arrival(&app, "walker").map(|a| a.0), Some(Pos::new(6, 1)));
+}

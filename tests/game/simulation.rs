@@ -235,8 +235,8 @@ d blue foot  0,3
             "{t} is next to the goal"
         );
     }
-    // Every unit arrived and none was refused. (One that arrived first may step aside for
-    // another class and back, and arrive again.)
+    // Every unit arrived and none was refused. (A foot unit that arrived first may take over
+    // the other's walk, and arrive again.)
     let entries = journal(&app);
     assert!(
         entries.iter().all(|e| matches!(e, Entry::Arrived { .. })),
