@@ -26,12 +26,16 @@
 //!   about to be, or a unit at rest that is not an ally, and only the last one stops it;
 //! - **a unit of its side at rest** that cannot take over the walk (another class) steps
 //!   aside onto a free neighbour that is not where the walker stands or goes next (the first
-//!   in the board's order), and back onto its tile once the walker has passed (not an
-//!   order: its journey's arrival stays the one it made before);
-//! - **anyone else at rest** in the way (the other side, a unit of its side with no room to
-//!   step aside, or any unit at rest on the walker's last tile): after [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the
-//!   nearest free tile when its own is taken), and gives up after [`MAX_REPLANS`] tries; a
-//!   re-plan that finds no way keeps the walker waiting on its path.
+//!   in the board's order), and back onto its tile once the walker has passed; in a packed
+//!   formation, with no free neighbour, it trades tiles with the walker instead (it turns to
+//!   the walker's tile, and the next frame the two step at once, a ring of two), so a unit
+//!   ordered out of the middle of its army gets out. Neither is an order: the unit's
+//!   journey's arrival stays the one it made before;
+//! - **anyone else at rest** in the way (the other side, a unit of its side that cannot
+//!   stand on the walker's tile, or any unit at rest on the walker's last tile): after
+//!   [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the nearest free tile when
+//!   its own is taken), and gives up after [`MAX_REPLANS`] tries; a re-plan that finds no
+//!   way keeps the walker waiting on its path.
 //!
 //! Why these rules and not space-time reservations (cooperative A*, WHCA*, Silver 2005)?
 //! Reservations plan every unit in space and time, a search per unit per window, and need the
@@ -149,6 +153,11 @@ enum Outcome {
     MakeWay {
         holder: Entity,
         to: Pos,
+    },
+    /// Waits while the unit of its side resting on its next tile, with no room to step
+    /// aside, turns to the walker's tile: next frame the two trade tiles, a ring of two.
+    Swap {
+        holder: Entity,
     },
 }
 
@@ -271,8 +280,15 @@ fn follow_paths(
                 path.waited = 0.0;
                 // Aside and back, once the way is clear.
                 let (class, from) = (doing[&holder].class, w.want);
-                let cost = walk_cost(&level, class, &[from, to, from]);
-                commands.entity(holder).insert(Path::aside(from, to, cost));
+                let cells = vec![from, to, from];
+                let cost = walk_cost(&level, class, &cells);
+                commands.entity(holder).insert(Path::aside(cells, cost));
+            }
+            Outcome::Swap { holder } => {
+                path.waited = 0.0;
+                let cells = vec![w.want, w.from];
+                let cost = walk_cost(&level, doing[&holder].class, &cells);
+                commands.entity(holder).insert(Path::aside(cells, cost));
             }
             Outcome::HandOver { holder } => {
                 let at = path.next;
@@ -411,6 +427,8 @@ fn settle(
                         {
                             holders.insert(to, holder);
                             Outcome::MakeWay { holder, to }
+                        } else if !w.last && level.grid(theirs.class).is_passable(w.from) {
+                            Outcome::Swap { holder }
                         } else {
                             Outcome::Blocked { holder }
                         };

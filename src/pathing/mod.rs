@@ -159,12 +159,12 @@ impl Path {
         }
     }
 
-    /// A unit at rest on `from` stepping onto `to` and back, to let an ally pass; `cost` is
-    /// what the two steps cost it.
-    pub fn aside(from: Pos, to: Pos, cost: f64) -> Self {
+    /// A unit at rest getting out of an ally's way along `cells` (aside and back, or onto
+    /// the ally's tile as the ally takes its); `cost` is what the steps cost it.
+    pub fn aside(cells: Vec<Pos>, cost: f64) -> Self {
         Self {
             making_way: true,
-            ..Self::to_end(vec![from, to, from], cost)
+            ..Self::to_end(cells, cost)
         }
     }
 

@@ -410,3 +410,34 @@ horse  blue horse 3,1
     assert_eq!(arrivals.len(), 1, "{arrivals:?}");
     assert_eq!(arrival(&app, "walker").map(|a| a.0), Some(Pos::new(6, 1)));
 }
+
+#[test]
+fn a_unit_ordered_out_of_a_packed_formation_trades_tiles_with_allies_on_its_way() {
+    // A 5×5 block of foot soldiers with a horse in the middle, ordered east: the soldiers
+    // around it have no free tile to step aside to, so the first trades tiles with it.
+    let rows = vec![".........".to_owned(); 5];
+    let mut units = Vec::new();
+    for y in 0..5 {
+        for x in 0..5 {
+            let class = if (x, y) == (2, 2) { "horse" } else { "foot" };
+            units.push((format!("u{x}{y}"), "blue", class, Pos::new(x, y)));
+        }
+    }
+    let mut app = app(&crowd_map(&rows, &units));
+    order(&mut app, &["u22"], Pos::new(8, 2), false);
+    march(&mut app, 20.0);
+    assert_eq!(tile(&mut app, "u22"), Pos::new(8, 2));
+    // The soldier east of it took its tile; the one beyond stepped aside and back.
+    assert_eq!(tile(&mut app, "u32"), Pos::new(2, 2));
+    assert_eq!(tile(&mut app, "u42"), Pos::new(4, 2));
+    let entries = journal(&app);
+    assert_eq!(
+        entries,
+        [Entry::Arrived {
+            unit: "u22".into(),
+            tile: Pos::new(8, 2),
+            seconds: arrival(&app, "u22").unwrap().1,
+        }],
+        "one arrival, no refusal"
+    );
+}
