@@ -1,8 +1,7 @@
 //! Screenshots (F12) and, with `--events`, what the player's input did: where the map is on
 //! screen, the tile under the pointer, the selection, the orders given, and the frame rate
-//! once a second. A player uses F12 to
-//! share a moment; the end-to-end test clicks tiles and waits on these events instead of
-//! sleeping, so it holds on a slow, busy machine.
+//! once a second. A player uses F12 to share a moment; the end-to-end test clicks tiles and
+//! waits on these events instead of sleeping, so it holds on a slow, busy machine.
 
 use std::path::PathBuf;
 
