@@ -346,23 +346,13 @@ impl CostField {
         let mut left = limit;
         loop {
             if left == 0 {
-                // Out of cells for this call: finished only when nothing is left to settle
-                // (stale entries, settled through a cheaper push, do not count).
-                while let Some(entry) = self.heap.peek() {
-                    if self.stamps[entry.index as usize] != settled {
-                        return false;
-                    }
-                    self.heap.pop();
-                }
-                return true;
+                // Out of cells for this call: finished only when nothing is left to settle.
+                return self.heap.only_stale_left(&self.stamps, settled);
             }
-            let Some(entry) = self.heap.pop() else {
+            let Some(entry) = self.heap.pop_open(&self.stamps, settled) else {
                 return true;
             };
             let index = entry.index as usize;
-            if self.stamps[index] == settled {
-                continue; // a stale entry: settled through a cheaper push
-            }
             left -= 1;
             self.stamps[index] = settled;
             self.settled.push(index as u32);

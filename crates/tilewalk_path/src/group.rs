@@ -820,21 +820,12 @@ impl GroupPlanner {
         loop {
             if left == 0 {
                 // Out of cells for this call: finished only when none is left to expand.
-                while let Some(entry) = self.heap.peek() {
-                    if self.stamps[entry.index as usize] != closed {
-                        return false;
-                    }
-                    self.heap.pop();
-                }
-                return true;
+                return self.heap.only_stale_left(&self.stamps, closed);
             }
-            let Some(entry) = self.heap.pop() else {
+            let Some(entry) = self.heap.pop_open(&self.stamps, closed) else {
                 return true;
             };
             let index = entry.index as usize;
-            if self.stamps[index] == closed {
-                continue;
-            }
             left -= 1;
             self.stamps[index] = closed;
             self.stats.searched += 1;

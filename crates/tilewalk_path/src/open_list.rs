@@ -83,6 +83,31 @@ impl OpenList {
         self.best.or_else(|| self.heap.first().copied())
     }
 
+    /// Pops entries until one whose cell is not stamped `closed` and returns it (the others
+    /// are stale: left behind when their cell was closed through a cheaper push); `None`
+    /// once the queue is empty.
+    #[inline]
+    pub(crate) fn pop_open(&mut self, stamps: &[u32], closed: u32) -> Option<HeapEntry> {
+        while let Some(entry) = self.pop() {
+            if stamps[entry.index as usize] != closed {
+                return Some(entry);
+            }
+        }
+        None
+    }
+
+    /// Drops the stale entries in front (as [`Self::pop_open`] skips them) and says whether
+    /// that emptied the queue: a search that stopped at its budget is finished exactly then.
+    pub(crate) fn only_stale_left(&mut self, stamps: &[u32], closed: u32) -> bool {
+        while let Some(entry) = self.peek() {
+            if stamps[entry.index as usize] != closed {
+                return false;
+            }
+            self.pop();
+        }
+        true
+    }
+
     #[inline]
     fn heap_push(&mut self, entry: HeapEntry) {
         self.heap.push(entry);
