@@ -148,16 +148,12 @@ enum Outcome {
     HandOver {
         holder: Entity,
     },
-    /// Waits while the unit of its side resting on its next tile steps aside onto `to` (and
-    /// back once the way is clear).
+    /// Waits while the unit of its side resting on its next tile steps aside onto `to` and
+    /// back once the way is clear; or, with no room to step aside, `to` is the walker's own
+    /// tile: next frame the two trade tiles, a ring of two.
     MakeWay {
         holder: Entity,
         to: Pos,
-    },
-    /// Waits while the unit of its side resting on its next tile, with no room to step
-    /// aside, turns to the walker's tile: next frame the two trade tiles, a ring of two.
-    Swap {
-        holder: Entity,
     },
 }
 
@@ -278,15 +274,11 @@ fn follow_paths(
             Outcome::Queue | Outcome::Trade(_) => path.waited = 0.0,
             Outcome::MakeWay { holder, to } => {
                 path.waited = 0.0;
-                // Aside and back, once the way is clear.
-                let (class, from) = (doing[&holder].class, w.want);
-                let cells = vec![from, to, from];
-                let cost = walk_cost(&level, class, &cells);
-                commands.entity(holder).insert(Path::aside(cells, cost));
-            }
-            Outcome::Swap { holder } => {
-                path.waited = 0.0;
-                let cells = vec![w.want, w.from];
+                // Aside and back once the way is clear, or onto the walker's tile.
+                let mut cells = vec![w.want, to];
+                if to != w.from {
+                    cells.push(w.want);
+                }
                 let cost = walk_cost(&level, doing[&holder].class, &cells);
                 commands.entity(holder).insert(Path::aside(cells, cost));
             }
@@ -428,7 +420,8 @@ fn settle(
                             holders.insert(to, holder);
                             Outcome::MakeWay { holder, to }
                         } else if !w.last && level.grid(theirs.class).is_passable(w.from) {
-                            Outcome::Swap { holder }
+                            // No room: it trades tiles with the walker (who holds `from`).
+                            Outcome::MakeWay { holder, to: w.from }
                         } else {
                             Outcome::Blocked { holder }
                         };

@@ -197,19 +197,13 @@ impl Path {
     /// hands it to an ally, or two allies trade); `cost` is what it costs that unit.
     pub fn rest(&self, at: usize, cost: f64) -> Path {
         Path {
-            cells: self.cells[at..].to_vec(),
-            cost,
-            next: 1,
             waypoints: self
                 .waypoints
                 .iter()
                 .filter(|&&i| i > at)
                 .map(|&i| i - at)
                 .collect(),
-            waited: 0.0,
-            replans: 0,
-            pass_through: false,
-            making_way: false,
+            ..Path::to_end(self.cells[at..].to_vec(), cost)
         }
     }
 
@@ -479,15 +473,10 @@ fn search_legs(
         Some(avoid) if p != from && avoid.contains(&p) => Passage::Blocked,
         _ => Passage::Open,
     };
+    // The legs extend this start: no waypoint yet.
     let mut path = Path {
-        cells: vec![from],
-        cost: 0.0,
-        next: 1,
         waypoints: Vec::new(),
-        waited: 0.0,
-        replans: 0,
-        pass_through: false,
-        making_way: false,
+        ..Path::to_end(vec![from], 0.0)
     };
     let mut leg = |context: &mut SearchContext, from: Pos, to: Pos| {
         let started = Instant::now();
