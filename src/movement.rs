@@ -9,17 +9,21 @@
 //! the units whose step has ended ask for the next tile of their path, in a fixed order (the
 //! query's, so a run replays identically), and:
 //!
+//! (Two units are of one **side** when they are of one team, or were sent by one group order
+//! ([`Squad`]): an order of both teams walks as one army. **Allies** are of one side and one
+//! movement class.)
+//!
 //! - **a free tile** is theirs;
 //! - **a ring**: units standing still that each want the tile of the next, back to the first
 //!   (two units meeting head-on on a bridge, or a ring in a packed crowd), all step at once.
-//!   Two allies (same team and movement class) meeting head-on trade the rest of their walks
-//!   instead: each goes on to where the other was going, so neither has to pass the other;
-//!   units of different sides pass each other on the edge between their tiles;
-//! - **an ally at rest** in the way (same team and class, no path) takes over the rest of the
-//!   walk, and the walker stops on its tile: the pair ends on the two tiles the walker and the
-//!   ally would have ended on, and both paths stay cheapest paths to where they end (any part
-//!   of a cheapest path is one). A crowd converging on one point packs in this way: whoever
-//!   got there first shuffles on inwards;
+//!   Two allies meeting head-on trade the rest of their walks instead: each goes on to where
+//!   the other was going, so neither has to pass the other; units of different sides pass
+//!   each other on the edge between their tiles;
+//! - **an ally at rest** in the way (no path) takes over the rest of the walk, and the walker
+//!   stops on its tile: the pair ends on the two tiles the walker and the ally would have
+//!   ended on, and both paths stay cheapest paths to where they end (any part of a cheapest
+//!   path is one). A crowd converging on one point packs in this way: whoever got there
+//!   first shuffles on inwards;
 //! - **a queue**: a tile held by a unit that is walking, that waits itself, or that waits for
 //!   its path ([`Pending`]), is waited for as long as it takes, with no re-plan: every chain
 //!   of waiting units ends in a free tile, a ring, an ally at rest, a unit under way or
@@ -27,10 +31,12 @@
 //! - **a unit of its side at rest** that cannot take over the walk (another class) steps
 //!   aside onto a free neighbour that is not where the walker stands or goes next (the first
 //!   in the board's order), and back onto its tile once the walker has passed; in a packed
-//!   formation, with no free neighbour, it trades tiles with the walker instead (it turns to
-//!   the walker's tile, and the next frame the two step at once, a ring of two), so a unit
-//!   ordered out of the middle of its army gets out. Neither is an order: the unit's
-//!   journey's arrival stays the one it made before;
+//!   formation, with no free neighbour, it steps onto the walker's tile instead (it turns to
+//!   it, and the next frame the two step at once, a ring of two) and back the same way, so a
+//!   unit ordered out of the middle of its army gets out. Either way it comes back: the tile
+//!   it made way onto may be where another unit is going, or the tile another unit stepped
+//!   aside from, and a unit that stayed there would block that one's way home. Neither is
+//!   an order: the unit's journey's arrival stays the one it made before;
 //! - **anyone else at rest** in the way (the other side, a unit of its side that cannot
 //!   stand on the walker's tile, or any unit at rest on the walker's last tile): after
 //!   [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the nearest free tile when
@@ -52,7 +58,7 @@ use tilewalk_path::Pos;
 
 use crate::AppSystems;
 use crate::level::Level;
-use crate::pathing::{OrderRefused, Path, Pending, Refusal, Replan};
+use crate::pathing::{OrderRefused, Path, Pending, Refusal, Replan, Squad};
 use crate::units::{Motion, MovementClass, Stride, Team, Tile, UNIT_Z, Unit};
 
 /// How many cost-1 tiles a unit crosses per second (straight steps).
@@ -99,6 +105,7 @@ struct Walker {
     motion: &'static mut Motion,
     path: Option<&'static mut Path>,
     pending: Has<Pending>,
+    squad: Option<&'static Squad>,
     transform: &'static mut Transform,
 }
 
@@ -149,8 +156,8 @@ enum Outcome {
         holder: Entity,
     },
     /// Waits while the unit of its side resting on its next tile steps aside onto `to` and
-    /// back once the way is clear; or, with no room to step aside, `to` is the walker's own
-    /// tile: next frame the two trade tiles, a ring of two.
+    /// back once the way is clear; with no room to step aside, `to` is the walker's own tile
+    /// (next frame the two step at once, a ring of two), and back the same way.
     MakeWay {
         holder: Entity,
         to: Pos,
@@ -229,6 +236,7 @@ fn follow_paths(
                 what,
                 team: *unit.team,
                 class: *unit.class,
+                squad: unit.squad.copied(),
             },
         );
     }
@@ -274,11 +282,8 @@ fn follow_paths(
             Outcome::Queue | Outcome::Trade(_) => path.waited = 0.0,
             Outcome::MakeWay { holder, to } => {
                 path.waited = 0.0;
-                // Aside and back once the way is clear, or onto the walker's tile.
-                let mut cells = vec![w.want, to];
-                if to != w.from {
-                    cells.push(w.want);
-                }
+                // Aside (or onto the walker's tile) and back once the way is clear.
+                let cells = vec![w.want, to, w.want];
                 let cost = walk_cost(&level, doing[&holder].class, &cells);
                 commands.entity(holder).insert(Path::aside(cells, cost));
             }
@@ -360,12 +365,18 @@ struct Doer {
     what: Doing,
     team: Team,
     class: MovementClass,
+    squad: Option<Squad>,
 }
 
 impl Doer {
+    /// Units that make way for each other: one team, or sent by one group order.
+    fn side_of(&self, other: &Doer) -> bool {
+        self.team == other.team || (self.squad.is_some() && self.squad == other.squad)
+    }
+
     /// Units that can take over each other's walks: same side, same class.
     fn ally_of(&self, other: &Doer) -> bool {
-        self.team == other.team && self.class == other.class
+        self.side_of(other) && self.class == other.class
     }
 }
 
@@ -411,7 +422,7 @@ fn settle(
             Some(holder) if holder != w.entity && !w.pass_through => {
                 let (mine, theirs) = (doing[&w.entity], doing[&holder]);
                 match theirs.what {
-                    Doing::Resting if mine.team == theirs.team => {
+                    Doing::Resting if mine.side_of(&theirs) => {
                         let outcome = if mine.ally_of(&theirs) && !w.last {
                             Outcome::HandOver { holder }
                         } else if !w.last
@@ -420,7 +431,7 @@ fn settle(
                             holders.insert(to, holder);
                             Outcome::MakeWay { holder, to }
                         } else if !w.last && level.grid(theirs.class).is_passable(w.from) {
-                            // No room: it trades tiles with the walker (who holds `from`).
+                            // No room: onto the walker's tile (it holds `from`) and back.
                             Outcome::MakeWay { holder, to: w.from }
                         } else {
                             Outcome::Blocked { holder }

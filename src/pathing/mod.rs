@@ -149,6 +149,14 @@ pub struct Path {
     pub making_way: bool,
 }
 
+/// The group order a unit was last sent with (the number of its request). Units of one
+/// group order walk as one side, whatever their teams: they make way for each other and
+/// hand each other their walks (the crowd rules of `movement`), so an order of both teams
+/// (`simulate --group all:X,Y`) packs around its click like one army. A new trip of the
+/// unit alone ends it.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Squad(pub u64);
+
 impl Path {
     /// A path planned by a movement range, walked as it is: through allies, never re-planned
     /// around units.
@@ -159,8 +167,8 @@ impl Path {
         }
     }
 
-    /// A unit at rest getting out of an ally's way along `cells` (aside and back, or onto
-    /// the ally's tile as the ally takes its); `cost` is what the steps cost it.
+    /// A unit at rest getting out of a walker's way along `cells` (aside, or onto the
+    /// walker's tile, and back); `cost` is what the steps cost it.
     pub fn aside(cells: Vec<Pos>, cost: f64) -> Self {
         Self {
             making_way: true,

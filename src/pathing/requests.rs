@@ -33,7 +33,7 @@ use tilewalk_path::{
 };
 
 use super::{
-    OrderRefused, Path, Planned, RecordSearches, Recorder, Refusal, SearchRecord, Searches,
+    OrderRefused, Path, Planned, RecordSearches, Recorder, Refusal, SearchRecord, Searches, Squad,
     SteppingOff, free_goal, search_legs,
 };
 use crate::level::{Level, LevelChanged};
@@ -429,6 +429,7 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
                 frame
                     .planned
                     .insert(unit, Path::to_end(path.cells, path.cost));
+                frame.commands.entity(unit).insert(Squad(id));
                 requests.served(&mut frame.commands, unit, id);
                 continue;
             }
@@ -720,7 +721,11 @@ fn apply(
                                 ..new
                             },
                             Some(old) if old.goal() == from => old.extended(new),
-                            _ => new,
+                            _ => {
+                                // A trip of its own: it leaves its group order's side.
+                                frame.commands.entity(unit).remove::<Squad>();
+                                new
+                            }
                         };
                         frame.claimed().insert(path.goal());
                         frame.planned.insert(unit, path);

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
-use tilewalk::pathing::{PathBudget, PathWork, Pending};
+use tilewalk::pathing::{PathBudget, PathWork, Pending, Refusal};
 
 use super::*;
 
@@ -178,6 +178,56 @@ fn a_thousand_units_converge_on_one_point_in_the_open() {
     for (name, at) in ends {
         let (dx, dy) = (at.x.abs_diff(centre.x), at.y.abs_diff(centre.y));
         assert!(dx.max(dy) <= 20, "{name} ends on {at}, far from the centre");
+    }
+}
+
+#[test]
+fn mixed_armies_of_a_generated_map_converge_on_one_point_alone_and_as_one_order() {
+    // `tilewalk gen`'s two armies of 100 (foot, horses and flyers in formations) sent to
+    // the middle of the map: the blue army alone, then both teams in one order (`simulate
+    // --group all:24,18`). Units on islands are refused as unreachable; every other unit
+    // arrives, and none gives up.
+    let map = tilewalk::map::generate::generate(3, 48, 36, 100);
+    for both in [false, true] {
+        let mut app = app(&map);
+        let world = app.world_mut();
+        let army: Vec<Entity> = world
+            .query_filtered::<(Entity, &Team), With<Unit>>()
+            .iter(world)
+            .filter(|(_, team)| both || **team == Team::Blue)
+            .map(|(entity, _)| entity)
+            .collect();
+        let units = army.len();
+        world.write_message(MoveOrder {
+            units: army,
+            goal: Pos::new(24, 18),
+            append: false,
+        });
+        march(&mut app, 600.0);
+        let entries = journal(&app);
+        let arrived: HashSet<&str> = entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Arrived { unit, .. } => Some(unit.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut unreachable = 0;
+        for entry in &entries {
+            match entry {
+                Entry::Arrived { .. } => {}
+                Entry::Refused {
+                    reason: Refusal::Unreachable { .. },
+                    ..
+                } => unreachable += 1,
+                other => panic!("both teams: {both}: {other:?}"),
+            }
+        }
+        assert_eq!(arrived.len() + unreachable, units, "both teams: {both}");
+        assert!(
+            arrived.len() > units * 3 / 4,
+            "both teams: {both}: {arrived:?}"
+        );
     }
 }
 
@@ -412,9 +462,10 @@ horse  blue horse 3,1
 }
 
 #[test]
-fn a_unit_ordered_out_of_a_packed_formation_trades_tiles_with_allies_on_its_way() {
+fn a_unit_ordered_out_of_a_packed_formation_gets_out_and_its_allies_stay_put() {
     // A 5×5 block of foot soldiers with a horse in the middle, ordered east: the soldiers
-    // around it have no free tile to step aside to, so the first trades tiles with it.
+    // around it have no free tile to step aside to, so the first steps onto its tile and
+    // back.
     let rows = vec![".........".to_owned(); 5];
     let mut units = Vec::new();
     for y in 0..5 {
@@ -427,9 +478,20 @@ fn a_unit_ordered_out_of_a_packed_formation_trades_tiles_with_allies_on_its_way(
     order(&mut app, &["u22"], Pos::new(8, 2), false);
     march(&mut app, 20.0);
     assert_eq!(tile(&mut app, "u22"), Pos::new(8, 2));
-    // The soldier east of it took its tile; the one beyond stepped aside and back.
-    assert_eq!(tile(&mut app, "u32"), Pos::new(2, 2));
+    // The soldier east of it went onto its tile and back; the one beyond stepped aside and
+    // back: the formation stands as it stood, with a hole where the horse was.
+    assert_eq!(tile(&mut app, "u32"), Pos::new(3, 2));
     assert_eq!(tile(&mut app, "u42"), Pos::new(4, 2));
+    let world = app.world_mut();
+    let held: HashSet<Pos> = world
+        .query_filtered::<&Tile, With<Unit>>()
+        .iter(world)
+        .map(|t| t.0)
+        .collect();
+    assert!(
+        !held.contains(&Pos::new(2, 2)),
+        "the horse's tile is left free"
+    );
     let entries = journal(&app);
     assert_eq!(
         entries,
@@ -437,6 +499,38 @@ fn a_unit_ordered_out_of_a_packed_formation_trades_tiles_with_allies_on_its_way(
             unit: "u22".into(),
             tile: Pos::new(8, 2),
             seconds: arrival(&app, "u22").unwrap().1,
+        }],
+        "one arrival, no refusal"
+    );
+}
+
+#[test]
+fn units_that_made_way_come_back_and_leave_each_other_their_tiles() {
+    // A corridor with a nook above (2,1). A horse walks east past two foot soldiers of its
+    // side: the first steps aside into the nook; the second has no room, so it steps onto
+    // the horse's tile, which is the first one's way home. It must not stay there.
+    let mut app = app("\
+[terrain]
+##.####
+.......
+#######
+[units]
+horse blue horse 0,1
+near  blue foot  2,1
+far   blue foot  3,1
+");
+    order(&mut app, &["horse"], Pos::new(6, 1), false);
+    march(&mut app, 20.0);
+    assert_eq!(tile(&mut app, "horse"), Pos::new(6, 1));
+    assert_eq!(tile(&mut app, "near"), Pos::new(2, 1));
+    assert_eq!(tile(&mut app, "far"), Pos::new(3, 1));
+    let entries = journal(&app);
+    assert_eq!(
+        entries,
+        [Entry::Arrived {
+            unit: "horse".into(),
+            tile: Pos::new(6, 1),
+            seconds: arrival(&app, "horse").unwrap().1,
         }],
         "one arrival, no refusal"
     );
