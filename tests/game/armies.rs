@@ -79,14 +79,18 @@ fn assert_all_arrived(app: &App, units: usize) {
         .filter(|e| !matches!(e, Entry::Arrived { .. }))
         .collect();
     assert!(refusals.is_empty(), "{refusals:?}");
-    let arrived: HashSet<&str> = entries
+    assert_eq!(arrived(&entries).len(), units, "every unit arrived");
+}
+
+/// The units that arrived, each once however often it arrived.
+fn arrived(entries: &[Entry]) -> HashSet<&str> {
+    entries
         .iter()
         .filter_map(|e| match e {
             Entry::Arrived { unit, .. } => Some(unit.as_str()),
             _ => None,
         })
-        .collect();
-    assert_eq!(arrived.len(), units, "every unit arrived");
+        .collect()
 }
 
 fn names<'a>(units: &'a [(String, &str, &str, Pos)]) -> Vec<&'a str> {
@@ -205,13 +209,7 @@ fn mixed_armies_of_a_generated_map_converge_on_one_point_alone_and_as_one_order(
         });
         march(&mut app, 600.0);
         let entries = journal(&app);
-        let arrived: HashSet<&str> = entries
-            .iter()
-            .filter_map(|e| match e {
-                Entry::Arrived { unit, .. } => Some(unit.as_str()),
-                _ => None,
-            })
-            .collect();
+        let arrived = arrived(&entries);
         let mut unreachable = 0;
         for entry in &entries {
             match entry {
