@@ -283,9 +283,9 @@ fn follow_paths(
             Outcome::MakeWay { holder, to } => {
                 path.waited = 0.0;
                 // Aside (or onto the walker's tile) and back once the way is clear.
-                let cells = vec![w.want, to, w.want];
-                let cost = walk_cost(&level, doing[&holder].class, &cells);
-                commands.entity(holder).insert(Path::aside(cells, cost));
+                let (class, from) = (doing[&holder].class, w.want);
+                let cost = walk_cost(&level, class, &[from, to, from]);
+                commands.entity(holder).insert(Path::aside(from, to, cost));
             }
             Outcome::HandOver { holder } => {
                 let at = path.next;

@@ -144,8 +144,8 @@ pub struct Path {
     /// Tactics moves may pass through allies (the range already checked every tile); a
     /// real-time path waits for whoever holds its next tile.
     pub pass_through: bool,
-    /// A step aside and back to let an ally pass ([`Path::aside`]): no order of the unit's,
-    /// so walking it to the end is no arrival.
+    /// A step aside and back to let a walker of its side pass ([`Path::aside`]): no order of
+    /// the unit's, so walking it to the end is no arrival.
     pub making_way: bool,
 }
 
@@ -167,12 +167,12 @@ impl Path {
         }
     }
 
-    /// A unit at rest getting out of a walker's way along `cells` (aside, or onto the
-    /// walker's tile, and back); `cost` is what the steps cost it.
-    pub fn aside(cells: Vec<Pos>, cost: f64) -> Self {
+    /// A unit at rest on `from` stepping onto `to` (aside, or onto the walker's tile) and
+    /// back, to let a walker pass; `cost` is what the two steps cost it.
+    pub fn aside(from: Pos, to: Pos, cost: f64) -> Self {
         Self {
             making_way: true,
-            ..Self::to_end(cells, cost)
+            ..Self::to_end(vec![from, to, from], cost)
         }
     }
 
