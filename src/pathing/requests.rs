@@ -2,10 +2,11 @@
 //! budget, side by side on Bevy's compute task pool, and applied in the order they were made.
 //!
 //! - **What is counted**: *work*, the cells a search expands plus the cells a group order's
-//!   fields settle (the core's [`GroupStats`](tilewalk_path::GroupStats) and
-//!   [`SearchStats`](tilewalk_path::SearchStats) count the same things). Work, not time, so
-//!   the same orders are served in the same frames on any machine and `simulate` replays
-//!   identically.
+//!   fields settle and its waves expand, and its units' paths at an eighth of a unit a cell
+//!   (the core's [`GroupStats`](tilewalk_path::GroupStats) and
+//!   [`SearchStats`](tilewalk_path::SearchStats) count these; writing a path cell costs about
+//!   an eighth of expanding one). Work, not time, so the same orders are served in the same
+//!   frames on any machine and `simulate` replays identically.
 //! - **The budget** ([`PathBudget`]): a frame stops taking requests once its work reached
 //!   the budget. The search that crossed it is finished, so a frame does at most the budget
 //!   plus one search (a group order's step: one field or one unit's search). A budget of 0
@@ -39,8 +40,9 @@ use super::{
 use crate::level::{Level, LevelChanged};
 use crate::units::{MovementClass, Unit};
 
-/// The work a frame's path searches may do: cells expanded by searches plus cells settled by
-/// group orders' fields. See the [module docs](self).
+/// The work a frame's path searches may do: cells expanded by searches and settled by group
+/// orders' fields, and group orders' paths at an eighth of a unit a cell. See the [module
+/// docs](self).
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PathBudget {
     pub work: usize,

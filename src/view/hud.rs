@@ -233,7 +233,7 @@ fn update_status(
     });
     if work.pending > 0 {
         lines.push(format!(
-            "paths: {} units waiting, {} requests queued, {} cells searched this frame",
+            "paths: {} units waiting, {} requests queued, {} work this frame",
             work.pending, work.queued, work.work
         ));
     }

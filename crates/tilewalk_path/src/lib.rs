@@ -301,22 +301,24 @@
 //!
 //! A big order need not be planned in one go: [`GroupPlanner::start`] takes the order (and
 //! copies what it needs of it), then each [`GroupPlanner::advance`] goes on under a budget
-//! of *work*, the cells settled by fields plus the cells expanded by waves or walked (what
-//! [`GroupStats`] counts), and returns the units it decided ([`Advance`]), so a game can
-//! spend a few milliseconds a frame and let each unit walk as soon as its route is out.
-//! Units refused before any work (outside the map, on a cell they cannot stand on, of an
-//! unknown class, in a region without the click) come out of the first call, those left
-//! without a free tile as soon as their class's click field has found it, and the others
-//! class by class, a wave's units after it, as they are routed. A call stops as soon as its
-//! work reaches the budget, in the middle of a field build or a wave if need be: the next
-//! call goes on with it from the very cell where it stopped. Only a unit's path, walked in
-//! one go (as many cells as the path has), is never cut, so a call overshoots its budget by
-//! less than one path and never by a field's or a wave's worth of work: on order (a) of the
-//! `group_orders` example, whose largest wave expands 262,538 cells, calls with a budget of
-//! 40,000 do at most 40,293 work (265,661 when steps were not cut). A call always does some
-//! work, so even a budget of 0 (taken as 1) moves on. The cells are settled and expanded in
-//! the same order whatever the budgets: any sequence of budgets gives the same routes as
-//! one [`GroupPlanner::plan`] call (which is `start` and one unbounded `advance`).
+//! of *work* (what [`GroupStats`] counts): the cells settled by fields, plus the cells
+//! expanded by waves or walked, plus the cells of the routes' paths at
+//! [`PATH_CELLS_PER_WORK`] (8) a unit, as writing one costs about an eighth as much. It
+//! returns the units it decided ([`Advance`]), so a game can spend a few milliseconds a
+//! frame and let each unit walk as soon as its route is out. Units refused before any work
+//! (outside the map, on a cell they cannot stand on, of an unknown class, in a region
+//! without the click) come out of the first call, those left without a free tile as soon as
+//! their class's click field has found it, and the others class by class, a wave's units
+//! after it, as they are routed. A call stops as soon as its work reaches the budget, in the
+//! middle of a field build or a wave if need be: the next call goes on with it from the
+//! very cell where it stopped. Only a unit's path, written in one go, is never cut, so a
+//! call overshoots its budget by less than one path's work and never by a field's or a
+//! wave's worth: on order (a) of the `group_orders` example, whose largest wave expands
+//! 262,538 cells, calls with a budget of 40,000 do at most 40,024 work. A call always does
+//! some work, so even a budget of 0 (taken as 1) moves on. The cells are settled and
+//! expanded in the same order whatever the budgets: any sequence of budgets gives the same
+//! routes as one [`GroupPlanner::plan`] call (which is `start` and one unbounded
+//! `advance`).
 
 mod bits;
 mod board;
@@ -333,7 +335,8 @@ pub use board::{Board, HexLayout, UnknownBoard};
 pub use field::{CostField, FieldError, FieldOptions};
 pub use grid::{Grid, GridError, MAX_COST, MIN_COST, Pos};
 pub use group::{
-    Advance, GroupError, GroupOrder, GroupPlanner, GroupStats, Route, Stranded, Unit, plan_group,
+    Advance, GroupError, GroupOrder, GroupPlanner, GroupStats, PATH_CELLS_PER_WORK, Route,
+    Stranded, Unit, plan_group,
 };
 pub use moves::{Diagonal, Heuristic};
 pub use search::{

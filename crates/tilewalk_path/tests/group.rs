@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use reference::{at, dijkstra};
 use tilewalk_path::{
     Advance, Board, CostField, Diagonal, FieldError, FieldOptions, Grid, GroupError, GroupOrder,
-    GroupPlanner, HexLayout, Passage, Pos, Route, Stranded, Unit, plan_group,
+    GroupPlanner, HexLayout, PATH_CELLS_PER_WORK, Passage, Pos, Route, Stranded, Unit, plan_group,
 };
 
 /// The cheapest cost from every cell to the nearest of `goals`: a forward Dijkstra from each
@@ -538,6 +538,11 @@ fn case(side: u32, most: usize) -> impl Strategy<Value = Case> {
         )
 }
 
+/// The work a route's path counts: its cells over `PATH_CELLS_PER_WORK`, rounded up.
+fn path_work(route: &Route) -> usize {
+    route.path.cells.len().div_ceil(PATH_CELLS_PER_WORK)
+}
+
 /// Plans the order under way in `planner` with `budgets`, cycled, checking every call's
 /// bounds: each unit decided once, the budget overshot by one unit's path at most (fields
 /// and waves stop at the budget), all the work counted in the stats. Returns the results,
@@ -561,11 +566,11 @@ fn advance_all<G: std::borrow::Borrow<Grid>>(
                 call.last
             );
             assert!(call.last > 0, "a step did no work");
-            // Past its budget only by the path of the unit decided last: its walk is the one
-            // step not cut in two, and it is as long as the path.
+            // Past its budget only by the path of the unit decided last: writing it is the one
+            // step not cut in two, and it counts an eighth of its cells, rounded up.
             if call.work > budget.max(1) {
                 let walked = match call.decided.last() {
-                    Some((_, Ok(route))) => route.path.cells.len(),
+                    Some((_, Ok(route))) => path_work(route),
                     _ => 0,
                 };
                 assert_eq!(
@@ -578,7 +583,7 @@ fn advance_all<G: std::borrow::Borrow<Grid>>(
                 .decided
                 .iter()
                 .filter_map(|(_, r)| r.as_ref().ok())
-                .map(|r| r.path.cells.len())
+                .map(path_work)
                 .max()
                 .unwrap_or(0);
             assert!(
@@ -603,7 +608,11 @@ fn advance_all<G: std::borrow::Borrow<Grid>>(
     assert!(!planner.is_planning(), "done, yet still planning");
     let work: usize = calls.iter().map(|c| c.work).sum();
     let stats = planner.stats();
-    assert_eq!(work, stats.settled + stats.searched, "work not counted");
+    assert_eq!(
+        work,
+        stats.settled + stats.searched + stats.paths,
+        "work not counted"
+    );
     let results = results
         .into_iter()
         .enumerate()
@@ -772,15 +781,16 @@ fn a_large_order_advanced_a_little_at_a_time_gives_the_routes_of_one_plan() {
             assert_eq!(planner.stats(), stats);
             if budgets == [0] {
                 // A budget of 0 acts as 1: each call settles or expands one cell of a field
-                // or a wave, or walks one unit's path.
+                // or a wave, or writes one unit's path.
                 let routes = planned.iter().filter_map(|r| r.as_ref().ok());
-                let walked: usize = routes.clone().map(|r| r.path.cells.len()).sum();
-                let work = stats.settled + stats.searched;
-                assert_eq!(calls.len(), work - walked + routes.count());
+                let written: usize = routes.clone().map(path_work).sum();
+                assert_eq!(stats.paths, written);
+                let work = stats.settled + stats.searched + stats.paths;
+                assert_eq!(calls.len(), work - written + routes.count());
                 for call in &calls {
                     let path = call.decided.iter().find_map(|(_, r)| r.as_ref().ok());
                     match path {
-                        Some(route) => assert_eq!(call.work, route.path.cells.len()),
+                        Some(route) => assert_eq!(call.work, path_work(route)),
                         None => assert_eq!(call.work, 1),
                     }
                 }
