@@ -9,16 +9,18 @@
 //!   frames on any machine and `simulate` replays identically.
 //! - **The budget** ([`PathBudget`]): a frame stops taking requests once its work reached
 //!   the budget. The search that crossed it is finished, so a frame does at most the budget
-//!   plus one search (a group order's step: one field or one unit's search). A budget of 0
-//!   still serves one search a frame, so the queue always drains.
+//!   plus one search (for a group order, whose fields and waves stop at the budget, one
+//!   unit's path per movement class). A budget of 0 still serves one search a frame, so the
+//!   queue always drains.
 //! - **Side by side**: consecutive one-unit requests (a unit alone, a waypoint, a re-plan) run
 //!   on the compute task pool, one [`SearchContext`] per worker, each worker taking the next
 //!   request while the frame's finished work is under the budget. The frame keeps the requests
 //!   whose earlier requests' work is under the budget, in order: always the same ones, however
 //!   the threads raced (any extra result is dropped and searched again next frame). A group
-//!   order is planned by one [`GroupPlanner`], resumed frame after frame: its units get their
-//!   paths farthest first, as the planner decides them, so the front of an army sets off
-//!   while the rest is still planned.
+//!   order is planned by one [`GroupPlanner`], resumed frame after frame, its movement
+//!   classes side by side on threads of their own: its units get their paths farthest
+//!   first, as the planner decides them, so the front of an army sets off while the rest is
+//!   still planned.
 //! - **Pending**: a unit with a request not yet served carries [`Pending`]; it finishes the
 //!   step under way, then stands (drawn faded) until its path arrives, and walks in that frame.
 //!   A new trip replaces the unit's earlier requests; a waypoint or a re-plan comes after them.

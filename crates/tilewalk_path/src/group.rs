@@ -89,6 +89,22 @@ pub struct GroupStats {
     pub paths: usize,
 }
 
+impl GroupStats {
+    fn plus(self, other: Self) -> Self {
+        Self {
+            fields: self.fields + other.fields,
+            settled: self.settled + other.settled,
+            waves: self.waves + other.waves,
+            searched: self.searched + other.searched,
+            paths: self.paths + other.paths,
+        }
+    }
+
+    fn work(&self) -> usize {
+        self.settled + self.searched + self.paths
+    }
+}
+
 /// Cells of a route's path that count as one unit of work. A path is written a cell at a
 /// time, down the route field and back along the wave: on the army benchmark's order (a)
 /// (`cargo run --release --example army`), 2.2 million path cells took 32 ms, about 14 ns a
@@ -115,11 +131,12 @@ pub struct Advance {
     pub work: usize,
     /// Work of the call's last step that did any: a stretch of one field build or one wave
     /// (cut where the budget ran out, and gone on with by the next call), or one unit's
-    /// path (never cut: its work is its cells over [`PATH_CELLS_PER_WORK`], rounded up). The
-    /// call went on only while under its budget, so `work - last < budget.max(1)` whenever
-    /// `work > 0`; and as only a path overshoots, `work <= budget.max(1)` unless the last
-    /// step was a path, the route decided last, so a call's work is always less than
-    /// `budget.max(1)` plus the work of one path.
+    /// path (never cut: its work is its cells over [`PATH_CELLS_PER_WORK`], rounded up).
+    /// When the classes were last routed side by side, each on its share of the budget, it
+    /// is the sum of their last steps. The call went on only while under its budget, so
+    /// `work - last < budget.max(1)` whenever `work > 0`; and as only a path overshoots, a
+    /// call's work is always less than `budget.max(1)` plus the work of one path per class
+    /// (of one path when the order has one class).
     pub last: usize,
     /// The order is done: every unit has been decided.
     pub done: bool,
@@ -157,16 +174,30 @@ impl Marks {
 #[derive(Clone, Debug, Default)]
 pub struct GroupPlanner {
     click_field: CostField,
-    route_field: CostField,
     /// Cells that no unit of this order may end on: occupied, or taken by an earlier class.
     taken: Marks,
-    /// Per cell (storage index) during one class: the free tile's number, or `NONE`.
+    /// Per movement class: the memory its units are routed with, side by side with the
+    /// other classes' units ([`Router`]).
+    routers: Vec<Router>,
+    /// The work of picking the tiles: the click fields' cells.
+    stats: GroupStats,
+    /// The order under way, if any.
+    planning: Option<Planning>,
+}
+
+/// The memory that routes the units of one class once their tiles are picked: its route
+/// fields and waves. Each class has its own, so the classes of an order are routed side by
+/// side, on threads of their own ([`GroupPlanner::advance`]).
+#[derive(Clone, Debug, Default)]
+struct Router {
+    route_field: CostField,
+    /// Per cell (storage index): the class's free tile's number, or `NONE`.
     tile_at: Vec<u32>,
     /// Per cell: how many of the class's unrouted units start there.
     starts_at: Vec<u32>,
     /// The tiles still free when the route field is rebuilt.
     free: Vec<usize>,
-    /// The wave ([`Self::start_wave`]): the rivers (the members' ways down the route
+    /// The wave ([`Router::start_wave`]): the rivers (the members' ways down the route
     /// field), per cell `(cost, parent)`, the first river cell on its way back, stamps,
     /// frontier.
     rivers: Rivers,
@@ -178,15 +209,14 @@ pub struct GroupPlanner {
     /// The free tiles the wave reached, each with the one reached before it from the same
     /// river cell (an index into this, or `NONE`).
     reached: Vec<(u32, u32)>,
+    /// The work of routing: route fields' cells, waves' cells and paths.
     stats: GroupStats,
-    /// The order under way, if any.
-    planning: Option<Planning>,
 }
 
 const NONE: u32 = u32::MAX;
 
 /// Waves run on one route field before it is rebuilt from the tiles still free. Any field
-/// serves (see [`GroupPlanner::start_wave`]); a field whose tiles were taken just leads the
+/// serves (see [`Router::start_wave`]); a field whose tiles were taken just leads the
 /// wave a longer way round, so a few waves pay for one field less.
 const WAVES_PER_FIELD: usize = 3;
 
@@ -271,7 +301,9 @@ impl GroupPlanner {
     /// What planning the order under way (or the last one) did so far: the whole order's
     /// totals since [`Self::start`].
     pub fn stats(&self) -> GroupStats {
-        self.stats
+        self.routers
+            .iter()
+            .fold(self.stats, |total, router| total.plus(router.stats))
     }
 
     /// Plans `order`: one result per unit, in the order of `order.units`. `grids[c]` is the
@@ -351,12 +383,10 @@ impl GroupPlanner {
         for &pos in order.occupied.iter().filter(|p| first.contains(**p)) {
             self.taken.set(first.index(pos));
         }
-        self.tile_at.clear();
-        self.tile_at.resize(cells, NONE);
-        self.starts_at.clear();
-        self.starts_at.resize(cells, 0);
-        // An order dropped in the middle of a wave leaves its rivers' marks.
-        self.rivers.clear();
+        self.routers.resize_with(grids.len(), Router::default);
+        for router in &mut self.routers {
+            router.reset(cells);
+        }
         // Every refusal that needs no work is made here: unknown classes, starts outside
         // the map or impassable, and units in a region without the click (or a shore).
         let mut refused = Vec::new();
@@ -412,13 +442,14 @@ impl GroupPlanner {
     /// [`GroupStats::paths`] count). Field builds and waves (the walk of their rivers
     /// included) stop on the cell that reaches the budget, and the next call goes on with
     /// them from there; a unit's path is written whole, so it is the one step that can
-    /// cross the budget. A call thus does at most `budget.max(1)` work, or less than
-    /// `budget.max(1)` plus one path's work when its last step was a path
-    /// ([`Advance::last`]). Every call does some work while
-    /// the order has work left, so a budget of 0 acts as 1 and a caller cannot spin
-    /// forever. Units refused before any work come out of the first call. `grids`
-    /// must be the grids given to [`Self::start`]. With no order under way it returns an
-    /// empty, done [`Advance`].
+    /// cross the budget. The tiles are picked first, a class at a time in index order; then
+    /// the classes are routed side by side, each on a thread of its own with an even share
+    /// of what is left of the budget (a class done before its share is used passes the
+    /// rest on to the others). A call thus does less than `budget.max(1)` plus one path's
+    /// work per class ([`Advance::last`]). Every call does some work while the order has
+    /// work left, so a budget of 0 acts as 1 and a caller cannot spin forever. Units
+    /// refused before any work come out of the first call. `grids` must be the grids given
+    /// to [`Self::start`]. With no order under way it returns an empty, done [`Advance`].
     ///
     /// ```
     /// use tilewalk_path::{Board, Grid, GroupOrder, GroupPlanner, PATH_CELLS_PER_WORK, Pos, Unit};
@@ -465,25 +496,33 @@ impl GroupPlanner {
             ..Advance::default()
         };
         let budget = budget.max(1);
+        // The tiles first, a class at a time in index order: each picks from what the
+        // classes before it left.
         while advance.work < budget
-            && let Some(class) = planning.classes.front_mut()
+            && let Some(at) = planning.classes.iter().position(|c| !c.picked())
         {
-            let before = self.work();
-            let finished = self.step(
+            let class = &mut planning.classes[at];
+            let before = self.stats.work();
+            let finished = self.pick(
                 grids[class.class].borrow(),
                 planning.board,
                 class,
                 &mut advance.decided,
                 budget - advance.work,
             );
-            let work = self.work() - before;
+            let work = self.stats.work() - before;
             if work > 0 {
                 advance.last = work;
                 advance.work += work;
             }
-            if finished {
-                planning.classes.pop_front();
+            if finished && class.members.is_empty() {
+                planning.classes.remove(at);
             }
+        }
+        // Then the units, every class side by side; again with what is left of the budget
+        // when a class is done before its share is.
+        while advance.work < budget && !planning.classes.is_empty() {
+            self.route(grids, &mut planning, budget - advance.work, &mut advance);
         }
         advance.done = planning.classes.is_empty();
         if !advance.done {
@@ -492,21 +531,69 @@ impl GroupPlanner {
         advance
     }
 
+    /// Routes the classes of `planning` (every one has its tiles) side by side, each on its
+    /// own thread with its own [`Router`] and an even share of `budget`, and adds what they
+    /// decided to `advance`, in class order. The shares depend on the budget alone, not on
+    /// how the threads raced, so the same calls decide the same units.
+    fn route<G: Borrow<Grid>>(
+        &mut self,
+        grids: &[G],
+        planning: &mut Planning,
+        budget: usize,
+        advance: &mut Advance,
+    ) {
+        let board = planning.board;
+        let count = planning.classes.len();
+        let mut routers: Vec<Option<&mut Router>> = self.routers.iter_mut().map(Some).collect();
+        let jobs: Vec<_> = planning
+            .classes
+            .iter_mut()
+            .enumerate()
+            .map(|(i, class)| {
+                let share = budget / count + usize::from(i < budget % count);
+                let router = routers[class.class]
+                    .take()
+                    .expect("one class of an order per movement class");
+                (grids[class.class].borrow(), class, router, share)
+            })
+            .filter(|job| job.3 > 0)
+            .collect();
+        let run = |(grid, class, router, share): (&Grid, &mut ClassPlan, &mut Router, usize)| {
+            router.run(grid, board, class, share)
+        };
+        // The first class on this thread, the others on threads of their own.
+        let routed: Vec<Routed> = std::thread::scope(|scope| {
+            let mut jobs = jobs.into_iter();
+            let first = jobs.next();
+            let threads: Vec<_> = jobs.map(|job| scope.spawn(move || run(job))).collect();
+            let first = first.map(run);
+            let others = threads
+                .into_iter()
+                .map(|thread| thread.join().expect("a router panicked"));
+            first.into_iter().chain(others).collect()
+        });
+        let mut last = 0;
+        for part in routed {
+            advance.decided.extend(part.decided);
+            advance.work += part.work;
+            last += part.last;
+        }
+        if last > 0 {
+            advance.last = last;
+        }
+        planning.classes.retain(|class| !class.finished());
+    }
+
     /// Whether an order is under way: started, and not every unit decided yet.
     pub fn is_planning(&self) -> bool {
         self.planning.is_some()
     }
 
-    /// The work done on the order so far.
-    fn work(&self) -> usize {
-        self.stats.settled + self.stats.searched + self.stats.paths
-    }
-
-    /// Takes `class`'s next step, doing at most `limit` work (more only for one
-    /// unit's path), and pushing the units it decides onto `decided`; true when it decided
-    /// the class's last unit. A step may do no work (starting a field or a wave), but every
-    /// step moves the class on.
-    fn step(
+    /// Takes `class`'s next step in picking its tiles, doing at most `limit` work and
+    /// pushing the units it strands onto `decided`; true once the class has its tiles (and
+    /// its [`Router`] knows them). A step may do no work (starting the click field), but
+    /// every step moves the class on.
+    fn pick(
         &mut self,
         grid: &Grid,
         board: Board,
@@ -529,8 +616,145 @@ impl GroupPlanner {
                 if !self.pick_tiles(grid, board, class, decided, limit) {
                     return false;
                 }
+                let tile_at = &mut self.routers[class.class].tile_at;
+                for (number, &tile) in class.tiles.iter().enumerate() {
+                    tile_at[tile] = number as u32;
+                }
                 class.phase = Phase::RouteField;
-                class.members.is_empty()
+                true
+            }
+            _ => unreachable!("a class's tiles are picked once"),
+        }
+    }
+
+    /// Goes on with the click's field for `class` for at most `limit` cells: picks the
+    /// nearest free tiles as it settles them, and once every region has its tiles (or the
+    /// field ran out of cells) strands the units of a region that ran out of them. True when
+    /// it is finished.
+    fn pick_tiles(
+        &mut self,
+        grid: &Grid,
+        board: Board,
+        class: &mut ClassPlan,
+        decided: &mut Vec<(usize, Result<Route, Stranded>)>,
+        limit: usize,
+    ) -> bool {
+        let mut wanted = class.members.len() - class.tiles.len();
+        let (quotas, tiles) = (&mut class.quotas, &mut class.tiles);
+        let taken = &self.taken;
+        let before = self.click_field.stats().expanded;
+        let finished =
+            self.click_field
+                .fill_for(grid, board, None, f64::INFINITY, limit, |index, _| {
+                    if taken.get(index) {
+                        return false;
+                    }
+                    let region = grid.region(grid.pos(index), board).unwrap_or(0);
+                    if let Ok(at) = quotas.binary_search_by_key(&region, |q| q.0)
+                        && quotas[at].1 > 0
+                    {
+                        quotas[at].1 -= 1;
+                        tiles.push(index);
+                        wanted -= 1;
+                    }
+                    wanted == 0
+                });
+        self.stats.settled += self.click_field.stats().expanded - before;
+        if !finished {
+            return false;
+        }
+        let quotas = &mut class.quotas;
+        if wanted > 0 {
+            // Some region ran out of free tiles: its units nearest the click keep theirs, so
+            // the farthest are left out, as many as tiles are missing. The field ran to the
+            // end, so every unit has its cost.
+            let members = &mut class.members;
+            let cost = |m: &Member| self.click_field.cost_at(m.start).unwrap_or(f64::INFINITY);
+            members.sort_by(|a, b| cost(b).total_cmp(&cost(a)).then(b.unit.cmp(&a.unit)));
+            members.retain(|m| {
+                let at = quotas
+                    .binary_search_by_key(&m.region, |q| q.0)
+                    .expect("members were kept for their region's quota");
+                if quotas[at].1 > 0 {
+                    quotas[at].1 -= 1;
+                    decided.push((m.unit, Err(Stranded::NoFreeTile(grid.pos(m.start)))));
+                    false
+                } else {
+                    true
+                }
+            });
+            members.sort_by_key(|m| m.unit);
+        }
+        for &tile in &class.tiles {
+            self.taken.set(tile);
+        }
+        true
+    }
+}
+
+/// What a [`Router`] did in one call: as [`Advance`], for its class alone.
+struct Routed {
+    decided: Vec<(usize, Result<Route, Stranded>)>,
+    work: usize,
+    last: usize,
+}
+
+impl Router {
+    /// Forgets the last order: every cell no tile and no start, no rivers, no work.
+    fn reset(&mut self, cells: usize) {
+        self.tile_at.clear();
+        self.tile_at.resize(cells, NONE);
+        self.starts_at.clear();
+        self.starts_at.resize(cells, 0);
+        // An order dropped in the middle of a wave leaves its rivers' marks.
+        self.rivers.clear();
+        self.stats = GroupStats::default();
+    }
+
+    /// Goes on routing `class` until the work done in this call reaches `budget` or the
+    /// class is done, as [`GroupPlanner::advance`] does for a whole order.
+    fn run(&mut self, grid: &Grid, board: Board, class: &mut ClassPlan, budget: usize) -> Routed {
+        let mut routed = Routed {
+            decided: Vec::new(),
+            work: 0,
+            last: 0,
+        };
+        while routed.work < budget {
+            let before = self.stats.work();
+            let finished = self.step(
+                grid,
+                board,
+                class,
+                &mut routed.decided,
+                budget - routed.work,
+            );
+            let work = self.stats.work() - before;
+            if work > 0 {
+                routed.last = work;
+                routed.work += work;
+            }
+            if finished {
+                break;
+            }
+        }
+        routed
+    }
+
+    /// Takes `class`'s next step in routing its units (its tiles picked), doing at most
+    /// `limit` work (more only for one unit's path), and pushing the units it decides onto
+    /// `decided`; true when it decided the class's last unit. A step may do no work
+    /// (starting a field or a wave), but every step moves the class on.
+    fn step(
+        &mut self,
+        grid: &Grid,
+        board: Board,
+        class: &mut ClassPlan,
+        decided: &mut Vec<(usize, Result<Route, Stranded>)>,
+        limit: usize,
+    ) -> bool {
+        match class.phase {
+            Phase::PickTiles | Phase::PickingTiles => {
+                unreachable!("a class is routed once its tiles are picked")
             }
             Phase::RouteField => {
                 let mut free = std::mem::take(&mut self.free);
@@ -691,71 +915,6 @@ impl GroupPlanner {
                 }
             }
         }
-    }
-
-    /// Goes on with the click's field for `class` for at most `limit` cells: picks the
-    /// nearest free tiles as it settles them, and once every region has its tiles (or the
-    /// field ran out of cells) strands the units of a region that ran out of them. True when
-    /// it is finished.
-    fn pick_tiles(
-        &mut self,
-        grid: &Grid,
-        board: Board,
-        class: &mut ClassPlan,
-        decided: &mut Vec<(usize, Result<Route, Stranded>)>,
-        limit: usize,
-    ) -> bool {
-        let mut wanted = class.members.len() - class.tiles.len();
-        let (quotas, tiles) = (&mut class.quotas, &mut class.tiles);
-        let taken = &self.taken;
-        let before = self.click_field.stats().expanded;
-        let finished =
-            self.click_field
-                .fill_for(grid, board, None, f64::INFINITY, limit, |index, _| {
-                    if taken.get(index) {
-                        return false;
-                    }
-                    let region = grid.region(grid.pos(index), board).unwrap_or(0);
-                    if let Ok(at) = quotas.binary_search_by_key(&region, |q| q.0)
-                        && quotas[at].1 > 0
-                    {
-                        quotas[at].1 -= 1;
-                        tiles.push(index);
-                        wanted -= 1;
-                    }
-                    wanted == 0
-                });
-        self.stats.settled += self.click_field.stats().expanded - before;
-        if !finished {
-            return false;
-        }
-        let quotas = &mut class.quotas;
-        if wanted > 0 {
-            // Some region ran out of free tiles: its units nearest the click keep theirs, so
-            // the farthest are left out, as many as tiles are missing. The field ran to the
-            // end, so every unit has its cost.
-            let members = &mut class.members;
-            let cost = |m: &Member| self.click_field.cost_at(m.start).unwrap_or(f64::INFINITY);
-            members.sort_by(|a, b| cost(b).total_cmp(&cost(a)).then(b.unit.cmp(&a.unit)));
-            members.retain(|m| {
-                let at = quotas
-                    .binary_search_by_key(&m.region, |q| q.0)
-                    .expect("members were kept for their region's quota");
-                if quotas[at].1 > 0 {
-                    quotas[at].1 -= 1;
-                    decided.push((m.unit, Err(Stranded::NoFreeTile(grid.pos(m.start)))));
-                    false
-                } else {
-                    true
-                }
-            });
-            members.sort_by_key(|m| m.unit);
-        }
-        for (number, &tile) in class.tiles.iter().enumerate() {
-            self.tile_at[tile] = number as u32;
-            self.taken.set(tile);
-        }
-        true
     }
 
     /// Starts the wave (its rivers walked, [`Rivers::walk`]): one search from all the
@@ -930,7 +1089,7 @@ impl GroupPlanner {
 }
 
 /// The members' ways down the route field, merged into a forest rooted at tiles: the
-/// rivers of [`GroupPlanner::start_wave`].
+/// rivers of [`Router::start_wave`].
 #[derive(Clone, Debug, Default)]
 struct Rivers {
     /// Per cell (storage index): its node, or `NONE`.
@@ -1064,6 +1223,16 @@ impl Rivers {
 }
 
 impl ClassPlan {
+    /// Whether its tiles are picked.
+    fn picked(&self) -> bool {
+        !matches!(self.phase, Phase::PickTiles | Phase::PickingTiles)
+    }
+
+    /// Whether every unit is decided: routed, with its path written, or stranded.
+    fn finished(&self) -> bool {
+        self.picked() && self.members.is_empty() && self.routed.is_empty()
+    }
+
     /// The units of `class` that may get a tile, to plan from its click field on: those in a
     /// region without an anchor are refused onto `refused`.
     fn new(

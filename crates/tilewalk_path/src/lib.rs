@@ -264,7 +264,8 @@
 //! unit has its tile: a few rounds, each serving a share of the units left. Any field would
 //! do for the argument above, so a route field serves three waves (its tiles being taken
 //! only makes the later waves go a longer way round) before it is rebuilt from the tiles
-//! still free.
+//! still free. Once every class has its tiles, the classes share nothing, so they are
+//! routed side by side, each on a thread of its own with its own fields and waves.
 //!
 //! Why not only fields, as flow-field games do? A field routes a unit to the nearest goal,
 //! and every prefix of its way is a cheapest way to where it ends, so one field from the
@@ -308,13 +309,15 @@
 //! frame and let each unit walk as soon as its route is out. Units refused before any work
 //! (outside the map, on a cell they cannot stand on, of an unknown class, in a region
 //! without the click) come out of the first call, those left without a free tile as soon as
-//! their class's click field has found it, and the others class by class, a wave's units
-//! after it, as they are routed. A call stops as soon as its work reaches the budget, in the
-//! middle of a field build or a wave if need be: the next call goes on with it from the
-//! very cell where it stopped. Only a unit's path, written in one go, is never cut, so a
-//! call overshoots its budget by less than one path's work and never by a field's or a
-//! wave's worth: on order (a) of the `group_orders` example, whose largest wave expands
-//! 262,538 cells, calls with a budget of 40,000 do at most 40,024 work. A call always does
+//! their class's click field has found it, and the others, a wave's units after it, as they
+//! are routed; the classes side by side, each on an even share of the budget (what a class
+//! done early leaves goes to the others), their units in class order within a call. A call
+//! stops as soon as its work reaches the budget, in the middle of a field build or a wave
+//! if need be: the next call goes on with it from the very cell where it stopped. Only a
+//! unit's path, written in one go, is never cut, so a call overshoots its budget by less
+//! than one path's work per class and never by a field's or a wave's worth: on order (a)
+//! of the `group_orders` example, whose largest wave expands 262,538 cells, calls with a
+//! budget of 40,000 do at most 40,024 work. A call always does
 //! some work, so even a budget of 0 (taken as 1) moves on. The cells are settled and
 //! expanded in the same order whatever the budgets: any sequence of budgets gives the same
 //! routes as one [`GroupPlanner::plan`] call (which is `start` and one unbounded
