@@ -317,11 +317,10 @@
 //! unit's path, written in one go, is never cut, so a call overshoots its budget by less
 //! than one path's work per class and never by a field's or a wave's worth: on order (a)
 //! of the `group_orders` example, whose largest wave expands 262,538 cells, calls with a
-//! budget of 40,000 do at most 40,024 work. A call always does
-//! some work, so even a budget of 0 (taken as 1) moves on. The cells are settled and
-//! expanded in the same order whatever the budgets: any sequence of budgets gives the same
-//! routes as one [`GroupPlanner::plan`] call (which is `start` and one unbounded
-//! `advance`).
+//! budget of 40,000 do at most 40,024 work. A call always does some work, so even a budget
+//! of 0 (taken as 1) moves on. The cells are settled and expanded in the same order
+//! whatever the budgets: any sequence of budgets gives the same routes as one
+//! [`GroupPlanner::plan`] call (which is `start` and one unbounded `advance`).
 
 mod bits;
 mod board;

@@ -545,8 +545,8 @@ fn path_work(route: &Route) -> usize {
 
 /// Plans the order under way in `planner` with `budgets`, cycled, checking every call's
 /// bounds: each unit decided once, the budget overshot by one unit's path a class at most
-/// (fields and waves stop at the budget), all the work counted in the stats. Returns the results,
-/// per unit, and the calls.
+/// (fields and waves stop at the budget), all the work counted in the stats. Returns the
+/// results, per unit, and the calls.
 fn advance_all<G: std::borrow::Borrow<Grid>>(
     planner: &mut GroupPlanner,
     grids: &[G],
