@@ -17,6 +17,14 @@ use crate::search::{HexMoves, Moves, Passage, Path, SearchStats, SquareMoves};
 /// Marks "no next cell": a cell settled as a goal (a root of the field).
 const ROOT: u32 = u32::MAX;
 
+/// How a fill goes: the passage rule and bound it keeps to, and its guide (0 everywhere for
+/// a plain fill, by cost alone).
+struct Rules<'a, G> {
+    passage: Option<&'a dyn Fn(Pos) -> Passage>,
+    max_cost: f64,
+    guide: G,
+}
+
 /// How to build a field.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FieldOptions {
@@ -275,6 +283,12 @@ impl CostField {
     /// goal; a goal seeded dearer is only the root of the cells for which it stays the
     /// cheapest way out). A cell seeded twice keeps the cheaper seed.
     pub(crate) fn seed(&mut self, index: usize, cost: f64) {
+        self.seed_guided(index, cost, 0.0);
+    }
+
+    /// [`Self::seed`] for a field filled by [`Self::fill_toward`]: `guide` is the guide's
+    /// value at the cell.
+    pub(crate) fn seed_guided(&mut self, index: usize, cost: f64, guide: f64) {
         if self.stamps[index] == self.generation && self.cells[index].cost <= cost {
             return;
         }
@@ -284,7 +298,8 @@ impl CostField {
             next: ROOT,
             goal: index as u32,
         };
-        self.heap.push(HeapEntry::new(index as u32, cost, 0.0));
+        self.heap
+            .push(HeapEntry::new(index as u32, cost + guide, guide));
         self.stats.pushed += 1;
     }
 
@@ -316,28 +331,72 @@ impl CostField {
         limit: usize,
         stop: impl FnMut(usize, f64) -> bool,
     ) -> bool {
-        // `max` turns NaN into 0.
-        let max_cost = max_cost.max(0.0);
+        let rules = Rules {
+            passage,
+            // `max` turns NaN into 0.
+            max_cost: max_cost.max(0.0),
+            guide: |_: Pos| 0.0,
+        };
+        self.fill_on_board(grid, board, rules, limit, stop)
+    }
+
+    /// [`Self::fill_for`] (no passage rule, no bound) in the order of an A* search from the
+    /// seeds toward some cells: by cost plus `guide`, a lower bound on the cost of walking
+    /// from those cells to the cell that may grow by no more than a step costs (a
+    /// consistent heuristic; seed with [`Self::seed_guided`]). Every cell it settles gets
+    /// its exact cost, next cell and goal, as in a plain fill, but cells far from where the
+    /// guide points are left for last, so a fill that stops once it has settled the cells
+    /// it was guided to settles fewer. A cell it did not settle costs at least the last
+    /// settled cell's cost plus guide, less its own guide. [`Self::settled`] lists the
+    /// cells by cost plus guide.
+    pub(crate) fn fill_toward(
+        &mut self,
+        grid: &Grid,
+        board: Board,
+        limit: usize,
+        guide: impl Fn(Pos) -> f64,
+        stop: impl FnMut(usize, f64) -> bool,
+    ) -> bool {
+        let rules = Rules {
+            passage: None,
+            max_cost: f64::INFINITY,
+            guide,
+        };
+        self.fill_on_board(grid, board, rules, limit, stop)
+    }
+
+    /// [`Self::fill_on`] for `board`'s moves.
+    fn fill_on_board(
+        &mut self,
+        grid: &Grid,
+        board: Board,
+        rules: Rules<impl Fn(Pos) -> f64>,
+        limit: usize,
+        stop: impl FnMut(usize, f64) -> bool,
+    ) -> bool {
         match board {
             Board::Square(diagonal) => {
-                self.fill_on(grid, SquareMoves(diagonal), passage, max_cost, limit, stop)
+                self.fill_on(grid, SquareMoves(diagonal), rules, limit, stop)
             }
-            Board::Hex(layout) => {
-                self.fill_on(grid, HexMoves(layout), passage, max_cost, limit, stop)
-            }
+            Board::Hex(layout) => self.fill_on(grid, HexMoves(layout), rules, limit, stop),
         }
     }
 
-    /// The backward Dijkstra loop, monomorphised per board shape.
+    /// The backward Dijkstra loop (A* when the guide is not 0), monomorphised per board
+    /// shape.
     fn fill_on<M: Moves>(
         &mut self,
         grid: &Grid,
         moves: M,
-        passage: Option<&dyn Fn(Pos) -> Passage>,
-        max_cost: f64,
+        rules: Rules<impl Fn(Pos) -> f64>,
         limit: usize,
         mut stop: impl FnMut(usize, f64) -> bool,
     ) -> bool {
+        let Rules {
+            passage,
+            max_cost,
+            guide,
+        } = rules;
         let (reached, settled) = (self.generation, self.generation + 1);
         let costs = grid.costs();
         let passable = grid.open();
@@ -396,7 +455,12 @@ impl CostField {
                     next: index as u32,
                     goal: cell.goal,
                 };
-                self.heap.push(HeapEntry::new(from as u32, cost, 0.0));
+                let step = &steps[d];
+                let h = guide(Pos::new(
+                    pos.x.wrapping_add_signed(step.dx),
+                    pos.y.wrapping_add_signed(step.dy),
+                ));
+                self.heap.push(HeapEntry::new(from as u32, cost + h, h));
                 self.stats.pushed += 1;
             }
         }
@@ -507,6 +571,80 @@ mod tests {
                     assert_eq!(pieces.stats(), whole.stats());
                     // Finished on the call that settled the last cell.
                     assert_eq!(calls, whole.stats().expanded.div_ceil(limit));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_guided_fill_settles_exact_costs_and_fewer_cells() {
+        // Costs 1 to 4, a wall with one gap; the goal in one corner, the guide (the board's
+        // step distance to the far corner, at the cheapest cost) toward the other.
+        let grid = Grid::from_fn(40, 30, |p| {
+            let wall = p.x == 20 && p.y != 25;
+            (!wall).then_some(1.0 + f64::from((p.x * 5 + p.y * 3) % 4))
+        })
+        .unwrap();
+        let (goal, far) = (Pos::new(1, 1), Pos::new(38, 28));
+        for board in Board::ALL {
+            let heuristic = match board {
+                Board::Square(_) => crate::Heuristic::tightest_for(board),
+                Board::Hex(_) => crate::Heuristic::Chebyshev,
+            };
+            let guide = |p: Pos| heuristic.distance(p.x.abs_diff(far.x), p.y.abs_diff(far.y));
+            let mut plain = CostField::new();
+            plain
+                .build(&grid, &[goal], &FieldOptions::on(board))
+                .unwrap();
+            let mut guided = CostField::new();
+            guided.begin(&grid);
+            guided.seed_guided(grid.index(goal), 0.0, guide(goal));
+            let target = grid.index(far);
+            let mut last = 0.0;
+            assert!(
+                guided.fill_toward(&grid, board, usize::MAX, guide, |index, cost| {
+                    let priority = cost + guide(grid.pos(index));
+                    assert!(priority >= last - 1e-9, "{board}: A* order");
+                    last = priority;
+                    index == target
+                })
+            );
+            let settled: Vec<Pos> = guided.settled().collect();
+            assert!(settled.contains(&far));
+            assert!(
+                settled.len() < plain.settled().len() * 3 / 4,
+                "{board}: {} of {}",
+                settled.len(),
+                plain.settled().len()
+            );
+            for p in settled {
+                let cost = guided.cost(p).unwrap();
+                assert!((cost - plain.cost(p).unwrap()).abs() < 1e-9, "{board} {p}");
+                // Its way down is made of steps into settled cells and costs what it says.
+                let path = guided.path(p).unwrap();
+                assert_eq!(path.cells.last(), Some(&goal));
+                let walked: f64 = path
+                    .cells
+                    .windows(2)
+                    .map(|pair| {
+                        let (a, b) = (pair[0], pair[1]);
+                        let diagonal =
+                            matches!(board, Board::Square(_)) && a.x != b.x && a.y != b.y;
+                        let length = if diagonal {
+                            std::f64::consts::SQRT_2
+                        } else {
+                            1.0
+                        };
+                        assert!(guided.cost(b).is_some());
+                        grid.cost(b).unwrap() * length
+                    })
+                    .sum();
+                assert!((walked - cost).abs() < 1e-9, "{board} {p}");
+            }
+            // Cells it did not settle cost at least the last priority less their guide.
+            for p in grid.cells().filter(|&p| guided.cost(p).is_none()) {
+                if let Some(cost) = plain.cost(p) {
+                    assert!(cost >= last - guide(p) - 1e-9, "{board} {p}");
                 }
             }
         }

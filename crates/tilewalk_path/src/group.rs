@@ -215,6 +215,67 @@ struct Router {
 
 const NONE: u32 = u32::MAX;
 
+/// Where a route field is filled toward: the box around its members' starts. Its value at a
+/// cell, the board's step distance from the box at the grid's cheapest cost, is no more
+/// than any member's walk to the cell costs, and a step changes it by no more than the step
+/// costs, so the field can settle its cells in the order of an A* search from the tiles to
+/// the members ([`CostField::fill_toward`]). When the members stand in one corner of the
+/// map (a squad sent across it) that leaves out most of the cells a field stopped at their
+/// starts would settle; when they stand all around the tiles it changes nothing.
+#[derive(Clone, Copy, Debug)]
+struct Toward {
+    min: Pos,
+    max: Pos,
+    heuristic: Heuristic,
+    scale: f64,
+}
+
+impl Toward {
+    fn new(grid: &Grid, board: Board, members: &[Member]) -> Self {
+        let (mut min, mut max) = (Pos::new(u32::MAX, u32::MAX), Pos::new(0, 0));
+        for m in members {
+            let p = grid.pos(m.start);
+            (min.x, min.y) = (min.x.min(p.x), min.y.min(p.y));
+            (max.x, max.y) = (max.x.max(p.x), max.y.max(p.y));
+        }
+        // A hex step changes a column and a row by at most one each.
+        let heuristic = match board {
+            Board::Square(_) => Heuristic::tightest_for(board),
+            Board::Hex(_) => Heuristic::Chebyshev,
+        };
+        Self {
+            min,
+            max,
+            heuristic,
+            scale: grid.min_cost().unwrap_or(1.0),
+        }
+    }
+
+    #[inline]
+    fn at(&self, pos: Pos) -> f64 {
+        let dx = (self.min.x.saturating_sub(pos.x)).max(pos.x.saturating_sub(self.max.x));
+        let dy = (self.min.y.saturating_sub(pos.y)).max(pos.y.saturating_sub(self.max.y));
+        self.scale * self.heuristic.distance(dx, dy)
+    }
+}
+
+/// What a route field filled [`Toward`] its members knows of the cells it did not settle:
+/// each costs at least the last settled cell's cost plus guide, less its own guide (and
+/// at least 0). That is a lower bound that grows by no more than a step costs, and no more
+/// than the settled cells' costs, so the waves can be guided by it off the field.
+#[derive(Clone, Copy, Debug)]
+struct Beyond {
+    last: f64,
+    toward: Toward,
+}
+
+impl Beyond {
+    #[inline]
+    fn at(&self, pos: Pos) -> f64 {
+        (self.last - self.toward.at(pos)).max(0.0)
+    }
+}
+
 /// Waves run on one route field before it is rebuilt from the tiles still free. Any field
 /// serves (see [`Router::start_wave`]); a field whose tiles were taken just leads the
 /// wave a longer way round, so a few waves pay for one field less.
@@ -251,7 +312,7 @@ struct ClassPlan {
     phase: Phase,
     /// The route field under way: waves run on it, and its bound for the cells it did not
     /// settle.
-    field: Option<(usize, f64)>,
+    field: Option<(usize, Beyond)>,
 }
 
 /// The next step of a class. The field builds and the wave go on a limited number of cells
@@ -266,21 +327,22 @@ enum Phase {
     PickingTiles,
     /// A route field from the tiles still free is to be started, for the members left.
     RouteField,
-    /// The route field is being filled until it has settled every member's start: `left`
-    /// start cells to go; `last` is the cost of the last cell it settled.
-    FillingRouteField { left: usize, last: f64 },
+    /// The route field is being filled toward the members ([`Toward`]) until it has
+    /// settled every member's start: `left` start cells to go, `beyond` what it knows so
+    /// far of the cells it did not settle.
+    FillingRouteField { left: usize, beyond: Beyond },
     /// A wave on that field is to be started; `beyond` is the field's bound for the cells
     /// it did not settle.
-    Wave { beyond: f64 },
+    Wave { beyond: Beyond },
     /// The wave's rivers are being walked: the members before `member` are done, and
     /// `member`'s way down the route field has got to the cell `at`.
     Rivers {
-        beyond: f64,
+        beyond: Beyond,
         member: usize,
         at: usize,
     },
     /// The wave is spreading, with `free_left` free tiles still to reach.
-    Spreading { beyond: f64, free_left: usize },
+    Spreading { beyond: Beyond, free_left: usize },
     /// The path of `routed[next]`.
     Route { next: usize },
 }
@@ -773,26 +835,32 @@ impl Router {
                     }
                     self.starts_at[m.start] += 1;
                 }
+                let toward = Toward::new(grid, board, &class.members);
                 self.route_field.begin(grid);
                 for &tile in &free {
-                    self.route_field.seed(tile, 0.0);
+                    self.route_field
+                        .seed_guided(tile, 0.0, toward.at(grid.pos(tile)));
                 }
                 self.free = free;
                 self.stats.fields += 1;
-                class.phase = Phase::FillingRouteField { left, last: 0.0 };
+                let beyond = Beyond { last: 0.0, toward };
+                class.phase = Phase::FillingRouteField { left, beyond };
                 false
             }
-            Phase::FillingRouteField { mut left, mut last } => {
+            Phase::FillingRouteField {
+                mut left,
+                mut beyond,
+            } => {
                 let starts_at = &self.starts_at;
+                let toward = beyond.toward;
                 let before = self.route_field.stats().expanded;
-                let finished = self.route_field.fill_for(
+                let finished = self.route_field.fill_toward(
                     grid,
                     board,
-                    None,
-                    f64::INFINITY,
                     limit,
+                    |pos| toward.at(pos),
                     |index, cost| {
-                        last = cost;
+                        beyond.last = cost + toward.at(grid.pos(index));
                         if starts_at[index] > 0 {
                             left -= 1;
                         }
@@ -804,11 +872,10 @@ impl Router {
                     for m in &class.members {
                         self.starts_at[m.start] = 0;
                     }
-                    // The cost of the last cell settled bounds those left out from below.
-                    class.phase = Phase::Wave { beyond: last };
-                    class.field = Some((0, last));
+                    class.phase = Phase::Wave { beyond };
+                    class.field = Some((0, beyond));
                 } else {
-                    class.phase = Phase::FillingRouteField { left, last };
+                    class.phase = Phase::FillingRouteField { left, beyond };
                 }
                 false
             }
@@ -920,7 +987,8 @@ impl Router {
     /// Starts the wave (its rivers walked, [`Rivers::walk`]): one search from all the
     /// members at once, each starting behind by its cost down the route field `F` (from the
     /// tiles that were free when it was built, which bounds the cost to those still free
-    /// from below), a multi-source A* (guided by `F`) whose cost at a cell `c`
+    /// from below), a multi-source A* (guided by `F`, and off the field by its [`Beyond`]
+    /// bound) whose cost at a cell `c`
     /// is the least of `top - F(u) + d(u, c)` over the members `u`, `top` the greatest
     /// `F(u)`. That is never less than `top - F(c)` (`F(u) <= d(u, c) + F(c)`), and it is
     /// exactly that on every river cell `y` (a cell on some member's way down `F`). So for a
@@ -930,7 +998,7 @@ impl Router {
     /// settled every free tile, noting for each the first river cell on its way back; then
     /// the rivers hand the tiles out upstream first ([`Self::hand_out`]). Returns how many
     /// free tiles the wave is to reach.
-    fn start_wave(&mut self, grid: &Grid, class: &ClassPlan, beyond: f64) -> usize {
+    fn start_wave(&mut self, grid: &Grid, class: &ClassPlan, beyond: Beyond) -> usize {
         let members = &class.members;
         let cells = grid.costs().len();
         let field = &self.route_field;
@@ -947,7 +1015,11 @@ impl Router {
         }
         self.generation += 2;
         let open = self.generation;
-        let h = |index: usize| field.cost_at(index).unwrap_or(beyond);
+        let h = |index: usize| {
+            field
+                .cost_at(index)
+                .unwrap_or_else(|| beyond.at(grid.pos(index)))
+        };
         let top = members.iter().map(|m| h(m.start)).fold(0.0, f64::max);
         self.heap.clear();
         for m in members {
@@ -977,7 +1049,7 @@ impl Router {
         &mut self,
         grid: &Grid,
         moves: M,
-        beyond: f64,
+        beyond: Beyond,
         free_left: &mut usize,
         limit: usize,
     ) -> bool {
@@ -988,7 +1060,11 @@ impl Router {
         let passable = grid.open();
         let tables = moves.tables();
         let offsets = moves.offsets(grid);
-        let h = |index: usize| field.cost_at(index).unwrap_or(beyond);
+        let h = |index: usize| {
+            field
+                .cost_at(index)
+                .unwrap_or_else(|| beyond.at(grid.pos(index)))
+        };
         let mut left = limit;
         loop {
             if left == 0 {

@@ -250,7 +250,10 @@
 //! as it meets them, and stops as soon as every region has its tiles: about the area the
 //! group will cover. Then a route field `F`, from all of the class's free tiles at once,
 //! gives every cell its exact cost to the nearest one, and each unit's way down it is a
-//! cheapest path to the tile it ends on. Those ways merge into rivers (units from one side
+//! cheapest path to the tile it ends on. It is filled until it has every unit's start, in
+//! the order of an A* search from the tiles toward the box around the units (cost plus the
+//! board's step distance to the box at the grid's cheapest cost): a squad sent across the
+//! map gets the cells between it and its tiles, not every cell as near the tiles as it is. Those ways merge into rivers (units from one side
 //! soon share one), and a river ends on one tile, so the units are routed by a *wave*: one
 //! A* search (guided by `F`) from all of them at once, each unit starting behind by its own
 //! `F`, so that they all reach every cell of their rivers at the same cost, and the wave
@@ -316,7 +319,7 @@
 //! if need be: the next call goes on with it from the very cell where it stopped. Only a
 //! unit's path, written in one go, is never cut, so a call overshoots its budget by less
 //! than one path's work per class and never by a field's or a wave's worth: on order (a)
-//! of the `group_orders` example, whose largest wave expands 262,538 cells, calls with a
+//! of the `group_orders` example, whose largest wave expands 226,471 cells, calls with a
 //! budget of 40,000 do at most 40,024 work. A call always does some work, so even a budget
 //! of 0 (taken as 1) moves on. The cells are settled and expanded in the same order
 //! whatever the budgets: any sequence of budgets gives the same routes as one

@@ -99,35 +99,8 @@ fn open(_: Pos) -> Passage {
 /// free ones by travel cost for each class, legal paths on the unit's class grid, each
 /// optimal to its tile, and errors only for units that could not have a tile.
 fn check_order(grids: &[Grid], order: &GroupOrder, results: &[Result<Route, Stranded>]) {
+    check_routes(grids, order, results);
     let board = order.board;
-    assert_eq!(results.len(), order.units.len());
-    let mut ends = BTreeSet::new();
-    for (unit, result) in order.units.iter().zip(results) {
-        let Ok(route) = result else { continue };
-        let grid = &grids[unit.class];
-        assert!(ends.insert(route.tile), "two units end on {}", route.tile);
-        assert!(
-            !order.occupied.contains(&route.tile),
-            "{} is occupied",
-            route.tile
-        );
-        assert_eq!(route.path.cells.first(), Some(&unit.start));
-        assert_eq!(route.path.cells.last(), Some(&route.tile));
-        let cost = walk_cost(grid, &route.path.cells, board);
-        assert!(
-            close(cost, route.path.cost),
-            "{cost} != {}",
-            route.path.cost
-        );
-        let best = dijkstra(grid, unit.start, board, &open)[at(grid, route.tile)];
-        assert!(
-            close(best, route.path.cost),
-            "{} to {}: {} > {best}",
-            unit.start,
-            route.tile,
-            route.path.cost
-        );
-    }
     // Tile choice, class by class in index order: every tile a class took is at least as
     // near the click (walking) as any free tile it left in the same region.
     let mut taken: BTreeSet<Pos> = order.occupied.iter().copied().collect();
@@ -183,6 +156,40 @@ fn check_order(grids: &[Grid], order: &GroupOrder, results: &[Result<Route, Stra
             }
         }
         taken.extend(mine);
+    }
+}
+
+/// The routes of [`check_order`]: distinct free tiles, and legal paths on the unit's class
+/// grid, each optimal to its tile.
+fn check_routes(grids: &[Grid], order: &GroupOrder, results: &[Result<Route, Stranded>]) {
+    let board = order.board;
+    assert_eq!(results.len(), order.units.len());
+    let mut ends = BTreeSet::new();
+    for (unit, result) in order.units.iter().zip(results) {
+        let Ok(route) = result else { continue };
+        let grid = &grids[unit.class];
+        assert!(ends.insert(route.tile), "two units end on {}", route.tile);
+        assert!(
+            !order.occupied.contains(&route.tile),
+            "{} is occupied",
+            route.tile
+        );
+        assert_eq!(route.path.cells.first(), Some(&unit.start));
+        assert_eq!(route.path.cells.last(), Some(&route.tile));
+        let cost = walk_cost(grid, &route.path.cells, board);
+        assert!(
+            close(cost, route.path.cost),
+            "{cost} != {}",
+            route.path.cost
+        );
+        let best = dijkstra(grid, unit.start, board, &open)[at(grid, route.tile)];
+        assert!(
+            close(best, route.path.cost),
+            "{} to {}: {} > {best}",
+            unit.start,
+            route.tile,
+            route.path.cost
+        );
     }
 }
 
@@ -789,6 +796,52 @@ fn a_large_order_on_every_board() {
         check_order(std::slice::from_ref(&grid), &order, &results);
         let routed = results.iter().filter(|r| r.is_ok()).count();
         assert!(routed >= 30, "{board}: {routed} routed");
+    }
+}
+
+#[test]
+fn a_squad_sent_across_the_map_settles_the_way_there_not_the_whole_map() {
+    // 16 units in one corner of a 64×64 weighted map with walls, sent to the far corner:
+    // the route fields are filled toward the squad, so they settle the cells between it and
+    // its tiles, not every cell as near the tiles as the squad is (nearly the whole map).
+    let grid = Grid::from_fn(64, 64, |p| {
+        let wall = (p.x == 32 && p.y % 20 != 7) || (p.y == 44 && p.x % 16 == 3);
+        (!wall).then_some(1.0 + f64::from((p.x + 2 * p.y) % 3) * 0.25)
+    })
+    .unwrap();
+    let units: Vec<Unit> = (0..16)
+        .map(|i| Unit {
+            start: Pos::new(2 + i % 4, 3 + i / 4),
+            class: 0,
+        })
+        .collect();
+    for board in Board::ALL {
+        let order = GroupOrder {
+            units: &units,
+            click: Pos::new(58, 59),
+            occupied: &[],
+            board,
+        };
+        let mut planner = GroupPlanner::new();
+        let results = planner.plan(&[&grid], &order).unwrap();
+        // The tiles' choice is checked on smaller maps: its reference is a search from
+        // every cell.
+        check_routes(std::slice::from_ref(&grid), &order, &results);
+        assert!(results.iter().all(Result::is_ok), "{board}");
+        // Filled from the tiles until it reaches the squad in order of cost alone, the
+        // route field would settle every open cell, about 4,000 (checked); toward the squad
+        // it settles 1,100 to 3,500 (square-4's guide, Manhattan at the cheapest cost, is
+        // the weakest).
+        let stats = planner.stats();
+        assert_eq!(
+            stats.fields, 2,
+            "{board}: the click field and one route field"
+        );
+        assert!(
+            stats.settled < 64 * 64 * 9 / 10,
+            "{board}: {} cells settled",
+            stats.settled
+        );
     }
 }
 
