@@ -215,28 +215,70 @@ struct Router {
 
 const NONE: u32 = u32::MAX;
 
-/// Where a route field is filled toward: the box around its members' starts. Its value at a
-/// cell, the board's step distance from the box at the grid's cheapest cost, is no more
-/// than any member's walk to the cell costs, and a step changes it by no more than the step
-/// costs, so the field can settle its cells in the order of an A* search from the tiles to
-/// the members ([`CostField::fill_toward`]). When the members stand in one corner of the
-/// map (a squad sent across it) that leaves out most of the cells a field stopped at their
-/// starts would settle; when they stand all around the tiles it changes nothing.
+/// Where a route field is filled toward: the boxes around its members' starts. Its value
+/// at a cell, the board's step distance from the nearest box at the grid's cheapest cost, is
+/// no more than any member's walk to the cell costs, and a step changes it by no more than
+/// the step costs, so the field can settle its cells in the order of an A* search from the
+/// tiles to the members ([`CostField::fill_toward`]). The members are split into boxes at
+/// the widest stretches of columns or rows that none of them stands in (two armies at both
+/// ends of the map get a box each), up to [`TOWARD_BOXES`]. When the members stand in one
+/// corner of the map (a squad sent across it) that leaves out most of the cells a field
+/// stopped at their starts would settle; when they stand all around the tiles it changes
+/// nothing.
 #[derive(Clone, Copy, Debug)]
 struct Toward {
-    min: Pos,
-    max: Pos,
+    /// `(min, max)` corners; the first `count` are used.
+    boxes: [(Pos, Pos); TOWARD_BOXES],
+    count: usize,
     heuristic: Heuristic,
     scale: f64,
 }
 
+/// The most boxes a [`Toward`] splits its members into: each costs a little on every cell a
+/// field reaches.
+const TOWARD_BOXES: usize = 4;
+
+/// Members are split into two boxes only where more than this many columns (or rows) in a
+/// row hold none of them.
+const TOWARD_GAP: u32 = 16;
+
 impl Toward {
     fn new(grid: &Grid, board: Board, members: &[Member]) -> Self {
-        let (mut min, mut max) = (Pos::new(u32::MAX, u32::MAX), Pos::new(0, 0));
-        for m in members {
-            let p = grid.pos(m.start);
-            (min.x, min.y) = (min.x.min(p.x), min.y.min(p.y));
-            (max.x, max.y) = (max.x.max(p.x), max.y.max(p.y));
+        let mut groups: Vec<Vec<Pos>> = vec![members.iter().map(|m| grid.pos(m.start)).collect()];
+        let coordinate = |p: &Pos, along_x: bool| if along_x { p.x } else { p.y };
+        while groups.len() < TOWARD_BOXES {
+            // The widest gap in any group, along either axis: (gap, group, axis, where the
+            // far side starts); the first of equals.
+            let mut widest: Option<(u32, usize, bool, u32)> = None;
+            for (i, group) in groups.iter().enumerate() {
+                for along_x in [true, false] {
+                    let mut values: Vec<u32> =
+                        group.iter().map(|p| coordinate(p, along_x)).collect();
+                    values.sort_unstable();
+                    values.dedup();
+                    for pair in values.windows(2) {
+                        let gap = pair[1] - pair[0] - 1;
+                        if gap > TOWARD_GAP && widest.is_none_or(|w| gap > w.0) {
+                            widest = Some((gap, i, along_x, pair[1]));
+                        }
+                    }
+                }
+            }
+            let Some((_, i, along_x, split)) = widest else {
+                break;
+            };
+            let (far, near) = groups[i]
+                .iter()
+                .partition(|p| coordinate(p, along_x) >= split);
+            groups[i] = near;
+            groups.push(far);
+        }
+        let mut boxes = [(Pos::new(u32::MAX, u32::MAX), Pos::new(0, 0)); TOWARD_BOXES];
+        for (group, (min, max)) in groups.iter().zip(&mut boxes) {
+            for p in group {
+                (min.x, min.y) = (min.x.min(p.x), min.y.min(p.y));
+                (max.x, max.y) = (max.x.max(p.x), max.y.max(p.y));
+            }
         }
         // A hex step changes a column and a row by at most one each.
         let heuristic = match board {
@@ -244,8 +286,8 @@ impl Toward {
             Board::Hex(_) => Heuristic::Chebyshev,
         };
         Self {
-            min,
-            max,
+            boxes,
+            count: groups.len(),
             heuristic,
             scale: grid.min_cost().unwrap_or(1.0),
         }
@@ -253,9 +295,15 @@ impl Toward {
 
     #[inline]
     fn at(&self, pos: Pos) -> f64 {
-        let dx = (self.min.x.saturating_sub(pos.x)).max(pos.x.saturating_sub(self.max.x));
-        let dy = (self.min.y.saturating_sub(pos.y)).max(pos.y.saturating_sub(self.max.y));
-        self.scale * self.heuristic.distance(dx, dy)
+        let nearest = self.boxes[..self.count]
+            .iter()
+            .map(|(min, max)| {
+                let dx = (min.x.saturating_sub(pos.x)).max(pos.x.saturating_sub(max.x));
+                let dy = (min.y.saturating_sub(pos.y)).max(pos.y.saturating_sub(max.y));
+                self.heuristic.distance(dx, dy)
+            })
+            .fold(f64::INFINITY, f64::min);
+        self.scale * nearest
     }
 }
 
@@ -1371,4 +1419,50 @@ fn anchors(grid: &Grid, click: Pos, board: Board) -> Vec<usize> {
         }
     }
     nearest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn members(grid: &Grid, starts: &[(u32, u32)]) -> Vec<Member> {
+        starts
+            .iter()
+            .enumerate()
+            .map(|(unit, &(x, y))| Member {
+                unit,
+                start: grid.index(Pos::new(x, y)),
+                region: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn toward_splits_members_at_wide_gaps_only() {
+        let grid = Grid::new(100, 100).unwrap();
+        let board = Board::default();
+        // A squad packed in columns 10 to 12 (three to a column): one box.
+        let squad: Vec<(u32, u32)> = (0..9).map(|i| (10 + i % 3, 40 + i / 3)).collect();
+        let toward = Toward::new(&grid, board, &members(&grid, &squad));
+        assert_eq!(toward.count, 1);
+        assert_eq!(toward.at(Pos::new(11, 41)), 0.0);
+        assert_eq!(toward.at(Pos::new(20, 41)), 8.0);
+        // Two armies 17 columns apart, and two rows 16 apart within the right one: the
+        // columns split, the rows do not.
+        let armies = [(0, 0), (2, 5), (20, 0), (21, 17)];
+        let toward = Toward::new(&grid, board, &members(&grid, &armies));
+        assert_eq!(toward.count, 2);
+        assert_eq!(toward.at(Pos::new(1, 3)), 0.0);
+        assert_eq!(toward.at(Pos::new(20, 10)), 0.0);
+        assert_eq!(toward.at(Pos::new(11, 3)), 9.0); // 9 columns from either box
+        let octile = Heuristic::Octile.distance(2, 3);
+        assert!((toward.at(Pos::new(23, 20)) - octile).abs() < 1e-12);
+        // Never more than TOWARD_BOXES boxes, whatever the gaps.
+        let spread: Vec<(u32, u32)> = (0..5).map(|i| (i * 20, i * 20)).collect();
+        let toward = Toward::new(&grid, board, &members(&grid, &spread));
+        assert_eq!(toward.count, TOWARD_BOXES);
+        for &(x, y) in &spread {
+            assert_eq!(toward.at(Pos::new(x, y)), 0.0);
+        }
+    }
 }

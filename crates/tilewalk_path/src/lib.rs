@@ -251,9 +251,10 @@
 //! group will cover. Then a route field `F`, from all of the class's free tiles at once,
 //! gives every cell its exact cost to the nearest one, and each unit's way down it is a
 //! cheapest path to the tile it ends on. It is filled until it has every unit's start, in
-//! the order of an A* search from the tiles toward the box around the units (cost plus the
-//! board's step distance to the box at the grid's cheapest cost): a squad sent across the
-//! map gets the cells between it and its tiles, not every cell as near the tiles as it is. Those ways merge into rivers (units from one side
+//! the order of an A* search from the tiles toward the units (cost plus the board's step
+//! distance to the nearest of a few boxes around them, split where wide stretches of the
+//! map hold none, at the grid's cheapest cost): a squad sent across the map gets the cells
+//! between it and its tiles, not every cell as near the tiles as it is. Those ways merge into rivers (units from one side
 //! soon share one), and a river ends on one tile, so the units are routed by a *wave*: one
 //! A* search (guided by `F`) from all of them at once, each unit starting behind by its own
 //! `F`, so that they all reach every cell of their rivers at the same cost, and the wave
