@@ -66,8 +66,11 @@ impl Default for PathBudget {
 }
 
 /// A unit waiting for its path: a request of its is queued or under way. It stands still
-/// (after the step under way) until the path arrives.
+/// (after the step under way) until the path arrives. Stored in a sparse set: an order of
+/// thousands of units adds it to each and every arriving path takes it away, and a table
+/// component would move each unit's whole row both times.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[component(storage = "SparseSet")]
 pub struct Pending;
 
 /// What serving path requests did in the last frame (for the HUD, `simulate` and tests).
