@@ -263,13 +263,18 @@
 //! cost what the wave says, which is no more than any path of that unit to the tile, so
 //! together they are a cheapest path. Once the wave has reached every free tile, the tiles
 //! are handed out upstream first, each to a unit waiting above its river cell (those not
-//! served wait on downstream), which serves as many units as the wave's ways allow. Units
-//! left without a tile (their rivers' tiles went to others) get another wave, until every
-//! unit has its tile: a few rounds, each serving a share of the units left. Any field would
-//! do for the argument above, so a route field serves three waves (its tiles being taken
-//! only makes the later waves go a longer way round) before it is rebuilt from the tiles
-//! still free. Once every class has its tiles, the classes share nothing, so they are
-//! routed side by side, each on a thread of its own with its own fields and waves.
+//! served wait on downstream), which serves as many units as the wave's ways allow. Of
+//! equally cheap ways to a cell, the wave keeps the one from the river cell furthest down,
+//! as more units wait above it. Units left without a tile (their rivers' tiles went to
+//! others) get another wave, until every unit has its tile: a few rounds, each serving a
+//! share of the units left. Any field would do for the argument above, so a route field
+//! serves wave after wave (its tiles being taken only makes the later waves go a longer way
+//! round) until one gives a tile to fewer than one in twelve of its units: the tiles left
+//! are then those only the units on the army's flanks reach cheaply enough, each wave
+//! serves a few of them, and a field rebuilt from the tiles still free serves many again.
+//! Once every class has its tiles, the classes share nothing, so they are routed side by
+//! side, each with its own fields and waves, in two lanes (threads) of half the budget
+//! each.
 //!
 //! Why not only fields, as flow-field games do? A field routes a unit to the nearest goal,
 //! and every prefix of its way is a cheapest way to where it ends, so one field from the
@@ -277,8 +282,8 @@
 //! once it merges, and in any one field (whatever head start each goal gets) they then reach
 //! the same tile: one field serves one unit per merged stream. Planning in rounds of fields
 //! over the still-free tiles took 1,399 fields for the 10,000 units of the `group_orders`
-//! example (62 s); its waves need 9 fields and 24 waves (one search per unit needed 56
-//! fields and 12 million cells of work, the waves 6 million).
+//! example (62 s); its waves need 7 fields and 23 waves (one search per unit needed 56
+//! fields and 12 million cells of work, the waves 3.8 million).
 //!
 //! ```
 //! use tilewalk_path::{Board, Grid, GroupOrder, GroupPlanner, Pos, Unit};
@@ -314,8 +319,8 @@
 //! (outside the map, on a cell they cannot stand on, of an unknown class, in a region
 //! without the click) come out of the first call, those left without a free tile as soon as
 //! their class's click field has found it, and the others, a wave's units after it, as they
-//! are routed; the classes side by side, each on an even share of the budget (what a class
-//! done early leaves goes to the others), their units in class order within a call. A call
+//! are routed; the classes side by side, in two lanes of an even share of the budget each
+//! (what a class done early leaves goes to the others), their units in class order within a call. A call
 //! stops as soon as its work reaches the budget, in the middle of a field build or a wave
 //! if need be: the next call goes on with it from the very cell where it stopped. Only a
 //! unit's path, written in one go, is never cut, so a call overshoots its budget by less

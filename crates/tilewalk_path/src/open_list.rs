@@ -33,6 +33,13 @@ impl HeapEntry {
         }
     }
 
+    /// Whether two priorities are equal up to the key's rounding: what sums of the same
+    /// steps in another order differ by.
+    #[inline]
+    pub(crate) fn ties(a: f64, b: f64) -> bool {
+        Self::new(0, a, 0.0).key == Self::new(0, b, 0.0).key
+    }
+
     /// The priority it was made with, rounded down to the key's precision: never more than
     /// that priority, and less by at most a relative 2^-40.
     #[inline]

@@ -881,40 +881,63 @@ fn two_squads_far_apart_are_each_headed_for_and_routed_exactly() {
     }
 }
 
+/// A block of 118 units at the west edge of a 48×48 map sent to a point east of its middle:
+/// the tiles the first waves leave are reached from the block's flanks, so later waves on
+/// one route field serve few and the field is rebuilt (on most boards).
+fn block_order() -> (Grid, Vec<Unit>) {
+    let grid = Grid::from_fn(48, 48, |p| {
+        let wall = (p.x * 7 + p.y * 13) % 11 == 0;
+        (!wall).then_some(1.0 + f64::from((p.x * 3 + p.y) % 4))
+    })
+    .unwrap();
+    let units: Vec<Unit> = grid
+        .cells()
+        .filter(|&p| grid.is_passable(p) && p.x < 8 && (16..32).contains(&p.y))
+        .map(|start| Unit { start, class: 0 })
+        .collect();
+    (grid, units)
+}
+
 #[test]
 fn a_large_order_advanced_a_little_at_a_time_gives_the_routes_of_one_plan() {
-    let (grid, units) = large_order();
     let mut rebuilt = false;
-    for board in Board::ALL {
-        let order = GroupOrder {
-            units: &units,
-            click: Pos::new(12, 5),
-            occupied: &[Pos::new(11, 5)],
-            board,
-        };
-        let mut planner = GroupPlanner::new();
-        let planned = planner.plan(&[&grid], &order).unwrap();
-        let stats = planner.stats();
-        assert!(stats.waves > 1, "{board}: no second wave to split");
-        rebuilt |= stats.fields > 2;
-        for budgets in [&[0][..], &[1, 7, 50, 3], &[300, 2], &[5000]] {
-            planner.start(&[&grid], &order).unwrap();
-            let (advanced, calls) = advance_all(&mut planner, &[&grid], units.len(), budgets);
-            assert_eq!(advanced, planned, "{board}, budgets {budgets:?}");
-            assert_eq!(planner.stats(), stats);
-            if budgets == [0] {
-                // A budget of 0 acts as 1: each call settles or expands one cell of a field
-                // or a wave, or writes one unit's path.
-                let routes = planned.iter().filter_map(|r| r.as_ref().ok());
-                let written: usize = routes.clone().map(path_work).sum();
-                assert_eq!(stats.paths, written);
-                let work = stats.settled + stats.searched + stats.paths;
-                assert_eq!(calls.len(), work - written + routes.count());
-                for call in &calls {
-                    let path = call.decided.iter().find_map(|(_, r)| r.as_ref().ok());
-                    match path {
-                        Some(route) => assert_eq!(call.work, path_work(route)),
-                        None => assert_eq!(call.work, 1),
+    // The large order runs a second wave on every board; the block rebuilds its field.
+    let orders = [
+        (large_order(), Pos::new(12, 5), vec![Pos::new(11, 5)]),
+        (block_order(), Pos::new(36, 24), Vec::new()),
+    ];
+    for (k, ((grid, units), click, occupied)) in orders.iter().enumerate() {
+        for board in Board::ALL {
+            let order = GroupOrder {
+                units,
+                click: *click,
+                occupied,
+                board,
+            };
+            let mut planner = GroupPlanner::new();
+            let planned = planner.plan(&[grid], &order).unwrap();
+            let stats = planner.stats();
+            assert!(k > 0 || stats.waves > 1, "{board}: no second wave to split");
+            rebuilt |= stats.fields > 2;
+            for budgets in [&[0][..], &[1, 7, 50, 3], &[300, 2], &[5000]] {
+                planner.start(&[grid], &order).unwrap();
+                let (advanced, calls) = advance_all(&mut planner, &[grid], units.len(), budgets);
+                assert_eq!(advanced, planned, "{board}, budgets {budgets:?}");
+                assert_eq!(planner.stats(), stats);
+                if budgets == [0] {
+                    // A budget of 0 acts as 1: each call settles or expands one cell of a field
+                    // or a wave, or writes one unit's path.
+                    let routes = planned.iter().filter_map(|r| r.as_ref().ok());
+                    let written: usize = routes.clone().map(path_work).sum();
+                    assert_eq!(stats.paths, written);
+                    let work = stats.settled + stats.searched + stats.paths;
+                    assert_eq!(calls.len(), work - written + routes.count());
+                    for call in &calls {
+                        let path = call.decided.iter().find_map(|(_, r)| r.as_ref().ok());
+                        match path {
+                            Some(route) => assert_eq!(call.work, path_work(route)),
+                            None => assert_eq!(call.work, 1),
+                        }
                     }
                 }
             }
