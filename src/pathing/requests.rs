@@ -18,7 +18,7 @@
 //!   whose earlier requests' work is under the budget, in order: always the same ones, however
 //!   the threads raced (any extra result is dropped and searched again next frame). A group
 //!   order is planned by one [`GroupPlanner`], resumed frame after frame, its movement
-//!   classes side by side on threads of their own: its units get their paths farthest
+//!   classes side by side in two lanes (threads): its units get their paths farthest
 //!   first, as the planner decides them, so the front of an army sets off while the rest is
 //!   still planned.
 //! - **Pending**: a unit with a request not yet served carries [`Pending`]; it finishes the
@@ -53,8 +53,9 @@ pub struct PathBudget {
 /// The default [`PathBudget`]: a few milliseconds of group-order planning a frame in a
 /// release build on the 2-core machine of the README's army benchmark. Its order (a), planned
 /// in one go with its movement classes routed side by side, averages 3.3 to 3.7 ms per
-/// 40,000 work (4.8 ms on a busier day, when one class after another took 6.9 ms; `cargo
-/// run --release --example army -- --budget WORK` measures others).
+/// 40,000 work (4.8 ms on a busier day, when one class after another took 6.9 ms; 4.3 to
+/// 4.4 ms on a slow day, in two lanes; `cargo run --release --example army -- --budget
+/// WORK` measures others).
 pub const DEFAULT_PATH_WORK: usize = 40_000;
 
 impl Default for PathBudget {
