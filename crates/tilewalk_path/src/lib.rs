@@ -320,15 +320,15 @@
 //! without the click) come out of the first call, those left without a free tile as soon as
 //! their class's click field has found it, and the others, a wave's units after it, as they
 //! are routed; the classes side by side, in two lanes of an even share of the budget each
-//! (what a class done early leaves goes to the others), their units in class order within a call. A call
-//! stops as soon as its work reaches the budget, in the middle of a field build or a wave
-//! if need be: the next call goes on with it from the very cell where it stopped. Only a
-//! unit's path, written in one go, is never cut, so a call overshoots its budget by less
-//! than one path's work per class and never by a field's or a wave's worth: on order (a)
-//! of the `group_orders` example, whose largest wave expands 226,471 cells, calls with a
-//! budget of 40,000 do at most 40,024 work. A call always does some work, so even a budget
-//! of 0 (taken as 1) moves on. The cells are settled and expanded in the same order
-//! whatever the budgets: any sequence of budgets gives the same routes as one
+//! (what a class done early leaves goes to the others), their units in class order within a
+//! call. A call stops as soon as its work reaches the budget, in the middle of a field
+//! build or a wave if need be: the next call goes on with it from the very cell where it
+//! stopped. Only a unit's path, written in one go, is never cut, so a call overshoots its
+//! budget by less than one path's work per class and never by a field's or a wave's worth:
+//! on order (a) of the `group_orders` example, 3.8 million cells of fields and waves,
+//! calls with a budget of 40,000 do at most 40,018 work. A call always does some work, so
+//! even a budget of 0 (taken as 1) moves on. The cells are settled and expanded in the same
+//! order whatever the budgets: any sequence of budgets gives the same routes as one
 //! [`GroupPlanner::plan`] call (which is `start` and one unbounded `advance`).
 
 mod bits;
