@@ -1191,24 +1191,29 @@ impl Router {
                     continue;
                 }
                 let g = g + costs[next] * steps[d].length;
-                let root = if rivers.contains(next) {
-                    next as u32
-                } else {
-                    root
+                // The first river cell on the way back: `next` itself when it is one.
+                let root_at = |next: usize| {
+                    if rivers.contains(next) {
+                        next as u32
+                    } else {
+                        root
+                    }
                 };
                 if stamp == open && g >= self.nodes[next].0 {
                     // An equally cheap way from a river cell further down: take it, as a
                     // tile reached from there can go to more members (all those above).
-                    let old_root = self.wave_root[next] as usize;
-                    if HeapEntry::ties(g, self.nodes[next].0) && h(root as usize) < h(old_root) {
-                        self.nodes[next] = (g, index as u32);
-                        self.wave_root[next] = root;
+                    if HeapEntry::ties(g, self.nodes[next].0) {
+                        let (old, new) = (self.wave_root[next], root_at(next));
+                        if h(new as usize) < h(old as usize) {
+                            self.nodes[next] = (g, index as u32);
+                            self.wave_root[next] = new;
+                        }
                     }
                     continue;
                 }
                 self.nodes[next] = (g, index as u32);
                 self.stamps[next] = open;
-                self.wave_root[next] = root;
+                self.wave_root[next] = root_at(next);
                 let h = h(next);
                 self.heap.push(HeapEntry::new(next as u32, g + h, h));
             }
