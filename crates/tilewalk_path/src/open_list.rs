@@ -48,9 +48,11 @@ impl HeapEntry {
     }
 }
 
-/// A min-priority queue of [`HeapEntry`]s. It pops exactly the entries a plain binary heap
-/// would, in the same order (the order is total), but keeps the smallest entry out of the
-/// heap when it can: an A* expansion usually finds a child that is the very next cell to
+/// A min-priority queue of [`HeapEntry`]s holding at most one entry per cell: a push for a
+/// cell already queued keeps the smaller of the two (a decrease-key), so nothing stale is
+/// ever popped. It pops the entries a binary heap with lazy deletion would pop first for
+/// each cell, in the same order (the order is total). And it keeps the smallest entry out of
+/// the heap when it can: an A* expansion usually finds a child that is the very next cell to
 /// expand (same priority, deeper), and that child then never enters the heap.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct OpenList {
@@ -58,30 +60,78 @@ pub(crate) struct OpenList {
     best: Option<HeapEntry>,
     /// A binary min-heap: `heap[i] <= heap[2i + 1]` and `heap[i] <= heap[2i + 2]`.
     heap: Vec<HeapEntry>,
+    /// Per cell: where its entry is (an index into `heap`, or `IN_BEST`), or `ABSENT`.
+    at: Vec<u32>,
 }
+
+/// `OpenList::at` of a cell with no entry.
+const ABSENT: u32 = u32::MAX;
+/// `OpenList::at` of the cell whose entry is `OpenList::best`.
+const IN_BEST: u32 = u32::MAX - 1;
 
 impl OpenList {
     pub(crate) fn clear(&mut self) {
-        self.best = None;
-        self.heap.clear();
+        if let Some(best) = self.best.take() {
+            self.at[best.index as usize] = ABSENT;
+        }
+        for entry in self.heap.drain(..) {
+            self.at[entry.index as usize] = ABSENT;
+        }
     }
 
+    /// Queues `entry`, or lowers its cell's entry to it; a push no smaller than the cell's
+    /// entry changes nothing.
     #[inline]
     pub(crate) fn push(&mut self, entry: HeapEntry) {
+        let cell = entry.index as usize;
+        if cell >= self.at.len() {
+            self.at.resize(cell + 1, ABSENT);
+        }
+        match self.at[cell] {
+            ABSENT => {}
+            IN_BEST => {
+                let best = self.best.as_mut().expect("the cell's entry is the best");
+                *best = (*best).min(entry);
+                return;
+            }
+            slot => {
+                let slot = slot as usize;
+                if self.heap[slot] <= entry {
+                    return;
+                }
+                self.sift_up(slot, entry);
+                // Only the root can have gone below the best.
+                if let Some(best) = self.best
+                    && self.heap[0] < best
+                {
+                    let top = self.heap[0];
+                    self.best = Some(top);
+                    self.at[top.index as usize] = IN_BEST;
+                    self.sift_down(0, best);
+                }
+                return;
+            }
+        }
         match self.best {
             Some(best) if entry < best => {
                 self.best = Some(entry);
+                self.at[cell] = IN_BEST;
                 self.heap_push(best);
             }
             Some(_) => self.heap_push(entry),
-            None if self.heap.first().is_none_or(|&top| entry < top) => self.best = Some(entry),
+            None if self.heap.first().is_none_or(|&top| entry < top) => {
+                self.best = Some(entry);
+                self.at[cell] = IN_BEST;
+            }
             None => self.heap_push(entry),
         }
     }
 
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<HeapEntry> {
-        self.best.take().or_else(|| self.heap_pop())
+        let entry = self.best.take().or_else(|| self.heap_pop())?;
+        self.at[entry.index as usize] = ABSENT;
+        Some(entry)
     }
 
     /// The entry [`Self::pop`] would take, left in place.
@@ -90,9 +140,9 @@ impl OpenList {
         self.best.or_else(|| self.heap.first().copied())
     }
 
-    /// Pops entries until one whose cell is not stamped `closed` and returns it (the others
-    /// are stale: left behind when their cell was closed through a cheaper push); `None`
-    /// once the queue is empty.
+    /// Pops entries until one whose cell is not stamped `closed` and returns it (a cell
+    /// closed while queued, by a search that closes cells itself); `None` once the queue is
+    /// empty.
     #[inline]
     pub(crate) fn pop_open(&mut self, stamps: &[u32], closed: u32) -> Option<HeapEntry> {
         while let Some(entry) = self.pop() {
@@ -103,7 +153,7 @@ impl OpenList {
         None
     }
 
-    /// Drops the stale entries in front (as [`Self::pop_open`] skips them) and says whether
+    /// Drops the closed entries in front (as [`Self::pop_open`] skips them) and says whether
     /// that emptied the queue: a search that stopped at its budget is finished exactly then.
     pub(crate) fn only_stale_left(&mut self, stamps: &[u32], closed: u32) -> bool {
         while let Some(entry) = self.peek() {
@@ -130,10 +180,37 @@ impl OpenList {
             if above <= entry {
                 break;
             }
-            self.heap[hole] = above;
+            self.place(hole, above);
             hole = parent;
         }
-        self.heap[hole] = entry;
+        self.place(hole, entry);
+    }
+
+    /// Puts `entry` in the hole at `hole` or below it, moving smaller children up.
+    #[inline]
+    fn sift_down(&mut self, mut hole: usize, entry: HeapEntry) {
+        let len = self.heap.len();
+        loop {
+            let mut child = 2 * hole + 1;
+            if child >= len {
+                break;
+            }
+            if child + 1 < len && self.heap[child + 1] < self.heap[child] {
+                child += 1;
+            }
+            if self.heap[child] >= entry {
+                break;
+            }
+            self.place(hole, self.heap[child]);
+            hole = child;
+        }
+        self.place(hole, entry);
+    }
+
+    #[inline]
+    fn place(&mut self, slot: usize, entry: HeapEntry) {
+        self.heap[slot] = entry;
+        self.at[entry.index as usize] = slot as u32;
     }
 
     /// Removes the root: its hole sinks to a leaf along the smaller children (one comparison
@@ -151,12 +228,12 @@ impl OpenList {
         while child + 1 < len {
             // Branch-free: take the right child when it is smaller.
             child += usize::from(self.heap[child + 1] < self.heap[child]);
-            self.heap[hole] = self.heap[child];
+            self.place(hole, self.heap[child]);
             hole = child;
             child = 2 * hole + 1;
         }
         if child < len {
-            self.heap[hole] = self.heap[child];
+            self.place(hole, self.heap[child]);
             hole = child;
         }
         self.sift_up(hole, last);
@@ -166,6 +243,8 @@ impl OpenList {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     #[test]
@@ -195,31 +274,48 @@ mod tests {
     }
 
     #[test]
-    fn pops_in_sorted_order_whatever_the_pushes() {
-        // A deterministic scramble of pushes and pops against a sorted reference.
+    fn pops_each_cells_least_entry_in_sorted_order_whatever_the_pushes() {
+        // A deterministic scramble of pushes and pops, some of the same cells again, against
+        // a reference that keeps each cell's least entry and pops the least of them.
         let mut open = OpenList::default();
-        let mut reference: Vec<HeapEntry> = Vec::new();
+        let mut reference: BTreeMap<u32, HeapEntry> = BTreeMap::new();
+        let least = |reference: &BTreeMap<u32, HeapEntry>| reference.values().min().copied();
         let mut state = 99u64;
+        let mut lowered = 0;
         for round in 0..5000 {
             state = state
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
             let r = (state >> 33) as u32;
             if r.is_multiple_of(3) {
-                reference.sort();
-                let expected = (!reference.is_empty()).then(|| reference.remove(0));
+                let expected = least(&reference);
+                if let Some(entry) = expected {
+                    reference.remove(&entry.index);
+                }
                 assert_eq!(open.peek(), expected, "round {round}");
                 assert_eq!(open.pop(), expected, "round {round}");
             } else {
                 let entry = HeapEntry::new(r % 64, f64::from(r % 17) / 4.0, f64::from(r % 5));
                 open.push(entry);
-                reference.push(entry);
+                let queued = reference.entry(entry.index).or_insert(entry);
+                if entry < *queued {
+                    *queued = entry;
+                    lowered += 1;
+                }
             }
         }
-        reference.sort();
-        for expected in reference {
+        assert!(lowered > 100, "{lowered} entries lowered");
+        while let Some(expected) = least(&reference) {
+            reference.remove(&expected.index);
             assert_eq!(open.pop(), Some(expected));
         }
+        assert_eq!(open.pop(), None);
+        // Cleared with cells queued, it forgets them: they are new again.
+        open.push(HeapEntry::new(3, 1.0, 0.0));
+        open.push(HeapEntry::new(4, 2.0, 0.0));
+        open.clear();
+        open.push(HeapEntry::new(4, 5.0, 0.0));
+        assert_eq!(open.pop(), Some(HeapEntry::new(4, 5.0, 0.0)));
         assert_eq!(open.pop(), None);
     }
 }
