@@ -53,9 +53,9 @@ pub struct PathBudget {
 /// The default [`PathBudget`]: a few milliseconds of group-order planning a frame in a
 /// release build on the 2-core machine of the README's army benchmark. Its order (a), planned
 /// in one go with its movement classes routed side by side, averages 3.3 to 3.7 ms per
-/// 40,000 work (4.8 ms on a busier day, when one class after another took 6.9 ms; 4.3 to
-/// 4.4 ms on a slow day, in two lanes; `cargo run --release --example army -- --budget
-/// WORK` measures others).
+/// 40,000 work (4.8 ms on a busier day, when one class after another took 6.9 ms; 4.0 to
+/// 4.1 ms on a slow day, 2026-11-25; `cargo run --release --example army -- --budget WORK`
+/// measures others).
 pub const DEFAULT_PATH_WORK: usize = 40_000;
 
 impl Default for PathBudget {
