@@ -737,11 +737,8 @@ impl SearchContext {
                 let priority = |g: f64| mix.0 * g + mix.1 * h;
                 tracer.record(|| trace_push(on_frontier, to(), pos, old_g, g, h, priority(g)));
                 // A cheaper way whose priority rounds to the old one (the same steps summed in
-                // another order): the entry already waiting stands for it, pops at the same
-                // moment, and finds the new `g` and parent.
-                if on_frontier && frontier.same_entry(priority(old_g), priority(g), h) {
-                    continue;
-                }
+                // another order) leaves the open list as it is: the entry already waiting
+                // stands for it, pops at the same moment, and finds the new `g` and parent.
                 frontier.push(next as u32, priority(g), h);
             }
         }
@@ -938,12 +935,6 @@ trait Frontier {
     fn clear(&mut self);
     /// `h` only breaks ties between equal priorities (lower first).
     fn push(&mut self, index: u32, priority: f64, h: f64);
-    /// Whether an entry of the cell with priority `new` would sit exactly where the one with
-    /// priority `old` already does (same `h`), so that pushing it again changes nothing.
-    /// Only asked of frontiers that relax.
-    fn same_entry(&self, _old: f64, _new: f64, _h: f64) -> bool {
-        false
-    }
     fn pop(&mut self) -> Option<u32>;
 }
 
@@ -957,10 +948,6 @@ impl Frontier for Heap<'_> {
     #[inline]
     fn push(&mut self, index: u32, priority: f64, h: f64) {
         self.0.push(HeapEntry::new(index, priority, h));
-    }
-    #[inline]
-    fn same_entry(&self, old: f64, new: f64, h: f64) -> bool {
-        HeapEntry::new(0, old, h) == HeapEntry::new(0, new, h)
     }
     #[inline]
     fn pop(&mut self) -> Option<u32> {
