@@ -705,6 +705,8 @@ impl GroupPlanner {
                 jobs[lane].push((grids[class.class].borrow(), class, router, share));
             }
         }
+        // A lane whose every share is 0 (a budget smaller than the classes) gets no thread.
+        jobs.retain(|lane| !lane.is_empty());
         let run = |lane: Vec<(&Grid, &mut ClassPlan, &mut Router, usize)>| -> Vec<Routed> {
             lane.into_iter()
                 .map(|(grid, class, router, share)| router.run(grid, board, class, share))
