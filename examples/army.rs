@@ -209,9 +209,12 @@ fn main() {
     );
 }
 
-/// Orders the units (sorted by name, so every run is the same), updates until no unit waits
-/// for a path, then walks for `walk_seconds` of simulated time.
+/// Runs the frame in which the level is in place (the startup systems run, the planner's
+/// memory is sized, as in a game before the first click), orders the units (sorted by name,
+/// so every run is the same), updates until no unit waits for a path, then walks for
+/// `walk_seconds` of simulated time.
 fn measure(app: &mut App, orders: &dyn Fn(&[Entity]) -> Vec<MoveOrder>, walk_seconds: f64) -> Run {
+    app.update();
     let world = app.world_mut();
     let mut units: Vec<(String, Entity)> = world
         .query_filtered::<(&Name, Entity), (With<Unit>, With<Tile>)>()

@@ -284,6 +284,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(
             Update,
             (
+                requests::reserve_planner.run_if(resource_exists_and_changed::<Level>),
                 stop_units,
                 plan_orders,
                 replan_paths,

@@ -253,6 +253,14 @@ impl Frame<'_, '_, '_> {
     }
 }
 
+/// Sizes the group planner's memory for the level when it loads (or is replaced by one of
+/// another size), so that the first group order does not pay for it in its first frame (see
+/// [`GroupPlanner::reserve`]).
+pub(super) fn reserve_planner(mut requests: ResMut<Requests>, level: Res<Level>) {
+    let grids = MovementClass::ALL.map(|class| level.grid(class));
+    requests.planner.reserve(&grids);
+}
+
 pub(super) fn serve_requests(
     commands: Commands,
     mut requests: ResMut<Requests>,

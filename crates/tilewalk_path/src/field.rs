@@ -261,6 +261,14 @@ impl CostField {
         Ok(())
     }
 
+    /// Sizes the memory for `grid` now, when it is not of its size yet (which forgets the
+    /// field), rather than at the next [`Self::begin`].
+    pub(crate) fn reserve(&mut self, grid: &Grid) {
+        if self.cells.len() != grid.costs().len() {
+            self.begin(grid);
+        }
+    }
+
     /// Starts a new field of `grid`'s size: stamps from older fields no longer mean anything.
     pub(crate) fn begin(&mut self, grid: &Grid) {
         let cells = grid.costs().len();
@@ -270,6 +278,7 @@ impl CostField {
             self.stamps.clear();
             self.stamps.resize(cells, 0);
             self.generation = 0;
+            self.heap.reserve(cells);
         }
         self.generation += 2;
         self.stride = grid.stride();

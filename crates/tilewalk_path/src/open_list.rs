@@ -79,6 +79,13 @@ impl OpenList {
         }
     }
 
+    /// Sizes the per-cell memory for cells `0..cells` now rather than at the first pushes.
+    pub(crate) fn reserve(&mut self, cells: usize) {
+        if self.at.len() < cells {
+            self.at.resize(cells, ABSENT);
+        }
+    }
+
     /// Queues `entry`, or lowers its cell's entry to it; a push no smaller than the cell's
     /// entry changes nothing.
     #[inline]
