@@ -329,7 +329,9 @@
 //! calls with a budget of 40,000 do at most 40,018 work. A call always does some work, so
 //! even a budget of 0 (taken as 1) moves on. The cells are settled and expanded in the same
 //! order whatever the budgets: any sequence of budgets gives the same routes as one
-//! [`GroupPlanner::plan`] call (which is `start` and one unbounded `advance`).
+//! [`GroupPlanner::plan`] call (which is `start` and one unbounded `advance`). A planner
+//! keeps its memory from order to order; [`GroupPlanner::reserve`] sizes it for a map
+//! ahead of the first order, so that order's first call does not pay for it.
 
 mod bits;
 mod board;
