@@ -622,9 +622,9 @@ impl GroupPlanner {
     /// cross the budget. The tiles are picked first, a class at a time in index order; then
     /// the classes are routed side by side, in two lanes on threads of their own, each lane
     /// an even share of what is left of the budget, the classes in a lane an even share of
-    /// its share ([`LANES`]; a class done before its share is used passes the rest on to the
-    /// others). A call thus does less than `budget.max(1)` plus one path's
-    /// work per class ([`Advance::last`]). Every call does some work while the order has
+    /// its share (a class done before its share is used passes the rest on to the others).
+    /// A call thus does less than `budget.max(1)` plus one path's work per class
+    /// ([`Advance::last`]). Every call does some work while the order has
     /// work left, so a budget of 0 acts as 1 and a caller cannot spin forever. Units
     /// refused before any work come out of the first call. `grids` must be the grids given
     /// to [`Self::start`]. With no order under way it returns an empty, done [`Advance`].
