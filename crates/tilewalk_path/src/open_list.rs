@@ -80,6 +80,7 @@ impl OpenList {
     }
 
     /// Sizes the per-cell memory for cells `0..cells` now rather than at the first pushes.
+    #[inline]
     pub(crate) fn reserve(&mut self, cells: usize) {
         if self.at.len() < cells {
             self.at.resize(cells, ABSENT);
@@ -91,9 +92,7 @@ impl OpenList {
     #[inline]
     pub(crate) fn push(&mut self, entry: HeapEntry) {
         let cell = entry.index as usize;
-        if cell >= self.at.len() {
-            self.at.resize(cell + 1, ABSENT);
-        }
+        self.reserve(cell + 1);
         match self.at[cell] {
             ABSENT => {}
             IN_BEST => {
