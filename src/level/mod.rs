@@ -69,6 +69,11 @@ impl Level {
         &self.grids[class as usize]
     }
 
+    /// Every movement class's grid, indexed by class: what a group order is planned on.
+    pub fn grids(&self) -> &[Grid] {
+        &self.grids
+    }
+
     pub fn contains(&self, pos: Pos) -> bool {
         pos.x < self.width && pos.y < self.height
     }

@@ -257,8 +257,7 @@ impl Frame<'_, '_, '_> {
 /// another size), so that the first group order does not pay for it in its first frame (see
 /// [`GroupPlanner::reserve`]).
 pub(super) fn reserve_planner(mut requests: ResMut<Requests>, level: Res<Level>) {
-    let grids = MovementClass::ALL.map(|class| level.grid(class));
-    requests.planner.reserve(&grids);
+    requests.planner.reserve(level.grids());
 }
 
 pub(super) fn serve_requests(
@@ -348,7 +347,7 @@ pub(super) fn serve_requests(
 /// decided. Returns the work done and that of the last step.
 fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (usize, usize) {
     let level = frame.level;
-    let grids = MovementClass::ALL.map(|class| level.grid(class));
+    let grids = level.grids();
     if requests.group.is_none() {
         let front = requests.queue.front().expect("a group request is in front");
         let Kind::Group(units) = &front.kind else {
@@ -379,7 +378,7 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
             .collect();
         let order_units: Vec<GroupUnit> = members.iter().map(|m| m.2).collect();
         let started = requests.planner.start(
-            &grids,
+            grids,
             &GroupOrder {
                 units: &order_units,
                 click: goal,
@@ -412,7 +411,7 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
             started: Instant::now(),
         });
     }
-    let advance = requests.planner.advance(&grids, budget);
+    let advance = requests.planner.advance(grids, budget);
     let stats = requests.planner.stats();
     let mut group = requests.group.take().expect("started above");
     let micros = group.started.elapsed().as_secs_f64() * 1e6;
