@@ -10,27 +10,30 @@
 //! query's, so a run replays identically), and:
 //!
 //! (Two units are of one **side** when they are of one team, or were sent by one group order
-//! ([`Squad`]): an order of both teams walks as one army. **Allies** are of one side and one
-//! movement class.)
+//! ([`Squad`]): an order of both teams walks as one army. **Squadmates** were sent by one
+//! group order and are of one movement class: their tiles came from one order, so either may
+//! end on the other's. A unit sent alone has no squadmates: it walks to its own goal itself,
+//! as the player who sent it expects, and units in its way make way for it.)
 //!
 //! - **a free tile** is theirs;
 //! - **a ring**: units standing still that each want the tile of the next, back to the first
 //!   (two units meeting head-on on a bridge, or a ring in a packed crowd), all step at once.
-//!   Two allies meeting head-on trade the rest of their walks instead: each goes on to where
-//!   the other was going, so neither has to pass the other; units of different sides pass
-//!   each other on the edge between their tiles;
-//! - **an ally at rest** in the way (no path) takes over the rest of the walk, and the walker
-//!   stops on its tile: the pair ends on the two tiles the walker and the ally would have
-//!   ended on, and both paths stay cheapest paths to where they end (any part of a cheapest
-//!   path is one). A crowd converging on one point packs in this way: whoever got there
-//!   first shuffles on inwards;
+//!   Two squadmates meeting head-on trade the rest of their walks instead: each goes on to
+//!   where the other was going, so neither has to pass the other; any other two pass each
+//!   other on the edge between their tiles;
+//! - **a squadmate at rest** in the way (no path) takes over the rest of the walk, and the
+//!   walker stops on its tile: the pair ends on the two tiles the walker and the squadmate
+//!   would have ended on, and both paths stay cheapest paths to where they end (any part of
+//!   a cheapest path is one). A crowd converging on one point packs in this way: whoever
+//!   got there first shuffles on inwards;
 //! - **a queue**: a tile held by a unit that is walking, that waits itself, or that waits for
 //!   its path ([`Pending`]), is waited for as long as it takes, with no re-plan: every chain
-//!   of waiting units ends in a free tile, a ring, an ally at rest, a unit under way or
-//!   about to be, or a unit at rest that is not an ally, and only the last one stops it;
-//! - **a unit of its side at rest** that cannot take over the walk (another class) steps
-//!   aside onto a free neighbour that is not where the walker stands or goes next (the first
-//!   in the board's order), and back onto its tile once the walker has passed; in a packed
+//!   of waiting units ends in a free tile, a ring, a squadmate at rest, a unit under way or
+//!   about to be, or another unit at rest, and only the last one stops it;
+//! - **a unit of its side at rest** that cannot take over the walk (of another class, or
+//!   not sent by the walker's group order: a teammate standing by, say) steps aside onto a
+//!   free neighbour that is not where the walker stands or goes next (the first in the
+//!   board's order), and back onto its tile once the walker has passed; in a packed
 //!   formation, with no free neighbour, it steps onto the walker's tile instead (it turns to
 //!   it, and the next frame the two step at once, a ring of two) and back the same way, so a
 //!   unit ordered out of the middle of its army gets out. Either way it comes back: the tile
@@ -374,9 +377,11 @@ impl Doer {
         self.team == other.team || (self.squad.is_some() && self.squad == other.squad)
     }
 
-    /// Units that can take over each other's walks: same side, same class.
-    fn ally_of(&self, other: &Doer) -> bool {
-        self.side_of(other) && self.class == other.class
+    /// Units that can take over each other's walks: sent by one group order, of one class.
+    /// Their tiles came from one order, so either may end on either's; a unit sent alone, or
+    /// one that is not of the order, keeps its own walk to its own tile.
+    fn squadmate_of(&self, other: &Doer) -> bool {
+        self.squad.is_some() && self.squad == other.squad && self.class == other.class
     }
 }
 
@@ -400,7 +405,7 @@ fn settle(
     let mut outcomes: Vec<Option<Outcome>> = vec![None; waiters.len()];
     for ring in rings(&behind) {
         if let [a, b] = ring[..]
-            && doing[&waiters[a].entity].ally_of(&doing[&waiters[b].entity])
+            && doing[&waiters[a].entity].squadmate_of(&doing[&waiters[b].entity])
         {
             outcomes[a] = Some(Outcome::Trade(b));
             outcomes[b] = Some(Outcome::Trade(a));
@@ -423,7 +428,7 @@ fn settle(
                 let (mine, theirs) = (doing[&w.entity], doing[&holder]);
                 match theirs.what {
                     Doing::Resting if mine.side_of(&theirs) => {
-                        let outcome = if mine.ally_of(&theirs) && !w.last {
+                        let outcome = if mine.squadmate_of(&theirs) && !w.last {
                             Outcome::HandOver { holder }
                         } else if !w.last
                             && let Some(to) = aside(level, holders, theirs.class, w)

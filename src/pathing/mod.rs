@@ -150,8 +150,9 @@ pub struct Path {
 }
 
 /// The group order a unit was last sent with (the number of its request). Units of one
-/// group order walk as one side, whatever their teams: they make way for each other and
-/// hand each other their walks (the crowd rules of `movement`), so an order of both teams
+/// group order walk as one side, whatever their teams: they make way for each other and,
+/// those of one class, hand each other their walks (the crowd rules of `movement`; units of
+/// different orders never do, so a unit keeps its own goal), so an order of both teams
 /// (`simulate --group all:X,Y`) packs around its click like one army. A new trip of the
 /// unit alone ends it.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]

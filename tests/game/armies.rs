@@ -71,7 +71,7 @@ fn march(app: &mut App, seconds: f64) -> Vec<(String, Pos)> {
 }
 
 /// Every unit arrived, and none was refused or gave up. (A unit can arrive more than once:
-/// an ally at rest that takes over a walk arrives again at its end.)
+/// a squadmate at rest that takes over a walk arrives again at its end.)
 fn assert_all_arrived(app: &App, units: usize) {
     let entries = journal(app);
     let refusals: Vec<&Entry> = entries
@@ -531,5 +531,69 @@ far   blue foot  3,1
             seconds: arrival(&app, "horse").unwrap().1,
         }],
         "one arrival, no refusal"
+    );
+}
+
+#[test]
+fn a_unit_ordered_alone_out_of_a_block_of_its_own_class_goes_itself() {
+    // The knight in the middle of a 5×5 block of foot soldiers, ordered east on its own: the
+    // soldiers in its way are not of its order, so they make way (onto its tile and back,
+    // then aside and back) instead of taking its walk over. The knight arrives, no one else.
+    let rows = vec![".........".to_owned(); 5];
+    let mut units = Vec::new();
+    for y in 0..5 {
+        for x in 0..5 {
+            let name = if (x, y) == (2, 2) {
+                "knight".to_owned()
+            } else {
+                format!("u{x}{y}")
+            };
+            units.push((name, "blue", "foot", Pos::new(x, y)));
+        }
+    }
+    let mut app = app(&crowd_map(&rows, &units));
+    order(&mut app, &["knight"], Pos::new(8, 2), false);
+    march(&mut app, 20.0);
+    assert_eq!(tile(&mut app, "knight"), Pos::new(8, 2));
+    assert_eq!(tile(&mut app, "u32"), Pos::new(3, 2));
+    assert_eq!(tile(&mut app, "u42"), Pos::new(4, 2));
+    let entries = journal(&app);
+    assert_eq!(
+        entries,
+        [Entry::Arrived {
+            unit: "knight".into(),
+            tile: Pos::new(8, 2),
+            seconds: arrival(&app, "knight").unwrap().1,
+        }],
+        "the knight's arrival only"
+    );
+}
+
+#[test]
+fn two_units_sent_alone_meet_head_on_pass_each_other_and_keep_their_goals() {
+    // A one-row corridor: two foot soldiers of one team, each ordered alone to the other's
+    // end, meet in the middle. They pass each other (a ring of two); neither takes the
+    // other's walk, which would send each back where it came from.
+    let mut app = app("\
+[terrain]
+#########
+.........
+#########
+[units]
+east blue foot 1,1
+west blue foot 7,1
+");
+    order(&mut app, &["east"], Pos::new(8, 1), false);
+    order(&mut app, &["west"], Pos::new(0, 1), false);
+    march(&mut app, 20.0);
+    assert_eq!(tile(&mut app, "east"), Pos::new(8, 1));
+    assert_eq!(tile(&mut app, "west"), Pos::new(0, 1));
+    assert_eq!(arrival(&app, "east").map(|a| a.0), Some(Pos::new(8, 1)));
+    assert_eq!(arrival(&app, "west").map(|a| a.0), Some(Pos::new(0, 1)));
+    assert_eq!(
+        journal(&app).len(),
+        2,
+        "one arrival each: {:?}",
+        journal(&app)
     );
 }
