@@ -32,8 +32,11 @@
 //!   about to be, or another unit at rest, and only the last one stops it;
 //! - **a unit of its side at rest** that cannot take over the walk (of another class, or
 //!   not sent by the walker's group order: a teammate standing by, say) steps aside onto a
-//!   free neighbour that is not where the walker stands or goes next (the first in the
-//!   board's order), and back onto its tile once the walker has passed; in a packed
+//!   free neighbour that no waiting unit wants and that is not where the walker stands or
+//!   goes next (the first in the board's order), and back onto its tile once the walker has
+//!   passed (units making way choose their tiles after the walking ones each frame, so a
+//!   column passes before they step back, and a tile a walker waits for is never taken from
+//!   it by units making way, which could pass it from one to the next forever); in a packed
 //!   formation, with no free neighbour, it steps onto the walker's tile instead (it turns to
 //!   it, and the next frame the two step at once, a ring of two) and back the same way, so a
 //!   unit ordered out of the middle of its army gets out. Either way it comes back: the tile
@@ -55,7 +58,7 @@
 
 use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::QueryData;
-use bevy::platform::collections::HashMap;
+use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
@@ -140,6 +143,8 @@ struct Waiter {
     /// The tile after `want`, if any.
     after: Option<Pos>,
     pass_through: bool,
+    /// It is making way ([`Path::aside`]): it yields its tiles to the units walking on.
+    making_way: bool,
 }
 
 /// What a waiting unit does this frame.
@@ -228,6 +233,7 @@ fn follow_paths(
                         last: path.next + 1 == path.cells.len(),
                         after: path.cells.get(path.next + 1).copied(),
                         pass_through: path.pass_through,
+                        making_way: path.making_way,
                     });
                     Doing::Waiting(waiters.len() - 1)
                 }
@@ -416,7 +422,16 @@ fn settle(
             holders.insert(waiters[i].want, waiters[i].entity);
         }
     }
-    for (i, w) in waiters.iter().enumerate() {
+    // The tiles the waiting units want, gathered the first time a unit is to step aside: it
+    // does not step onto one.
+    let mut wanted: Option<HashSet<Pos>> = None;
+    // Units walking on first, then the units making way: a free tile goes to a walker before
+    // it goes to a unit stepping aside or back, which waits until the walkers have passed.
+    let order = (0..waiters.len())
+        .filter(|&i| !waiters[i].making_way)
+        .chain((0..waiters.len()).filter(|&i| waiters[i].making_way));
+    for i in order {
+        let w = &waiters[i];
         if outcomes[i].is_some() {
             continue;
         }
@@ -431,7 +446,19 @@ fn settle(
                         let outcome = if mine.squadmate_of(&theirs) && !w.last {
                             Outcome::HandOver { holder }
                         } else if !w.last
-                            && let Some(to) = aside(level, holders, theirs.class, w)
+                            && let Some(to) = aside(
+                                level,
+                                holders,
+                                wanted.get_or_insert_with(|| {
+                                    waiters
+                                        .iter()
+                                        .filter(|other| waits(other))
+                                        .map(|other| other.want)
+                                        .collect()
+                                }),
+                                theirs.class,
+                                w,
+                            )
                         {
                             holders.insert(to, holder);
                             Outcome::MakeWay { holder, to }
@@ -470,11 +497,12 @@ fn settle(
 }
 
 /// Where a unit of `class` resting on `w.want` can step aside to let `w` pass: the first
-/// neighbour (in the board's order) it can enter that nobody holds and that is neither where
-/// `w` stands nor where it goes next.
+/// neighbour (in the board's order) it can enter that nobody holds, that no waiting unit
+/// wants, and that is neither where `w` stands nor where it goes next.
 fn aside(
     level: &Level,
     holders: &HashMap<Pos, Entity>,
+    wanted: &HashSet<Pos>,
     class: MovementClass,
     w: &Waiter,
 ) -> Option<Pos> {
@@ -483,7 +511,11 @@ fn aside(
         .board
         .neighbours(w.want, grid.width(), grid.height())
         .find(|&n| {
-            n != w.from && Some(n) != w.after && grid.is_passable(n) && !holders.contains_key(&n)
+            n != w.from
+                && Some(n) != w.after
+                && grid.is_passable(n)
+                && !holders.contains_key(&n)
+                && !wanted.contains(&n)
         })
 }
 

@@ -229,6 +229,47 @@ fn mixed_armies_of_a_generated_map_converge_on_one_point_alone_and_as_one_order(
     }
 }
 
+#[test]
+fn two_mixed_armies_sent_through_each_other_all_end_their_journeys() {
+    // `tilewalk gen --seed 3 --width 64 --height 48 --units 100`, blue sent east over the
+    // river into red's side and red west into blue's, in one frame (`simulate --group
+    // blue:50,20 --group red:10,30`). A column of blue horses used to wait here forever: a
+    // flyer at rest on its way stepped aside, and the tile it left went to a unit stepping
+    // aside for another walker, then back to the flyer, frame after frame. Every unit ends
+    // its journey (arrives, or gives up on the other side resting in its way), most arrive,
+    // and no two share a tile (`march`).
+    let map = tilewalk::map::generate::generate(3, 64, 48, 100);
+    let mut app = app(&map);
+    let world = app.world_mut();
+    let teams: Vec<(Entity, Team)> = world
+        .query_filtered::<(Entity, &Team), With<Unit>>()
+        .iter(world)
+        .map(|(entity, team)| (entity, *team))
+        .collect();
+    for (team, goal) in [
+        (Team::Blue, Pos::new(50, 20)),
+        (Team::Red, Pos::new(10, 30)),
+    ] {
+        let units = teams.iter().filter(|u| u.1 == team).map(|u| u.0).collect();
+        world.write_message(MoveOrder {
+            units,
+            goal,
+            append: false,
+        });
+    }
+    march(&mut app, 600.0);
+    let entries = journal(&app);
+    let ended: HashSet<&str> = entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Arrived { unit, .. } | Entry::Refused { unit, .. } => Some(unit.as_str()),
+            Entry::SteppingOff { .. } => None,
+        })
+        .collect();
+    assert_eq!(ended.len(), 200, "every unit's journey ended");
+    assert!(arrived(&entries).len() >= 180, "{entries:?}");
+}
+
 /// An open field of `width` × `height` grass with `army` on it.
 fn field(width: usize, height: usize, army: &[(String, &str, &str, Pos)]) -> String {
     let rows: Vec<String> = (0..height).map(|_| ".".repeat(width)).collect();
