@@ -236,8 +236,8 @@ fn two_mixed_armies_sent_through_each_other_all_end_their_journeys() {
     // blue:50,20 --group red:10,30`). A column of blue horses used to wait here forever: a
     // flyer at rest on its way stepped aside, and the tile it left went to a unit stepping
     // aside for another walker, then back to the flyer, frame after frame. Every unit ends
-    // its journey (arrives, or gives up on the other side resting in its way), most arrive,
-    // and no two share a tile (`march`).
+    // its journey (arrives, or gives up on units resting in its way, mostly of the other
+    // side), most arrive, and no two share a tile (`march`).
     let map = tilewalk::map::generate::generate(3, 64, 48, 100);
     let mut app = app(&map);
     let world = app.world_mut();
