@@ -97,6 +97,37 @@ fn names<'a>(units: &'a [(String, &str, &str, Pos)]) -> Vec<&'a str> {
     units.iter().map(|u| u.0.as_str()).collect()
 }
 
+/// A 9×5 field of grass with a 5×5 block of blue foot soldiers (`u{x}{y}`) in its west end,
+/// and `middle`, of `class`, in the block's middle, (2,2).
+fn packed_block(middle: &str, class: &'static str) -> String {
+    let rows = vec![".........".to_owned(); 5];
+    let mut units = Vec::new();
+    for y in 0..5 {
+        for x in 0..5 {
+            units.push(if (x, y) == (2, 2) {
+                (middle.to_owned(), "blue", class, Pos::new(x, y))
+            } else {
+                (format!("u{x}{y}"), "blue", "foot", Pos::new(x, y))
+            });
+        }
+    }
+    crowd_map(&rows, &units)
+}
+
+/// The journal holds `name`'s arrival on `tile` and nothing else: no other arrival (units
+/// that made way report none), no refusal.
+fn assert_only_arrival(app: &App, name: &str, tile: Pos) {
+    assert_eq!(
+        journal(app),
+        [Entry::Arrived {
+            unit: name.into(),
+            tile,
+            seconds: arrival(app, name).unwrap().1,
+        }],
+        "{name}'s arrival only"
+    );
+}
+
 #[test]
 fn two_groups_of_fifty_cross_a_one_tile_bridge_in_opposite_directions() {
     // A river horses cannot swim, 8 tiles wide, with one road tile across it on row 12.
@@ -505,15 +536,7 @@ fn a_unit_ordered_out_of_a_packed_formation_gets_out_and_its_allies_stay_put() {
     // A 5×5 block of foot soldiers with a horse in the middle, ordered east: the soldiers
     // around it have no free tile to step aside to, so the first steps onto its tile and
     // back.
-    let rows = vec![".........".to_owned(); 5];
-    let mut units = Vec::new();
-    for y in 0..5 {
-        for x in 0..5 {
-            let class = if (x, y) == (2, 2) { "horse" } else { "foot" };
-            units.push((format!("u{x}{y}"), "blue", class, Pos::new(x, y)));
-        }
-    }
-    let mut app = app(&crowd_map(&rows, &units));
+    let mut app = app(&packed_block("u22", "horse"));
     order(&mut app, &["u22"], Pos::new(8, 2), false);
     march(&mut app, 20.0);
     assert_eq!(tile(&mut app, "u22"), Pos::new(8, 2));
@@ -531,16 +554,7 @@ fn a_unit_ordered_out_of_a_packed_formation_gets_out_and_its_allies_stay_put() {
         !held.contains(&Pos::new(2, 2)),
         "the horse's tile is left free"
     );
-    let entries = journal(&app);
-    assert_eq!(
-        entries,
-        [Entry::Arrived {
-            unit: "u22".into(),
-            tile: Pos::new(8, 2),
-            seconds: arrival(&app, "u22").unwrap().1,
-        }],
-        "one arrival, no refusal"
-    );
+    assert_only_arrival(&app, "u22", Pos::new(8, 2));
 }
 
 #[test]
@@ -563,16 +577,7 @@ far   blue foot  3,1
     assert_eq!(tile(&mut app, "horse"), Pos::new(6, 1));
     assert_eq!(tile(&mut app, "near"), Pos::new(2, 1));
     assert_eq!(tile(&mut app, "far"), Pos::new(3, 1));
-    let entries = journal(&app);
-    assert_eq!(
-        entries,
-        [Entry::Arrived {
-            unit: "horse".into(),
-            tile: Pos::new(6, 1),
-            seconds: arrival(&app, "horse").unwrap().1,
-        }],
-        "one arrival, no refusal"
-    );
+    assert_only_arrival(&app, "horse", Pos::new(6, 1));
 }
 
 #[test]
@@ -580,34 +585,13 @@ fn a_unit_ordered_alone_out_of_a_block_of_its_own_class_goes_itself() {
     // The knight in the middle of a 5×5 block of foot soldiers, ordered east on its own: the
     // soldiers in its way are not of its order, so they make way (onto its tile and back,
     // then aside and back) instead of taking its walk over. The knight arrives, no one else.
-    let rows = vec![".........".to_owned(); 5];
-    let mut units = Vec::new();
-    for y in 0..5 {
-        for x in 0..5 {
-            let name = if (x, y) == (2, 2) {
-                "knight".to_owned()
-            } else {
-                format!("u{x}{y}")
-            };
-            units.push((name, "blue", "foot", Pos::new(x, y)));
-        }
-    }
-    let mut app = app(&crowd_map(&rows, &units));
+    let mut app = app(&packed_block("knight", "foot"));
     order(&mut app, &["knight"], Pos::new(8, 2), false);
     march(&mut app, 20.0);
     assert_eq!(tile(&mut app, "knight"), Pos::new(8, 2));
     assert_eq!(tile(&mut app, "u32"), Pos::new(3, 2));
     assert_eq!(tile(&mut app, "u42"), Pos::new(4, 2));
-    let entries = journal(&app);
-    assert_eq!(
-        entries,
-        [Entry::Arrived {
-            unit: "knight".into(),
-            tile: Pos::new(8, 2),
-            seconds: arrival(&app, "knight").unwrap().1,
-        }],
-        "the knight's arrival only"
-    );
+    assert_only_arrival(&app, "knight", Pos::new(8, 2));
 }
 
 #[test]
