@@ -47,7 +47,12 @@
 //!   stand on the walker's tile, or any unit at rest on the walker's last tile): after
 //!   [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the nearest free tile when
 //!   its own is taken), and gives up after [`MAX_REPLANS`] tries; a re-plan that finds no
-//!   way keeps the walker waiting on its path.
+//!   way keeps the walker waiting on its path. It goes around the units at rest of the
+//!   other side and the one in its way, and through its own side's crowd, walking or at
+//!   rest, which the rules above move out of its way: a soldier wading in a ford, whose
+//!   next tile on the bank holds a horse that can neither step into the water nor aside
+//!   (its side packed around it), gets out through the soldiers beside it. Had the re-plan
+//!   taken every unit for a wall, it would find no way out of a crowd of its own side.
 //!
 //! Why these rules and not space-time reservations (cooperative A*, WHCA*, Silver 2005)?
 //! Reservations plan every unit in space and time, a search per unit per window, and need the
@@ -64,7 +69,7 @@ use tilewalk_path::Pos;
 
 use crate::AppSystems;
 use crate::level::Level;
-use crate::pathing::{OrderRefused, Path, Pending, Refusal, Replan, Squad};
+use crate::pathing::{OrderRefused, Path, Pending, Refusal, Replan, Side, Squad};
 use crate::units::{Motion, MovementClass, Stride, Team, Tile, UNIT_Z, Unit};
 
 /// How many cost-1 tiles a unit crosses per second (straight steps).
@@ -243,9 +248,11 @@ fn follow_paths(
             unit.entity,
             Doer {
                 what,
-                team: *unit.team,
+                side: Side {
+                    team: *unit.team,
+                    squad: unit.squad.copied(),
+                },
                 class: *unit.class,
-                squad: unit.squad.copied(),
             },
         );
     }
@@ -372,22 +379,17 @@ struct Scratch {
 #[derive(Clone, Copy, Debug)]
 struct Doer {
     what: Doing,
-    team: Team,
+    side: Side,
     class: MovementClass,
-    squad: Option<Squad>,
 }
 
 impl Doer {
-    /// Units that make way for each other: one team, or sent by one group order.
-    fn side_of(&self, other: &Doer) -> bool {
-        self.team == other.team || (self.squad.is_some() && self.squad == other.squad)
-    }
-
     /// Units that can take over each other's walks: sent by one group order, of one class.
     /// Their tiles came from one order, so either may end on either's; a unit sent alone, or
     /// one that is not of the order, keeps its own walk to its own tile.
     fn squadmate_of(&self, other: &Doer) -> bool {
-        self.squad.is_some() && self.squad == other.squad && self.class == other.class
+        let squad = self.side.squad;
+        squad.is_some() && squad == other.side.squad && self.class == other.class
     }
 }
 
@@ -442,7 +444,7 @@ fn settle(
             Some(holder) if holder != w.entity && !w.pass_through => {
                 let (mine, theirs) = (doing[&w.entity], doing[&holder]);
                 match theirs.what {
-                    Doing::Resting if mine.side_of(&theirs) => {
+                    Doing::Resting if mine.side.makes_way_for(&theirs.side) => {
                         let outcome = if mine.squadmate_of(&theirs) && !w.last {
                             Outcome::HandOver { holder }
                         } else if !w.last

@@ -124,7 +124,8 @@ impl SteppingOff {
 #[derive(Message, Clone, Copy, Debug)]
 pub struct Replan {
     pub unit: Entity,
-    /// Treat the tiles other units hold as walls (sent when the unit is blocked).
+    /// Go around units (sent when the unit is blocked): the other side's units at rest and
+    /// the one on its next tile are walls; its own side's crowd makes way.
     pub avoid_units: bool,
 }
 
@@ -157,6 +158,21 @@ pub struct Path {
 /// unit alone ends it.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Squad(pub u64);
+
+/// Which units a unit makes way for, and they for it: its team, and the group order it was
+/// last sent with ([`Squad`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Side {
+    pub team: Team,
+    pub squad: Option<Squad>,
+}
+
+impl Side {
+    /// Units that make way for each other: one team, or sent by one group order.
+    pub fn makes_way_for(&self, other: &Side) -> bool {
+        self.team == other.team || (self.squad.is_some() && self.squad == other.squad)
+    }
+}
 
 impl Path {
     /// A path planned by a movement range, walked as it is: through allies, never re-planned
@@ -319,6 +335,23 @@ struct Planned {
     tile: &'static Tile,
     path: Option<&'static Path>,
     selected: Has<Selected>,
+    team: &'static Team,
+    squad: Option<&'static Squad>,
+    pending: Has<Pending>,
+}
+
+impl PlannedItem<'_, '_> {
+    fn side(&self) -> Side {
+        Side {
+            team: *self.team,
+            squad: self.squad.copied(),
+        }
+    }
+
+    /// No path, and none on its way: it stays where it is until ordered.
+    fn at_rest(&self) -> bool {
+        self.path.is_none() && !self.pending
+    }
 }
 
 /// Checks each order's goal (a refusal says why at once) and queues the request: one group
@@ -463,8 +496,8 @@ struct Recorder<'a> {
 }
 
 /// Searches `from` → each waypoint in turn with A* and joins the legs into one path.
-/// `avoid` holds tiles to treat as walls (units' tiles, on a re-plan around them; `from`
-/// is never one): an overlay on the grid, which is not copied.
+/// `avoid` says which tiles to treat as walls (units' tiles, on a re-plan around units;
+/// `from` is never one): an overlay on the grid, which is not copied.
 fn search_legs(
     context: &mut SearchContext,
     records: &mut Vec<SearchRecord>,
@@ -473,14 +506,14 @@ fn search_legs(
     board: Board,
     from: Pos,
     waypoints: &[Pos],
-    avoid: Option<&HashSet<Pos>>,
+    avoid: Option<&dyn Fn(Pos) -> bool>,
 ) -> Result<Path, NoPath> {
     let options = SearchOptions {
         record_expansions: recorder.record,
         ..SearchOptions::on(board)
     };
     let passage = |p: Pos| match avoid {
-        Some(avoid) if p != from && avoid.contains(&p) => Passage::Blocked,
+        Some(avoid) if p != from && avoid(p) => Passage::Blocked,
         _ => Passage::Open,
     };
     // The legs extend this start: no waypoint yet.
@@ -537,14 +570,14 @@ fn search_legs(
 }
 
 /// The tiles a unit on `from` can move off to: `from` itself when it is passable, else its
-/// passable neighbours on the board that no other unit holds.
-fn exits(grid: &Grid, board: Board, from: Pos, avoid: Option<&HashSet<Pos>>) -> Vec<Pos> {
+/// passable neighbours on the board that `avoid` leaves open.
+fn exits(grid: &Grid, board: Board, from: Pos, avoid: Option<&dyn Fn(Pos) -> bool>) -> Vec<Pos> {
     if grid.is_passable(from) {
         return vec![from];
     }
     board
         .neighbours(from, grid.width(), grid.height())
-        .filter(|&n| grid.is_passable(n) && avoid.is_none_or(|a| !a.contains(&n)))
+        .filter(|&n| grid.is_passable(n) && avoid.is_none_or(|a| !a(n)))
         .collect()
 }
 

@@ -36,8 +36,8 @@ use tilewalk_path::{
 };
 
 use super::{
-    OrderRefused, Path, Planned, RecordSearches, Recorder, Refusal, SearchRecord, Searches, Squad,
-    SteppingOff, free_goal, search_legs,
+    OrderRefused, Path, Planned, RecordSearches, Recorder, Refusal, SearchRecord, Searches, Side,
+    Squad, SteppingOff, free_goal, search_legs,
 };
 use crate::level::{Level, LevelChanged};
 use crate::units::{MovementClass, Unit};
@@ -190,12 +190,36 @@ enum Prepare {
     Search {
         from: Pos,
         waypoints: Vec<Pos>,
-        avoid_units: bool,
+        /// On a re-plan around units: what it walks around.
+        avoid: Option<Around>,
         record: bool,
         /// What a waypoint is appended to; what a re-plan replaces (its re-plan count stays).
         base: Option<Path>,
         replan: bool,
     },
+}
+
+/// What a re-plan around units treats as walls: the units at rest that will not make way
+/// for the walker, those of the other side, and the one in its way that stopped it (of its
+/// side, but unable to make way: of a class that cannot stand where the walker stands, say,
+/// with no free tile beside it). Its own side's crowd, walking or at rest, is walked
+/// through: units walking move on, and those at rest make way or hand over (`movement`'s
+/// rules). Treating every unit as a wall, a walker in a packed crowd of its own side found
+/// no way at all, and gave up.
+#[derive(Clone, Copy, Debug)]
+struct Around {
+    side: Side,
+    blocker: Option<Pos>,
+}
+
+impl Around {
+    /// Whether the re-plan treats `pos` as a wall, `resting` holding the units at rest.
+    fn walls(&self, resting: &HashMap<Pos, Side>, pos: Pos) -> bool {
+        Some(pos) == self.blocker
+            || resting
+                .get(&pos)
+                .is_some_and(|s| !s.makes_way_for(&self.side))
+    }
 }
 
 /// What a search gave.
@@ -222,6 +246,9 @@ struct Frame<'a, 'w, 's> {
     records: Vec<SearchRecord>,
     /// The tiles units stand on, gathered when a re-plan around units first needs them.
     unit_tiles: Option<HashSet<Pos>>,
+    /// The units at rest by tile, with their sides, gathered when a batch with a re-plan
+    /// around units first needs them.
+    resting: Option<HashMap<Pos, Side>>,
 }
 
 impl Frame<'_, '_, '_> {
@@ -229,6 +256,17 @@ impl Frame<'_, '_, '_> {
         let units = self.units;
         self.unit_tiles
             .get_or_insert_with(|| units.iter().map(|u| u.tile.0).collect())
+    }
+
+    fn resting(&mut self) -> &HashMap<Pos, Side> {
+        let units = self.units;
+        self.resting.get_or_insert_with(|| {
+            units
+                .iter()
+                .filter(|u| u.at_rest())
+                .map(|u| (u.tile.0, u.side()))
+                .collect()
+        })
     }
 
     fn claimed(&mut self) -> &mut HashSet<Pos> {
@@ -306,6 +344,7 @@ pub(super) fn serve_requests(
         stepping: Vec::new(),
         records: Vec::new(),
         unit_tiles: None,
+        resting: None,
     };
     let mut done = PathWork::default();
     let requests = &mut *requests;
@@ -508,24 +547,19 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
         .take(MAX_BATCH)
         .map(|r| prepare(r, frame))
         .collect();
-    let others = if batch.iter().any(|p| {
-        matches!(
-            p.what,
-            Prepare::Search {
-                avoid_units: true,
-                ..
-            }
-        )
-    }) {
-        frame.unit_tiles().clone()
+    let around_units = batch
+        .iter()
+        .any(|p| matches!(p.what, Prepare::Search { avoid: Some(_), .. }));
+    let resting = if around_units {
+        frame.resting().clone()
     } else {
-        HashSet::new()
+        HashMap::new()
     };
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let workers = pool.thread_num().max(1);
     requests.contexts.resize_with(workers, SearchContext::new);
     let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let (batch_ref, others) = (&batch, &others);
+    let (batch_ref, resting) = (&batch, &resting);
     let mut results: Vec<(usize, Option<Searched>)> = pool
         .scope(|scope| {
             for context in &mut requests.contexts {
@@ -537,7 +571,7 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
                         let Some(prepared) = batch_ref.get(i) else {
                             break;
                         };
-                        let searched = search(context, level, prepared, others);
+                        let searched = search(context, level, prepared, resting);
                         if let Some(s) = &searched {
                             finished.fetch_add(s.work, Ordering::AcqRel);
                         }
@@ -610,10 +644,15 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
                         *goal = free;
                     }
                 }
+                // The unit in its way stands on its next tile.
+                let avoid = avoid_units.then(|| Around {
+                    side: u.side(),
+                    blocker: path.cells.get(path.next).copied(),
+                });
                 Prepare::Search {
                     from: u.tile.0,
                     waypoints,
-                    avoid_units,
+                    avoid,
                     record,
                     base: Some(path),
                     replan: true,
@@ -638,7 +677,7 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
                 Prepare::Search {
                     from,
                     waypoints: vec![goal],
-                    avoid_units: false,
+                    avoid: None,
                     record,
                     base,
                     replan: false,
@@ -661,12 +700,12 @@ fn search(
     context: &mut SearchContext,
     level: &Level,
     prepared: &Prepared,
-    others: &HashSet<Pos>,
+    resting: &HashMap<Pos, Side>,
 ) -> Option<Searched> {
     let Prepare::Search {
         from,
         waypoints,
-        avoid_units,
+        avoid,
         record,
         ..
     } = &prepared.what
@@ -678,7 +717,7 @@ fn search(
         unit: &prepared.name,
         record: *record,
     };
-    let avoid = avoid_units.then_some(others);
+    let walls = avoid.map(|around| move |pos: Pos| around.walls(resting, pos));
     let found = search_legs(
         context,
         &mut records,
@@ -687,7 +726,7 @@ fn search(
         level.board,
         *from,
         waypoints,
-        avoid,
+        walls.as_ref().map(|w| w as &dyn Fn(Pos) -> bool),
     );
     let work = records.iter().map(|r| r.expanded).sum();
     Some(Searched {
@@ -719,7 +758,7 @@ fn apply(
                 Prepare::Search {
                     base,
                     replan,
-                    avoid_units,
+                    avoid,
                     from,
                     ..
                 },
@@ -749,7 +788,7 @@ fn apply(
                     }
                     // No way around the units now: it keeps its path and waits (movement
                     // counts the tries and gives up after the last).
-                    Err(_) if avoid_units => {}
+                    Err(_) if avoid.is_some() => {}
                     Err(why) if replan => {
                         let goal = base.as_ref().map_or(goal, Path::goal);
                         frame.planned.remove(&unit);

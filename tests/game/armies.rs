@@ -261,14 +261,14 @@ fn mixed_armies_of_a_generated_map_converge_on_one_point_alone_and_as_one_order(
 }
 
 #[test]
-fn two_mixed_armies_sent_through_each_other_all_end_their_journeys() {
+fn two_mixed_armies_sent_through_each_other_all_arrive() {
     // `tilewalk gen --seed 3 --width 64 --height 48 --units 100`, blue sent east over the
     // river into red's side and red west into blue's, in one frame (`simulate --group
     // blue:50,20 --group red:10,30`). A column of blue horses used to wait here forever: a
     // flyer at rest on its way stepped aside, and the tile it left went to a unit stepping
-    // aside for another walker, then back to the flyer, frame after frame. Every unit ends
-    // its journey (arrives, or gives up on units resting in its way, mostly of the other
-    // side), most arrive, and no two share a tile (`march`).
+    // aside for another walker, then back to the flyer, frame after frame. And 15 units gave
+    // up while their re-plans took every unit for a wall, their own side's crowds included,
+    // and found no way. Every unit arrives, none gives up, and no two share a tile (`march`).
     let map = tilewalk::map::generate::generate(3, 64, 48, 100);
     let mut app = app(&map);
     let world = app.world_mut();
@@ -289,16 +289,7 @@ fn two_mixed_armies_sent_through_each_other_all_end_their_journeys() {
         });
     }
     march(&mut app, 600.0);
-    let entries = journal(&app);
-    let ended: HashSet<&str> = entries
-        .iter()
-        .filter_map(|e| match e {
-            Entry::Arrived { unit, .. } | Entry::Refused { unit, .. } => Some(unit.as_str()),
-            Entry::SteppingOff { .. } => None,
-        })
-        .collect();
-    assert_eq!(ended.len(), 200, "every unit's journey ended");
-    assert!(arrived(&entries).len() >= 180, "{entries:?}");
+    assert_all_arrived(&app, 200);
 }
 
 /// An open field of `width` × `height` grass with `army` on it.
@@ -621,4 +612,39 @@ west blue foot 7,1
         "one arrival each: {:?}",
         journal(&app)
     );
+}
+
+#[test]
+fn a_wader_blocked_by_a_horse_on_a_packed_bank_replans_through_its_own_side() {
+    // A foot soldier wading in a ford, sent alone to the far end of a packed bank: the horse
+    // on the tile it steps onto next can neither step into the water nor aside (its own side
+    // stands all around it), so the soldier re-plans around the horse. Its teammates at rest
+    // make way for it (onto its tile and back, or aside and back), so the re-plan walks
+    // through them; one that took every unit for a wall found no way out of the water, and
+    // the soldier gave up.
+    let mut app = app("\
+[terrain]
+#########
+~........
+~........
+#########
+[units]
+wader blue foot 0,1
+bank blue horse 1,1
+foot blue foot 1,2
+h1 blue horse 2,1
+h2 blue horse 2,2
+");
+    order(&mut app, &["wader"], Pos::new(8, 1), false);
+    march(&mut app, 30.0);
+    assert_eq!(tile(&mut app, "wader"), Pos::new(8, 1));
+    for (name, at) in [
+        ("bank", Pos::new(1, 1)),
+        ("foot", Pos::new(1, 2)),
+        ("h1", Pos::new(2, 1)),
+        ("h2", Pos::new(2, 2)),
+    ] {
+        assert_eq!(tile(&mut app, name), at, "{name} came back");
+    }
+    assert_only_arrival(&app, "wader", Pos::new(8, 1));
 }
