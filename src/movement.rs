@@ -46,8 +46,8 @@
 //! - **anyone else at rest** in the way (the other side, a unit of its side that cannot
 //!   stand on the walker's tile, or any unit at rest on the walker's last tile): after
 //!   [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the nearest free tile when
-//!   its own is taken), and gives up after [`MAX_REPLANS`] tries; a re-plan that finds no
-//!   way keeps the walker waiting on its path. It goes around the units at rest of the
+//!   its own is taken), and gives up after [`MAX_REPLANS`] tries without getting nearer its
+//!   goal; a re-plan that finds no way keeps the walker waiting on its path. It goes around the units at rest of the
 //!   other side and the one in its way, and through its own side's crowd, walking or at
 //!   rest, which the rules above move out of its way: a soldier wading in a ford, whose
 //!   next tile on the bank holds a horse that can neither step into the water nor aside
@@ -77,7 +77,12 @@ pub const UNIT_SPEED_TILES_PER_SEC: f64 = 3.0;
 /// How long a unit waits for a tile held by a unit at rest that will not make way (another
 /// side or class) before it looks for a way around.
 pub const WAIT_FOR_IDLE_SECS: f32 = 0.5;
-/// Re-plans around units at rest before a unit gives up its order.
+/// Re-plans around units at rest before a unit gives up its order, unless it gets nearer
+/// its goal than it has been since the order (in tiles, the larger of the column and row
+/// differences): each such step gives it these re-plans again. A long march through a
+/// crowd is blocked many times, and it used to give up on its last tile once three blocks
+/// on the way had spent them. That distance only shrinks from one fresh count to the next,
+/// so a walk still ends.
 pub const MAX_REPLANS: u32 = 3;
 
 /// A unit reached the end of its path.
@@ -286,6 +291,12 @@ fn follow_paths(
                 path.waited = 0.0;
                 path.next += 1;
                 let (from, to) = (w.from, w.want);
+                let goal = path.goal();
+                let away = to.x.abs_diff(goal.x).max(to.y.abs_diff(goal.y));
+                if away < path.nearest {
+                    path.nearest = away;
+                    path.replans = 0;
+                }
                 let cost = w.cost.expect("only passable tiles are stepped onto");
                 unit.tile.0 = to;
                 unit.motion.stride = Some(Stride {

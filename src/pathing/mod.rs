@@ -140,8 +140,12 @@ pub struct Path {
     pub waypoints: Vec<usize>,
     /// Seconds spent waiting for a unit at rest that will not make way to leave the next tile.
     pub waited: f32,
-    /// Re-plans caused by blocking units since the order.
+    /// Re-plans caused by blocking units since the walk last got nearer its goal than
+    /// `nearest` (see `movement::MAX_REPLANS`).
     pub replans: u32,
+    /// The fewest tiles the unit has stood from its goal since the order, counted as the
+    /// larger of the column and row differences (`u32::MAX` before its first step).
+    pub nearest: u32,
     /// Tactics moves may pass through allies (the range already checked every tile); a
     /// real-time path waits for whoever holds its next tile.
     pub pass_through: bool,
@@ -204,6 +208,7 @@ impl Path {
             waypoints: vec![goal],
             waited: 0.0,
             replans: 0,
+            nearest: u32::MAX,
             pass_through: false,
             making_way: false,
         }
@@ -686,6 +691,7 @@ mod tests {
             waypoints: vec![1],
             waited: 0.0,
             replans: 0,
+            nearest: u32::MAX,
             pass_through: false,
             making_way: false,
         };
@@ -696,6 +702,7 @@ mod tests {
             waypoints: vec![2],
             waited: 0.0,
             replans: 0,
+            nearest: u32::MAX,
             pass_through: false,
             making_way: false,
         };

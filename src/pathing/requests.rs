@@ -773,6 +773,7 @@ fn apply(
                         let path = match base {
                             Some(old) if replan => Path {
                                 replans: old.replans,
+                                nearest: old.nearest,
                                 making_way: old.making_way,
                                 ..new
                             },

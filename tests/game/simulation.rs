@@ -3,7 +3,7 @@
 use tilewalk::convert::step_length;
 use tilewalk::journal::Entry;
 use tilewalk::level::Level;
-use tilewalk::movement::UNIT_SPEED_TILES_PER_SEC;
+use tilewalk::movement::{MAX_REPLANS, UNIT_SPEED_TILES_PER_SEC};
 use tilewalk::pathing::Refusal;
 use tilewalk::units::MovementClass;
 use tilewalk_path::{Algorithm, NoPath, Pos, SearchOptions, find_path};
@@ -374,6 +374,41 @@ idle   red  foot 3,0
         "{:?}",
         journal(&app)
     );
+}
+
+#[test]
+fn a_walker_that_gets_nearer_its_goal_has_its_replans_again() {
+    // `idle` blocks a one-tile corridor: the walker's three re-plans find no way around. Then
+    // `idle` is sent on, and the walker follows it to its goal, on which `guard` rests. The
+    // walk got nearer its goal since those re-plans, so it re-plans once more, to the
+    // nearest free tile. (With the three re-plans of the whole order spent in the corridor,
+    // it gave up one tile short of its goal.)
+    let mut app = app("\
+[terrain]
+#####....
+.........
+#####....
+[units]
+walker blue foot 0,1
+idle   red  foot 3,1
+guard  red  foot 8,1
+");
+    order(&mut app, &["walker"], Pos::new(8, 1), false);
+    for frame in 0.. {
+        assert!(frame < 600, "the walker never re-planned three times");
+        app.update();
+        if path(&mut app, "walker").is_some_and(|p| p.replans == MAX_REPLANS) {
+            break;
+        }
+    }
+    assert_eq!(tile(&mut app, "walker"), Pos::new(2, 1));
+    order(&mut app, &["idle"], Pos::new(6, 0), false);
+    run_until_idle(&mut app, 30.0);
+    assert_eq!(tile(&mut app, "idle"), Pos::new(6, 0));
+    assert_eq!(tile(&mut app, "guard"), Pos::new(8, 1));
+    // Of the tiles next to (8,1), (8,0) is the first by row.
+    assert_eq!(arrival(&app, "walker").map(|a| a.0), Some(Pos::new(8, 0)));
+    assert_eq!(tile(&mut app, "walker"), Pos::new(8, 0));
 }
 
 #[test]
