@@ -47,12 +47,13 @@
 //!   stand on the walker's tile, or any unit at rest on the walker's last tile): after
 //!   [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the nearest free tile when
 //!   its own is taken), and gives up after [`MAX_REPLANS`] tries without getting nearer its
-//!   goal; a re-plan that finds no way keeps the walker waiting on its path. It goes around the units at rest of the
-//!   other side and the one in its way, and through its own side's crowd, walking or at
-//!   rest, which the rules above move out of its way: a soldier wading in a ford, whose
-//!   next tile on the bank holds a horse that can neither step into the water nor aside
-//!   (its side packed around it), gets out through the soldiers beside it. Had the re-plan
-//!   taken every unit for a wall, it would find no way out of a crowd of its own side.
+//!   goal; a re-plan that finds no way keeps the walker waiting on its path. It goes around
+//!   the units at rest of the other side and the one in its way, and through its own side's
+//!   crowd, walking or at rest, which the rules above move out of its way: a soldier wading
+//!   in a ford, whose next tile on the bank holds a horse that can neither step into the
+//!   water nor aside (its side packed around it), gets out through the soldiers beside it.
+//!   Had the re-plan taken every unit for a wall, it would find no way out of a crowd of its
+//!   own side.
 //!
 //! Why these rules and not space-time reservations (cooperative A*, WHCA*, Silver 2005)?
 //! Reservations plan every unit in space and time, a search per unit per window, and need the
