@@ -33,8 +33,11 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
+/// The camera draws without multisampling: tiles and units are squares on the tile grid,
+/// with no slanted edges to smooth, and on a machine without a GPU (lavapipe draws in
+/// software) Bevy's default of 4 samples a pixel took most of each frame.
 fn spawn_camera(mut commands: Commands) {
-    commands.spawn((Name::new("Camera"), Camera2d));
+    commands.spawn((Name::new("Camera"), Camera2d, Msaa::Off));
 }
 
 /// Screen pixels kept free for the HUD above and below the map when it is fitted.
