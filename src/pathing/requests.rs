@@ -550,16 +550,17 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
     let around_units = batch
         .iter()
         .any(|p| matches!(p.what, Prepare::Search { avoid: Some(_), .. }));
+    let nobody = HashMap::new();
     let resting = if around_units {
-        frame.resting().clone()
+        frame.resting()
     } else {
-        HashMap::new()
+        &nobody
     };
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let workers = pool.thread_num().max(1);
     requests.contexts.resize_with(workers, SearchContext::new);
     let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let (batch_ref, resting) = (&batch, &resting);
+    let batch_ref = &batch;
     let mut results: Vec<(usize, Option<Searched>)> = pool
         .scope(|scope| {
             for context in &mut requests.contexts {
