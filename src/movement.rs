@@ -48,12 +48,16 @@
 //!   [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the nearest free tile when
 //!   its own is taken), and gives up after [`MAX_REPLANS`] tries without getting nearer its
 //!   goal; a re-plan that finds no way keeps the walker waiting on its path. It goes around
-//!   the units at rest of the other side and the one in its way, and through its own side's
-//!   crowd, walking or at rest, which the rules above move out of its way: a soldier wading
-//!   in a ford, whose next tile on the bank holds a horse that can neither step into the
-//!   water nor aside (its side packed around it), gets out through the soldiers beside it.
-//!   Had the re-plan taken every unit for a wall, it would find no way out of a crowd of its
-//!   own side.
+//!   the units at rest of the other side, the one in its way, those that stopped it before
+//!   since it last got nearer its goal ([`Path::blockers`]), and those of its side beside
+//!   it that can neither step onto its tile nor aside; and through the rest of its own
+//!   side's crowd, walking or at rest, which the rules above move out of its way: a soldier
+//!   wading in a ford, whose next tile on the bank holds a horse that can neither step into
+//!   the water nor aside (its side packed around it), gets out through the soldiers beside
+//!   it, and one with such a horse on each bank tile it could step onto goes around them all
+//!   through the water (going around only the one that stopped it, it turned from one horse
+//!   to the next until it gave up). Had the re-plan taken every unit for a wall, it would
+//!   find no way out of a crowd of its own side.
 //!
 //! Why these rules and not space-time reservations (cooperative A*, WHCA*, Silver 2005)?
 //! Reservations plan every unit in space and time, a search per unit per window, and need the
@@ -297,6 +301,7 @@ fn follow_paths(
                 if away < path.nearest {
                     path.nearest = away;
                     path.replans = 0;
+                    path.blockers.clear();
                 }
                 let cost = w.cost.expect("only passable tiles are stepped onto");
                 unit.tile.0 = to;
@@ -330,6 +335,9 @@ fn follow_paths(
                 path.waited = 0.0;
                 if path.replans < MAX_REPLANS {
                     path.replans += 1;
+                    if !path.blockers.contains(&w.want) {
+                        path.blockers.push(w.want);
+                    }
                     replan.write(Replan {
                         unit: w.entity,
                         avoid_units: true,

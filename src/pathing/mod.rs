@@ -146,6 +146,11 @@ pub struct Path {
     /// The fewest tiles the unit has stood from its goal since the order, counted as the
     /// larger of the column and row differences (`u32::MAX` before its first step).
     pub nearest: u32,
+    /// The tiles of the units at rest that stopped it (and will not make way) since it last
+    /// got nearer its goal: a re-plan around units goes around every one of them, so two
+    /// such units, one on each side of its way, cannot send it back and forth between them
+    /// until it gives up.
+    pub blockers: Vec<Pos>,
     /// Tactics moves may pass through allies (the range already checked every tile); a
     /// real-time path waits for whoever holds its next tile.
     pub pass_through: bool,
@@ -209,6 +214,7 @@ impl Path {
             waited: 0.0,
             replans: 0,
             nearest: u32::MAX,
+            blockers: Vec::new(),
             pass_through: false,
             making_way: false,
         }
@@ -692,6 +698,7 @@ mod tests {
             waited: 0.0,
             replans: 0,
             nearest: u32::MAX,
+            blockers: Vec::new(),
             pass_through: false,
             making_way: false,
         };
@@ -703,6 +710,7 @@ mod tests {
             waited: 0.0,
             replans: 0,
             nearest: u32::MAX,
+            blockers: Vec::new(),
             pass_through: false,
             making_way: false,
         };

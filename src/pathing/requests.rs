@@ -200,25 +200,31 @@ enum Prepare {
 }
 
 /// What a re-plan around units treats as walls: the units at rest that will not make way
-/// for the walker, those of the other side, and the one in its way that stopped it (of its
+/// for the walker: those of the other side; the one in its way that stopped it (of its
 /// side, but unable to make way: of a class that cannot stand where the walker stands, say,
-/// with no free tile beside it). Its own side's crowd, walking or at rest, is walked
-/// through: units walking move on, and those at rest make way or hand over (`movement`'s
-/// rules). Treating every unit as a wall, a walker in a packed crowd of its own side found
-/// no way at all, and gave up.
-#[derive(Clone, Copy, Debug)]
+/// with no free tile beside it) and those that stopped it before since it last got nearer
+/// its goal; and those of its side beside it that cannot make way either
+/// ([`Frame::stuck_beside`]). A wader between two horses on a packed bank, each on a tile it
+/// could step onto next, went around the one that stopped it into the other, and back,
+/// until it gave up; it now goes around both, through the water. The rest of its own side's
+/// crowd, walking or at rest, is walked through: units walking move on, and those at rest
+/// make way or hand over (`movement`'s rules). Treating every unit as a wall, a walker in a
+/// packed crowd of its own side found no way at all, and gave up.
+#[derive(Clone, Debug)]
 struct Around {
     side: Side,
-    blocker: Option<Pos>,
+    /// The tiles of the one in its way and of those that stopped it before
+    /// ([`Path::blockers`]).
+    blockers: Vec<Pos>,
 }
 
 impl Around {
     /// Whether the re-plan treats `pos` as a wall, `resting` holding the units at rest.
-    fn walls(&self, resting: &HashMap<Pos, Side>, pos: Pos) -> bool {
-        Some(pos) == self.blocker
+    fn walls(&self, resting: &HashMap<Pos, Resting>, pos: Pos) -> bool {
+        self.blockers.contains(&pos)
             || resting
                 .get(&pos)
-                .is_some_and(|s| !s.makes_way_for(&self.side))
+                .is_some_and(|r| !r.side.makes_way_for(&self.side))
     }
 }
 
@@ -246,27 +252,58 @@ struct Frame<'a, 'w, 's> {
     records: Vec<SearchRecord>,
     /// The tiles units stand on, gathered when a re-plan around units first needs them.
     unit_tiles: Option<HashSet<Pos>>,
-    /// The units at rest by tile, with their sides, gathered when a batch with a re-plan
-    /// around units first needs them.
-    resting: Option<HashMap<Pos, Side>>,
+    /// The units at rest by tile, gathered with `unit_tiles` when a re-plan around units
+    /// first needs them.
+    resting: Option<HashMap<Pos, Resting>>,
+}
+
+/// A unit at rest, as a re-plan around units sees it.
+#[derive(Clone, Copy, Debug)]
+struct Resting {
+    side: Side,
+    class: MovementClass,
 }
 
 impl Frame<'_, '_, '_> {
-    fn unit_tiles(&mut self) -> &HashSet<Pos> {
+    /// The tiles units stand on, and the units at rest by tile.
+    fn crowd(&mut self) -> (&HashSet<Pos>, &HashMap<Pos, Resting>) {
         let units = self.units;
-        self.unit_tiles
-            .get_or_insert_with(|| units.iter().map(|u| u.tile.0).collect())
-    }
-
-    fn resting(&mut self) -> &HashMap<Pos, Side> {
-        let units = self.units;
-        self.resting.get_or_insert_with(|| {
+        let held = self
+            .unit_tiles
+            .get_or_insert_with(|| units.iter().map(|u| u.tile.0).collect());
+        let resting = self.resting.get_or_insert_with(|| {
             units
                 .iter()
                 .filter(|u| u.at_rest())
-                .map(|u| (u.tile.0, u.side()))
+                .map(|u| {
+                    let (side, class) = (u.side(), *u.class);
+                    (u.tile.0, Resting { side, class })
+                })
                 .collect()
-        })
+        });
+        (held, resting)
+    }
+
+    /// The units at rest beside `at` (where a walker of `side` and `class` stands), of a
+    /// side that makes way for `side`, that can neither step onto `at` nor aside onto a free
+    /// neighbour: horses on a packed bank beside a soldier wading in the river. `movement`
+    /// cannot move them out of the walker's way, so its re-plan around units goes around
+    /// all of them at once.
+    fn stuck_beside(&mut self, at: Pos, side: Side, class: MovementClass) -> Vec<Pos> {
+        let level = self.level;
+        let (held, resting) = self.crowd();
+        let grid = level.grid(class);
+        let beside = |pos| level.board.neighbours(pos, grid.width(), grid.height());
+        beside(at)
+            .filter(|pos| {
+                resting.get(pos).is_some_and(|unit| {
+                    let grid = level.grid(unit.class);
+                    unit.side.makes_way_for(&side)
+                        && !grid.is_passable(at)
+                        && beside(*pos).all(|n| !grid.is_passable(n) || held.contains(&n))
+                })
+            })
+            .collect()
     }
 
     fn claimed(&mut self) -> &mut HashSet<Pos> {
@@ -552,7 +589,7 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
         .any(|p| matches!(p.what, Prepare::Search { avoid: Some(_), .. }));
     let nobody = HashMap::new();
     let resting = if around_units {
-        frame.resting()
+        frame.crowd().1
     } else {
         &nobody
     };
@@ -637,7 +674,7 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
                 let mut waypoints = path.remaining_waypoints();
                 // A goal someone else now stands on: settle for the nearest free tile.
                 if avoid_units && let Some(goal) = waypoints.last_mut() {
-                    let others = frame.unit_tiles();
+                    let others = frame.crowd().0;
                     if *goal != u.tile.0
                         && others.contains(goal)
                         && let Some(free) = free_goal(grid, board, u.tile.0, *goal, others)
@@ -646,9 +683,14 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
                     }
                 }
                 // The unit in its way stands on its next tile.
-                let avoid = avoid_units.then(|| Around {
-                    side: u.side(),
-                    blocker: path.cells.get(path.next).copied(),
+                let avoid = avoid_units.then(|| {
+                    let mut blockers = path.blockers.clone();
+                    blockers.extend(path.cells.get(path.next).copied());
+                    blockers.extend(frame.stuck_beside(u.tile.0, u.side(), class));
+                    Around {
+                        side: u.side(),
+                        blockers,
+                    }
                 });
                 Prepare::Search {
                     from: u.tile.0,
@@ -701,7 +743,7 @@ fn search(
     context: &mut SearchContext,
     level: &Level,
     prepared: &Prepared,
-    resting: &HashMap<Pos, Side>,
+    resting: &HashMap<Pos, Resting>,
 ) -> Option<Searched> {
     let Prepare::Search {
         from,
@@ -718,7 +760,9 @@ fn search(
         unit: &prepared.name,
         record: *record,
     };
-    let walls = avoid.map(|around| move |pos: Pos| around.walls(resting, pos));
+    let walls = avoid
+        .as_ref()
+        .map(|around| move |pos: Pos| around.walls(resting, pos));
     let found = search_legs(
         context,
         &mut records,
@@ -775,6 +819,7 @@ fn apply(
                             Some(old) if replan => Path {
                                 replans: old.replans,
                                 nearest: old.nearest,
+                                blockers: old.blockers,
                                 making_way: old.making_way,
                                 ..new
                             },

@@ -648,3 +648,40 @@ h2 blue horse 2,2
     }
     assert_only_arrival(&app, "wader", Pos::new(8, 1));
 }
+
+#[test]
+fn a_wader_between_two_horses_on_a_packed_bank_goes_around_both() {
+    // A foot soldier wading in a river, sent alone east: its cheap ways out are the two bank
+    // tiles beside it, and a horse rests on each, packed in by foot soldiers (a horse can
+    // neither step into the water nor aside). Going around only the horse that stopped it,
+    // the soldier turned to the other horse, then back, until it gave up. It now goes around
+    // both, through the water, and the soldier in its way there makes way.
+    let mut app = app("\
+[terrain]
+##########
+~~........
+~~~.......
+~~........
+##########
+[units]
+wader blue foot  1,2
+north blue horse 2,1
+south blue horse 2,3
+f1    blue foot  3,1
+f2    blue foot  3,2
+f3    blue foot  3,3
+");
+    order(&mut app, &["wader"], Pos::new(9, 2), false);
+    march(&mut app, 30.0);
+    assert_eq!(tile(&mut app, "wader"), Pos::new(9, 2));
+    for (name, at) in [
+        ("north", Pos::new(2, 1)),
+        ("south", Pos::new(2, 3)),
+        ("f1", Pos::new(3, 1)),
+        ("f2", Pos::new(3, 2)),
+        ("f3", Pos::new(3, 3)),
+    ] {
+        assert_eq!(tile(&mut app, name), at, "{name} stayed or came back");
+    }
+    assert_only_arrival(&app, "wader", Pos::new(9, 2));
+}
