@@ -218,6 +218,8 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
             let outcome = match (seconds, reason) {
                 (Some(s), _) => format!("arrived after {s} s"),
                 (None, Some(reason)) => format!("refused: {reason}"),
+                // Ordered, but the time ran out before it arrived.
+                (None, None) if ordered.contains(&entity) => "on its way".to_owned(),
                 (None, None) => "no order".to_owned(),
             };
             say(format!("{name:<12} ({},{})  {outcome}", tile.x, tile.y))?;

@@ -250,6 +250,39 @@ fn simulate_is_deterministic_and_reports_each_unit() {
 }
 
 #[test]
+fn simulate_says_which_units_were_still_on_their_way() {
+    let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
+    let run = |seconds: &str| {
+        let output = tilewalk(&[
+            "simulate",
+            "--map",
+            meadow,
+            "--order",
+            "knight:28,5",
+            "--seconds",
+            seconds,
+        ]);
+        assert_eq!(output.status.code(), Some(0));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let line = |text: &str, unit: &str| -> String {
+        let found = text.lines().find(|l| l.starts_with(unit));
+        found.unwrap_or_else(|| panic!("{text}")).to_owned()
+    };
+    // The knight needs about 10 s for the walk: after 3 s it is on its way, a few tiles out.
+    let early = run("3");
+    let knight = line(&early, "knight");
+    assert!(knight.ends_with("on its way"), "{knight}");
+    assert!(!knight.contains("(6,5)"), "it set off: {knight}");
+    assert!(line(&early, "brute").ends_with("no order"), "{early}");
+    let late = run("30");
+    assert!(
+        line(&late, "knight").starts_with("knight       (28,5)  arrived after"),
+        "{late}"
+    );
+}
+
+#[test]
 fn hostile_input_ends_with_a_message_not_a_panic() {
     // A reader that goes away: the command stops quietly instead of panicking.
     let mut child = Command::new(env!("CARGO_BIN_EXE_tilewalk"))
