@@ -213,8 +213,9 @@ enum Prepare {
 #[derive(Clone, Debug)]
 struct Around {
     side: Side,
-    /// The tiles of the one in its way and of those that stopped it before
-    /// ([`Path::blockers`]).
+    /// The tiles of the one in its way, of those that stopped it before
+    /// ([`Path::blockers`]) and of those beside it that cannot make way
+    /// ([`Frame::stuck_beside`]).
     blockers: Vec<Pos>,
 }
 
@@ -682,7 +683,8 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
                         *goal = free;
                     }
                 }
-                // The unit in its way stands on its next tile.
+                // The unit in its way stands on its next tile; those that stopped it
+                // before and those beside it that cannot make way are walls too.
                 let avoid = avoid_units.then(|| {
                     let mut blockers = path.blockers.clone();
                     blockers.extend(path.cells.get(path.next).copied());
