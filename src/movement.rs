@@ -13,7 +13,9 @@
 //! ([`Squad`]): an order of both teams walks as one army. **Squadmates** were sent by one
 //! group order and are of one movement class: their tiles came from one order, so either may
 //! end on the other's. A unit sent alone has no squadmates: it walks to its own goal itself,
-//! as the player who sent it expects, and units in its way make way for it.)
+//! as the player who sent it expects, and units in its way make way for it. Nor has a unit
+//! whose walk ended short of its tile ([`StoppedShort`]: stopped by the player, or given
+//! up): it stands on none of its order's tiles, and stays where it stopped.)
 //!
 //! - **a free tile** is theirs;
 //! - **a ring**: units standing still that each want the tile of the next, back to the first
@@ -21,28 +23,30 @@
 //!   Two squadmates meeting head-on trade the rest of their walks instead: each goes on to
 //!   where the other was going, so neither has to pass the other; any other two pass each
 //!   other on the edge between their tiles;
-//! - **a squadmate at rest** in the way (no path) takes over the rest of the walk, and the
-//!   walker stops on its tile: the pair ends on the two tiles the walker and the squadmate
-//!   would have ended on, and both paths stay cheapest paths to where they end (any part of
-//!   a cheapest path is one). A crowd converging on one point packs in this way: whoever
-//!   got there first shuffles on inwards;
+//! - **a squadmate at rest** in the way (no path, and on its tile: not stopped short)
+//!   takes over the rest of the walk, and the walker stops on its tile: the pair ends on
+//!   the two tiles the walker and the squadmate would have ended on, and both paths stay
+//!   cheapest paths to where they end (any part of a cheapest path is one). A crowd
+//!   converging on one point packs in this way: whoever got there first shuffles on
+//!   inwards;
 //! - **a queue**: a tile held by a unit that is walking, that waits itself, or that waits for
 //!   its path ([`Pending`]), is waited for as long as it takes, with no re-plan: every chain
 //!   of waiting units ends in a free tile, a ring, a squadmate at rest, a unit under way or
 //!   about to be, or another unit at rest, and only the last one stops it;
-//! - **a unit of its side at rest** that cannot take over the walk (of another class, or
-//!   not sent by the walker's group order: a teammate standing by, say) steps aside onto a
-//!   free neighbour that no waiting unit wants and that is not where the walker stands or
-//!   goes next (the first in the board's order), and back onto its tile once the walker has
-//!   passed (units making way choose their tiles after the walking ones each frame, so a
-//!   column passes before they step back, and a tile a walker waits for is never taken from
-//!   it by units making way, which could pass it from one to the next forever); in a packed
-//!   formation, with no free neighbour, it steps onto the walker's tile instead (it turns to
-//!   it, and the next frame the two step at once, a ring of two) and back the same way, so a
-//!   unit ordered out of the middle of its army gets out. Either way it comes back: the tile
-//!   it made way onto may be where another unit is going, or the tile another unit stepped
-//!   aside from, and a unit that stayed there would block that one's way home. Neither is
-//!   an order: the unit's journey's arrival stays the one it made before;
+//! - **a unit of its side at rest** that cannot take over the walk (of another class, not
+//!   sent by the walker's group order, a teammate standing by, say, or stopped short of its
+//!   tile) steps aside onto a free neighbour that no waiting unit wants and that is not
+//!   where the walker stands or goes next (the first in the board's order), and back onto
+//!   its tile once the walker has passed (units making way choose their tiles after the
+//!   walking ones each frame, so a column passes before they step back, and a tile a walker
+//!   waits for is never taken from it by units making way, which could pass it from one to
+//!   the next forever); in a packed formation, with no free neighbour, it steps onto the
+//!   walker's tile instead (it turns to it, and the next frame the two step at once, a ring
+//!   of two) and back the same way, so a unit ordered out of the middle of its army gets
+//!   out. Either way it comes back: the tile it made way onto may be where another unit is
+//!   going, or the tile another unit stepped aside from, and a unit that stayed there would
+//!   block that one's way home. Neither is an order: the unit's journey's arrival stays the
+//!   one it made before;
 //! - **anyone else at rest** in the way (the other side, a unit of its side that cannot
 //!   stand on the walker's tile, or any unit at rest on the walker's last tile): after
 //!   [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the nearest free tile when
@@ -74,7 +78,7 @@ use tilewalk_path::Pos;
 
 use crate::AppSystems;
 use crate::level::Level;
-use crate::pathing::{OrderRefused, Path, Pending, Refusal, Replan, Side, Squad};
+use crate::pathing::{OrderRefused, Path, Pending, Refusal, Replan, Side, Squad, StoppedShort};
 use crate::units::{Motion, MovementClass, Stride, Team, Tile, UNIT_Z, Unit};
 
 /// How many cost-1 tiles a unit crosses per second (straight steps).
@@ -127,6 +131,7 @@ struct Walker {
     path: Option<&'static mut Path>,
     pending: Has<Pending>,
     squad: Option<&'static Squad>,
+    stopped_short: Has<StoppedShort>,
     transform: &'static mut Transform,
 }
 
@@ -263,6 +268,7 @@ fn follow_paths(
                     squad: unit.squad.copied(),
                 },
                 class: *unit.class,
+                stopped_short: unit.stopped_short,
             },
         );
     }
@@ -345,7 +351,10 @@ fn follow_paths(
                     continue;
                 }
                 let goal = path.goal();
-                commands.entity(w.entity).remove::<Path>();
+                commands
+                    .entity(w.entity)
+                    .remove::<Path>()
+                    .insert(StoppedShort);
                 let blocker = names.get(holder).map_or("another unit", |n| n.as_str());
                 refused.write(OrderRefused {
                     unit: w.entity,
@@ -401,15 +410,23 @@ struct Doer {
     what: Doing,
     side: Side,
     class: MovementClass,
+    /// Its last walk ended before its goal ([`StoppedShort`]).
+    stopped_short: bool,
 }
 
 impl Doer {
-    /// Units that can take over each other's walks: sent by one group order, of one class.
-    /// Their tiles came from one order, so either may end on either's; a unit sent alone, or
-    /// one that is not of the order, keeps its own walk to its own tile.
+    /// Units that can take over each other's walks: sent by one group order, of one class,
+    /// and neither stopped short of its tile. Their tiles came from one order, so either may
+    /// end on either's; a unit sent alone, or one that is not of the order, keeps its own
+    /// walk to its own tile, and one stopped on the way (by the player, or given up) stays
+    /// stopped: a walker ending in its place would end off the order's tiles.
     fn squadmate_of(&self, other: &Doer) -> bool {
         let squad = self.side.squad;
-        squad.is_some() && squad == other.side.squad && self.class == other.class
+        squad.is_some()
+            && squad == other.side.squad
+            && self.class == other.class
+            && !self.stopped_short
+            && !other.stopped_short
     }
 }
 

@@ -168,6 +168,14 @@ pub struct Path {
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Squad(pub u64);
 
+/// A unit whose last walk ended before its goal: stopped (`S`), given up, or left with no
+/// way on. It stands on none of its order's tiles, so it takes over no squadmate's walk (the
+/// walker would end in its place, off the order's tiles, and it would walk on after being
+/// stopped); it still makes way for its side like any unit at rest. Its next path from an
+/// order ends it.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct StoppedShort;
+
 /// Which units a unit makes way for, and they for it: its team, and the group order it was
 /// last sent with ([`Squad`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -328,11 +336,14 @@ fn stop_units(
     mut commands: Commands,
     mut stops: MessageReader<StopOrder>,
     mut requests: ResMut<Requests>,
+    walking: Query<(), With<Path>>,
 ) {
     for stop in stops.read() {
         for &unit in &stop.units {
-            commands.entity(unit).remove::<Path>();
-            requests.cancel(&mut commands, unit);
+            let waited = requests.cancel(&mut commands, unit);
+            if waited || walking.contains(unit) {
+                commands.entity(unit).remove::<Path>().insert(StoppedShort);
+            }
         }
     }
 }

@@ -37,7 +37,7 @@ use tilewalk_path::{
 
 use super::{
     OrderRefused, Path, Planned, RecordSearches, Recorder, Refusal, SearchRecord, Searches, Side,
-    Squad, SteppingOff, free_goal, search_legs,
+    Squad, SteppingOff, StoppedShort, free_goal, search_legs,
 };
 use crate::level::{Level, LevelChanged};
 use crate::units::{MovementClass, Unit};
@@ -149,11 +149,14 @@ impl Requests {
         self.queue.push_back(Request { id, goal, kind });
     }
 
-    /// Drops the unit's requests (a stop order): their results will not count.
-    pub(super) fn cancel(&mut self, commands: &mut Commands, unit: Entity) {
-        if self.waiting.remove(&unit).is_some() {
+    /// Drops the unit's requests (a stop order): their results will not count. True when it
+    /// was waiting for one.
+    pub(super) fn cancel(&mut self, commands: &mut Commands, unit: Entity) -> bool {
+        let waited = self.waiting.remove(&unit).is_some();
+        if waited {
             commands.entity(unit).remove::<Pending>();
         }
+        waited
     }
 
     /// Whether request `id`'s result for `unit` still counts (no new trip came after it).
@@ -523,7 +526,11 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
                 frame
                     .planned
                     .insert(unit, Path::to_end(path.cells, path.cost));
-                frame.commands.entity(unit).insert(Squad(id));
+                frame
+                    .commands
+                    .entity(unit)
+                    .insert(Squad(id))
+                    .remove::<StoppedShort>();
                 requests.served(&mut frame.commands, unit, id);
                 continue;
             }
@@ -828,7 +835,10 @@ fn apply(
                             Some(old) if old.goal() == from => old.extended(new),
                             _ => {
                                 // A trip of its own: it leaves its group order's side.
-                                frame.commands.entity(unit).remove::<Squad>();
+                                frame
+                                    .commands
+                                    .entity(unit)
+                                    .remove::<(Squad, StoppedShort)>();
                                 new
                             }
                         };
@@ -841,7 +851,11 @@ fn apply(
                     Err(why) if replan => {
                         let goal = base.as_ref().map_or(goal, Path::goal);
                         frame.planned.remove(&unit);
-                        frame.commands.entity(unit).remove::<Path>();
+                        frame
+                            .commands
+                            .entity(unit)
+                            .remove::<Path>()
+                            .insert(StoppedShort);
                         frame.refuse(
                             unit,
                             goal,

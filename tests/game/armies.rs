@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
-use tilewalk::pathing::{PathBudget, PathWork, Pending, Refusal};
+use tilewalk::pathing::{PathBudget, PathWork, Pending, Refusal, StopOrder};
 
 use super::*;
 
@@ -684,4 +684,87 @@ f3    blue foot  3,3
         assert_eq!(tile(&mut app, name), at, "{name} stayed or came back");
     }
     assert_only_arrival(&app, "wader", Pos::new(9, 2));
+}
+
+#[test]
+fn a_squadmate_stopped_on_the_way_stays_stopped_when_the_group_walks_into_it() {
+    // A one-row corridor: two foot soldiers sent east as one group order. The front one is
+    // stopped on the way; the one behind walks into it. A squadmate at rest takes over the
+    // walk of one that reaches it only when it rests on a tile of the order: this one was
+    // stopped, so it stays stopped (it steps onto the walker's tile and back, the corridor
+    // having no room beside it), and the walker goes on to its own tile.
+    let mut app = app("\
+[terrain]
+##############
+..............
+##############
+[units]
+rear  blue foot 0,1
+front blue foot 2,1
+");
+    order(&mut app, &["rear", "front"], Pos::new(13, 1), false);
+    for _ in 0..60 {
+        app.update();
+    }
+    let front = unit(&mut app, "front");
+    app.world_mut()
+        .write_message(StopOrder { units: vec![front] });
+    app.update();
+    let stopped = tile(&mut app, "front");
+    assert!(path(&mut app, "front").is_none(), "front is stopped");
+    march(&mut app, 30.0);
+    assert_eq!(
+        tile(&mut app, "front"),
+        stopped,
+        "front stays where it stopped"
+    );
+    let (rear_tile, _) = arrival(&app, "rear").expect("rear arrived");
+    assert_eq!(tile(&mut app, "rear"), rear_tile);
+    assert!(
+        [Pos::new(12, 1), Pos::new(13, 1)].contains(&rear_tile),
+        "rear ends on a tile of the order, not at {rear_tile}"
+    );
+    assert_eq!(
+        arrival(&app, "front"),
+        None,
+        "front never arrived: {:?}",
+        journal(&app)
+    );
+}
+
+#[test]
+fn a_squadmate_that_gave_up_on_the_way_takes_over_no_walk() {
+    // A one-row corridor shut by a red soldier at rest: two blue soldiers sent past it as one
+    // group order. The front one gives up at the red soldier; the one behind reaches it. Had
+    // the front one taken over its walk, the one behind would have ended in its place, off
+    // the order's tiles, and been reported arrived. Both give up, and no one arrives.
+    let mut app = app("\
+[terrain]
+##########
+..........
+##########
+[units]
+rear  blue foot 1,1
+front blue foot 3,1
+guard red  foot 7,1
+");
+    order(&mut app, &["rear", "front"], Pos::new(9, 1), false);
+    march(&mut app, 60.0);
+    let entries = journal(&app);
+    assert!(arrived(&entries).is_empty(), "{entries:?}");
+    let mut gave_up: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Refused {
+                unit,
+                reason: Refusal::GaveUp { .. },
+                ..
+            } => Some(unit.as_str()),
+            _ => None,
+        })
+        .collect();
+    gave_up.sort_unstable();
+    gave_up.dedup();
+    assert_eq!(gave_up, ["front", "rear"], "{entries:?}");
+    assert_eq!(tile(&mut app, "guard"), Pos::new(7, 1));
 }
