@@ -254,11 +254,9 @@ struct Frame<'a, 'w, 's> {
     refused: Vec<OrderRefused>,
     stepping: Vec<SteppingOff>,
     records: Vec<SearchRecord>,
-    /// The tiles units stand on, gathered when a re-plan around units first needs them.
-    unit_tiles: Option<HashSet<Pos>>,
-    /// The units at rest by tile, gathered with `unit_tiles` when a re-plan around units
-    /// first needs them.
-    resting: Option<HashMap<Pos, Resting>>,
+    /// The tiles units stand on, and the units at rest by tile, gathered when a re-plan
+    /// around units first needs them ([`Frame::crowd`]).
+    crowd: Option<(HashSet<Pos>, HashMap<Pos, Resting>)>,
 }
 
 /// A unit at rest, as a re-plan around units sees it.
@@ -272,18 +270,17 @@ impl Frame<'_, '_, '_> {
     /// The tiles units stand on, and the units at rest by tile.
     fn crowd(&mut self) -> (&HashSet<Pos>, &HashMap<Pos, Resting>) {
         let units = self.units;
-        let held = self
-            .unit_tiles
-            .get_or_insert_with(|| units.iter().map(|u| u.tile.0).collect());
-        let resting = self.resting.get_or_insert_with(|| {
-            units
+        let (held, resting) = self.crowd.get_or_insert_with(|| {
+            let held = units.iter().map(|u| u.tile.0).collect();
+            let resting = units
                 .iter()
                 .filter(|u| u.at_rest())
                 .map(|u| {
                     let (side, class) = (u.side(), *u.class);
                     (u.tile.0, Resting { side, class })
                 })
-                .collect()
+                .collect();
+            (held, resting)
         });
         (held, resting)
     }
@@ -384,8 +381,7 @@ pub(super) fn serve_requests(
         refused: Vec::new(),
         stepping: Vec::new(),
         records: Vec::new(),
-        unit_tiles: None,
-        resting: None,
+        crowd: None,
     };
     let mut done = PathWork::default();
     let requests = &mut *requests;
