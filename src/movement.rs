@@ -61,7 +61,17 @@
 //!   it, and one with such a horse on each bank tile it could step onto goes around them all
 //!   through the water (going around only the one that stopped it, it turned from one horse
 //!   to the next until it gave up). Had the re-plan taken every unit for a wall, it would
-//!   find no way out of a crowd of its own side.
+//!   find no way out of a crowd of its own side;
+//! - **walled in**: a walker whose re-plan around units finds no way, or whose re-plans run
+//!   out, is walled in by the other side ([`Path::walled`]): for the rest of its walk the
+//!   other side's units at rest make way for it as its own side's do (aside and back, or
+//!   onto its tile and back), its re-plans walk through them, and it has its
+//!   [`MAX_REPLANS`] again; it gives up only when those run out too, at a unit that cannot
+//!   make way for it (that can stand neither beside its own tile nor on the walker's). Two
+//!   sides sent across a one-tile bridge, each to just past its far end, both arrive: the
+//!   first there rest on the bridge's far end, in the other side's only way, and 30 of 100
+//!   units used to give up at them. Going around the other side first keeps a unit from
+//!   pushing through an army it can walk past.
 //!
 //! Why these rules and not space-time reservations (cooperative A*, WHCA*, Silver 2005)?
 //! Reservations plan every unit in space and time, a search per unit per window, and need the
@@ -91,7 +101,8 @@ pub const WAIT_FOR_IDLE_SECS: f32 = 0.5;
 /// differences): each such step gives it these re-plans again. A long march through a
 /// crowd is blocked many times, and it used to give up on its last tile once three blocks
 /// on the way had spent them. That distance only shrinks from one fresh count to the next,
-/// so a walk still ends.
+/// so a walk still ends. A walker walled in by the other side ([`Path::walled`]) has them
+/// once more.
 pub const MAX_REPLANS: u32 = 3;
 
 /// A unit reached the end of its path.
@@ -165,6 +176,8 @@ struct Waiter {
     pass_through: bool,
     /// It is making way ([`Path::aside`]): it yields its tiles to the units walking on.
     making_way: bool,
+    /// Units at rest wall it in ([`Path::walled`]): the other side's make way for it too.
+    walled: bool,
 }
 
 /// What a waiting unit does this frame.
@@ -254,6 +267,7 @@ fn follow_paths(
                         after: path.cells.get(path.next + 1).copied(),
                         pass_through: path.pass_through,
                         making_way: path.making_way,
+                        walled: path.walled,
                     });
                     Doing::Waiting(waiters.len() - 1)
                 }
@@ -348,6 +362,12 @@ fn follow_paths(
                         unit: w.entity,
                         avoid_units: true,
                     });
+                    continue;
+                }
+                if !path.walled {
+                    // Its ways around them ran out: the other side's units at rest make way
+                    // from now on, and it has its re-plans again.
+                    path.wall_in();
                     continue;
                 }
                 let goal = path.goal();
@@ -481,7 +501,7 @@ fn settle(
             Some(holder) if holder != w.entity && !w.pass_through => {
                 let (mine, theirs) = (doing[&w.entity], doing[&holder]);
                 match theirs.what {
-                    Doing::Resting if mine.side.makes_way_for(&theirs.side) => {
+                    Doing::Resting if mine.side.makes_way_for(&theirs.side) || w.walled => {
                         let outcome = if mine.squadmate_of(&theirs) && !w.last {
                             Outcome::HandOver { holder }
                         } else if !w.last

@@ -157,6 +157,11 @@ pub struct Path {
     /// A step aside and back to let a walker of its side pass ([`Path::aside`]): no order of
     /// the unit's, so walking it to the end is no arrival.
     pub making_way: bool,
+    /// A re-plan around units found no way, or its re-plans ran out: units at rest wall it
+    /// in (the other side's on a bridge's far end, say), so for the rest of its walk the
+    /// other side's units at rest make way for it as its own side's do, and its re-plans
+    /// walk through them (the crowd rules of `movement`).
+    pub walled: bool,
 }
 
 /// The group order a unit was last sent with (the number of its request). Units of one
@@ -225,6 +230,7 @@ impl Path {
             blockers: Vec::new(),
             pass_through: false,
             making_way: false,
+            walled: false,
         }
     }
 
@@ -249,6 +255,15 @@ impl Path {
                 .collect(),
             ..Path::to_end(self.cells[at..].to_vec(), cost)
         }
+    }
+
+    /// Walls the walker in ([`Path::walled`]): from now on the other side's units at rest
+    /// make way for it, so those that stopped it are no longer in its way, and it has its
+    /// re-plans again.
+    pub fn wall_in(&mut self) {
+        self.walled = true;
+        self.blockers.clear();
+        self.replans = 0;
     }
 
     /// Ends the walk on `cells[at]`, which now costs `cost` in all.
@@ -712,6 +727,7 @@ mod tests {
             blockers: Vec::new(),
             pass_through: false,
             making_way: false,
+            walled: false,
         };
         let b = Path {
             cells: vec![Pos::new(1, 0), Pos::new(1, 1), Pos::new(1, 2)],
@@ -724,6 +740,7 @@ mod tests {
             blockers: Vec::new(),
             pass_through: false,
             making_way: false,
+            walled: false,
         };
         let joined = a.extended(b);
         assert_eq!(joined.cells.len(), 4);

@@ -203,7 +203,8 @@ enum Prepare {
 }
 
 /// What a re-plan around units treats as walls: the units at rest that will not make way
-/// for the walker: those of the other side; the one in its way that stopped it (of its
+/// for the walker: those of the other side (unless they wall it in, [`Path::walled`]: then
+/// they make way, and it walks through them); the one in its way that stopped it (of its
 /// side, but unable to make way: of a class that cannot stand where the walker stands, say,
 /// with no free tile beside it) and those that stopped it before since it last got nearer
 /// its goal; and those of its side beside it that cannot make way either
@@ -220,15 +221,19 @@ struct Around {
     /// ([`Path::blockers`]) and of those beside it that cannot make way
     /// ([`Frame::stuck_beside`]).
     blockers: Vec<Pos>,
+    /// The walker is walled in ([`Path::walled`]): the other side's units at rest make way
+    /// for it, so they are no walls.
+    walled: bool,
 }
 
 impl Around {
     /// Whether the re-plan treats `pos` as a wall, `resting` holding the units at rest.
     fn walls(&self, resting: &HashMap<Pos, Resting>, pos: Pos) -> bool {
         self.blockers.contains(&pos)
-            || resting
-                .get(&pos)
-                .is_some_and(|r| !r.side.makes_way_for(&self.side))
+            || !self.walled
+                && resting
+                    .get(&pos)
+                    .is_some_and(|r| !r.side.makes_way_for(&self.side))
     }
 }
 
@@ -695,6 +700,7 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
                     Around {
                         side: u.side(),
                         blockers,
+                        walled: path.walled,
                     }
                 });
                 Prepare::Search {
@@ -826,6 +832,7 @@ fn apply(
                                 nearest: old.nearest,
                                 blockers: old.blockers,
                                 making_way: old.making_way,
+                                walled: old.walled,
                                 ..new
                             },
                             Some(old) if old.goal() == from => old.extended(new),
@@ -841,9 +848,20 @@ fn apply(
                         frame.claimed().insert(path.goal());
                         frame.planned.insert(unit, path);
                     }
-                    // No way around the units now: it keeps its path and waits (movement
-                    // counts the tries and gives up after the last).
-                    Err(_) if avoid.is_some() => {}
+                    // No way around the units now: it keeps its path and waits, and the
+                    // other side's units at rest in it make way from now on, as they wall
+                    // it in (movement counts the tries and gives up after the last).
+                    Err(_) if avoid.is_some() => {
+                        frame
+                            .commands
+                            .entity(unit)
+                            .entry::<Path>()
+                            .and_modify(|mut path| {
+                                if !path.walled {
+                                    path.wall_in();
+                                }
+                            });
+                    }
                     Err(why) if replan => {
                         let goal = base.as_ref().map_or(goal, Path::goal);
                         frame.planned.remove(&unit);

@@ -163,6 +163,43 @@ fn two_groups_of_fifty_cross_a_one_tile_bridge_in_opposite_directions() {
 }
 
 #[test]
+fn two_groups_of_fifty_cross_a_one_tile_bridge_each_to_just_past_its_far_end() {
+    // The bridge above, each side sent to three tiles past the bridge's far end: each
+    // side's tiles (the 50 nearest its click by travel cost) take in the bridge's far end,
+    // where the other side must pass, and whoever gets there first rests in the other's
+    // way, with no way around it. A walker walled in by the other side's units at rest has
+    // them make way (`movement`'s crowd rules); 30 of the 100 used to give up.
+    let (width, height) = (48, 25);
+    let rows: Vec<String> = (0..height)
+        .map(|y| {
+            (0..width)
+                .map(|x| match (x, y) {
+                    (20..28, 12) => '=',
+                    (20..28, _) => '~',
+                    _ => '.',
+                })
+                .collect()
+        })
+        .collect();
+    let blue = block("b", "blue", "horse", Pos::new(2, 0), 10, 50);
+    let red = block("r", "red", "horse", Pos::new(36, 0), 10, 50);
+    let units: Vec<_> = blue.iter().chain(&red).cloned().collect();
+    let mut app = app(&crowd_map(&rows, &units));
+    order(&mut app, &names(&blue), Pos::new(30, 12), false);
+    order(&mut app, &names(&red), Pos::new(17, 12), false);
+    let ends = march(&mut app, 400.0);
+    assert_all_arrived(&app, 100);
+    for (name, at) in ends {
+        let crossed = if name.starts_with('b') {
+            at.x >= 20
+        } else {
+            at.x < 28
+        };
+        assert!(crossed, "{name} ends on {at}, before the bridge");
+    }
+}
+
+#[test]
 fn three_hundred_units_pass_a_three_tile_gap() {
     // A rock wall across the map with a gap of three tiles in the middle.
     let (width, height) = (40, 60);
@@ -269,8 +306,24 @@ fn two_mixed_armies_sent_through_each_other_all_arrive() {
     // aside for another walker, then back to the flyer, frame after frame. And 15 units gave
     // up while their re-plans took every unit for a wall, their own side's crowds included,
     // and found no way. Every unit arrives, none gives up, and no two share a tile (`march`).
-    let map = tilewalk::map::generate::generate(3, 64, 48, 100);
-    let mut app = app(&map);
+    two_armies_cross(&tilewalk::map::generate::generate(3, 64, 48, 100));
+}
+
+#[test]
+fn two_mixed_armies_cross_where_the_other_side_rests_in_their_way() {
+    // The same orders on `gen --seed 7` with a 4-way board: each army's tiles take in
+    // ground the other must cross. 12 units gave up here at the other side's units at rest
+    // (2 of them after re-plans that kept finding ways around, each soon shut by more units
+    // coming to rest); walled in, they now have them make way.
+    let map =
+        tilewalk::map::generate::generate(7, 64, 48, 100).replacen('\n', "\nboard: square-4\n", 1);
+    two_armies_cross(&map);
+}
+
+/// Sends a generated map's blue army to (50,20) and its red army to (10,30) in one frame:
+/// every unit arrives, none gives up, and no two share a tile (`march`).
+fn two_armies_cross(map: &str) {
+    let mut app = app(map);
     let world = app.world_mut();
     let teams: Vec<(Entity, Team)> = world
         .query_filtered::<(Entity, &Team), With<Unit>>()
@@ -734,19 +787,20 @@ front blue foot 2,1
 
 #[test]
 fn a_squadmate_that_gave_up_on_the_way_takes_over_no_walk() {
-    // A one-row corridor shut by a red soldier at rest: two blue soldiers sent past it as one
-    // group order. The front one gives up at the red soldier; the one behind reaches it. Had
-    // the front one taken over its walk, the one behind would have ended in its place, off
-    // the order's tiles, and been reported arrived. Both give up, and no one arrives.
+    // A one-row corridor shut by a red horse at rest behind a ford: two blue soldiers sent
+    // past it as one group order. The horse can neither step aside nor into the water, so
+    // the front one gives up in the ford; the one behind reaches it. Had the front one taken
+    // over its walk, the one behind would have ended in its place, off the order's tiles,
+    // and been reported arrived. Both give up, and no one arrives.
     let mut app = app("\
 [terrain]
 ##########
-..........
+......~...
 ##########
 [units]
-rear  blue foot 1,1
-front blue foot 3,1
-guard red  foot 7,1
+rear  blue foot  1,1
+front blue foot  3,1
+guard red  horse 7,1
 ");
     order(&mut app, &["rear", "front"], Pos::new(9, 1), false);
     march(&mut app, 60.0);

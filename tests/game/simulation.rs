@@ -350,19 +350,26 @@ idle   red  foot 3,1
     assert_eq!(tile(&mut app, "walker"), Pos::new(6, 1));
     assert_eq!(tile(&mut app, "idle"), Pos::new(3, 1));
 
-    // In a one-tile corridor there is no way around: a bounded number of retries, then it stops.
-    let mut app = super::app(
-        "\
-[terrain]
-.......
-[units]
-walker blue foot 0,0
-idle   red  foot 3,0
-",
-    );
-    order(&mut app, &["walker"], Pos::new(6, 0), false);
-    run_until_idle(&mut app, 30.0);
+    // In a one-tile corridor there is no way around: `idle` walls the walker in, so it makes
+    // way (onto the walker's tile and back), and the walker goes on.
+    let corridor = |terrain: &str, idle: &str| {
+        let mut app = super::app(&format!(
+            "[terrain]\n{terrain}\n[units]\nwalker blue foot 0,0\nidle red {idle} 3,0\n"
+        ));
+        order(&mut app, &["walker"], Pos::new(6, 0), false);
+        run_until_idle(&mut app, 30.0);
+        app
+    };
+    let mut app = corridor(".......", "foot");
+    assert_eq!(tile(&mut app, "walker"), Pos::new(6, 0));
+    assert_eq!(tile(&mut app, "idle"), Pos::new(3, 0));
+    assert_eq!(arrival(&app, "walker").map(|a| a.0), Some(Pos::new(6, 0)));
+
+    // A horse beyond a ford can make way for nobody (it can stand neither beside its tile nor
+    // in the water): a bounded number of retries, then the walker stops.
+    let mut app = corridor("..~....", "horse");
     assert_eq!(tile(&mut app, "walker"), Pos::new(2, 0));
+    assert_eq!(tile(&mut app, "idle"), Pos::new(3, 0));
     assert!(
         journal(&app).iter().any(|e| matches!(
             e,
@@ -378,20 +385,21 @@ idle   red  foot 3,0
 
 #[test]
 fn a_walker_that_gets_nearer_its_goal_has_its_replans_again() {
-    // `idle` blocks a one-tile corridor: the walker's three re-plans find no way around. Then
-    // `idle` is sent on, and the walker follows it to its goal, on which `guard` rests. The
-    // walk got nearer its goal since those re-plans, so it re-plans once more, to the
-    // nearest free tile. (With the three re-plans of the whole order spent in the corridor,
-    // it gave up one tile short of its goal.)
+    // `idle`, a horse beyond a ford, blocks a one-tile corridor and can make way for nobody
+    // (it can stand neither beside its tile nor in the water): the walker's re-plans find no
+    // way around. Then `idle` is sent on, and the walker follows it to its goal, on which
+    // `guard` rests. The walk got nearer its goal since those re-plans, so it re-plans once
+    // more, to the nearest free tile. (With the three re-plans of the whole order spent in
+    // the corridor, it gave up one tile short of its goal.)
     let mut app = app("\
 [terrain]
 #####....
-.........
+..~......
 #####....
 [units]
-walker blue foot 0,1
-idle   red  foot 3,1
-guard  red  foot 8,1
+walker blue foot  0,1
+idle   red  horse 3,1
+guard  red  foot  8,1
 ");
     order(&mut app, &["walker"], Pos::new(8, 1), false);
     for frame in 0.. {
