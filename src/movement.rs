@@ -24,9 +24,11 @@
 //!   where the other was going, so neither has to pass the other; any other two pass each
 //!   other on the edge between their tiles;
 //! - **a squadmate at rest** in the way (no path, and on its tile: not stopped short)
-//!   takes over the rest of the walk, and the walker stops on its tile: the pair ends on
-//!   the two tiles the walker and the squadmate would have ended on, and both paths stay
-//!   cheapest paths to where they end (any part of a cheapest path is one). A crowd
+//!   takes over the rest of the walk (its re-plans spent so far included, [`Path::rest`],
+//!   or a walk blocked for good passed from one to the other forever), and the walker
+//!   stops on its tile: the pair ends on the two tiles the walker and the squadmate would
+//!   have ended on, and both paths stay cheapest paths to where they end (any part of a
+//!   cheapest path is one). A crowd
 //!   converging on one point packs in this way: whoever got there first shuffles on
 //!   inwards;
 //! - **a queue**: a tile held by a unit that is walking, that waits itself, or that waits for

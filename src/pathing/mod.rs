@@ -244,7 +244,10 @@ impl Path {
     }
 
     /// The walk from `cells[at]` on, as a unit standing there takes it over (when a walker
-    /// hands it to an ally, or two allies trade); `cost` is what it costs that unit.
+    /// hands it to an ally, or two allies trade); `cost` is what it costs that unit. The
+    /// walk keeps its re-plans, nearest distance, blockers and walled state: they are the
+    /// walk's, and a walk handed on from unit to unit at a blockage that started each with
+    /// none would never be given up.
     pub fn rest(&self, at: usize, cost: f64) -> Path {
         Path {
             waypoints: self
@@ -253,6 +256,10 @@ impl Path {
                 .filter(|&&i| i > at)
                 .map(|&i| i - at)
                 .collect(),
+            replans: self.replans,
+            nearest: self.nearest,
+            blockers: self.blockers.clone(),
+            walled: self.walled,
             ..Path::to_end(self.cells[at..].to_vec(), cost)
         }
     }
@@ -712,6 +719,29 @@ mod tests {
             Some(Pos::new(2, 2)),
             "a unit's own tile is free for it"
         );
+    }
+
+    #[test]
+    fn a_walk_handed_on_keeps_its_replans_and_blockers() {
+        // Handed on at a blockage with fresh counts, a walk passed between two squadmates
+        // forever (gen seed 17, 96x72, 300 a side, hex-even-q, `--group all:48,36`: 40
+        // units still on their way after 1,500 s).
+        let walk = Path {
+            replans: 2,
+            nearest: 5,
+            blockers: vec![Pos::new(4, 0)],
+            walled: true,
+            ..Path::to_end((0..6).map(|x| Pos::new(x, 0)).collect(), 5.0)
+        };
+        let rest = walk.rest(2, 3.0);
+        assert_eq!(
+            rest.cells,
+            (2..6).map(|x| Pos::new(x, 0)).collect::<Vec<_>>()
+        );
+        assert_eq!((rest.next, rest.cost, rest.waypoints), (1, 3.0, vec![3]));
+        assert_eq!((rest.replans, rest.nearest), (2, 5));
+        assert_eq!(rest.blockers, [Pos::new(4, 0)]);
+        assert!(rest.walled);
     }
 
     #[test]
