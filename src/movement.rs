@@ -366,10 +366,9 @@ fn follow_paths(
                     });
                     continue;
                 }
-                if !path.walled {
-                    // Its ways around them ran out: the other side's units at rest make way
-                    // from now on, and it has its re-plans again.
-                    path.wall_in();
+                // Its ways around them ran out: the other side's units at rest make way
+                // from now on, and it has its re-plans again (once).
+                if path.wall_in() {
                     continue;
                 }
                 let goal = path.goal();

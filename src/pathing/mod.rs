@@ -264,13 +264,17 @@ impl Path {
         }
     }
 
-    /// Walls the walker in ([`Path::walled`]): from now on the other side's units at rest
-    /// make way for it, so those that stopped it are no longer in its way, and it has its
-    /// re-plans again.
-    pub fn wall_in(&mut self) {
+    /// Walls the walker in ([`Path::walled`]), once: from now on the other side's units at
+    /// rest make way for it, so those that stopped it are no longer in its way, and it has
+    /// its re-plans again. False, changing nothing, when it was walled in already.
+    pub fn wall_in(&mut self) -> bool {
+        if self.walled {
+            return false;
+        }
         self.walled = true;
         self.blockers.clear();
         self.replans = 0;
+        true
     }
 
     /// Ends the walk on `cells[at]`, which now costs `cost` in all.

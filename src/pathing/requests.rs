@@ -857,9 +857,7 @@ fn apply(
                             .entity(unit)
                             .entry::<Path>()
                             .and_modify(|mut path| {
-                                if !path.walled {
-                                    path.wall_in();
-                                }
+                                path.wall_in();
                             });
                     }
                     Err(why) if replan => {

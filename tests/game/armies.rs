@@ -128,9 +128,11 @@ fn assert_only_arrival(app: &App, name: &str, tile: Pos) {
     );
 }
 
-#[test]
-fn two_groups_of_fifty_cross_a_one_tile_bridge_in_opposite_directions() {
-    // A river horses cannot swim, 8 tiles wide, with one road tile across it on row 12.
+/// 50 blue horses west of a river horses cannot swim (8 tiles wide, one road tile across
+/// it on row 12) and 50 red ones east of it, blue sent to `blue_goal` and red to `red_goal`
+/// in the same frame: every unit arrives, none gives up, and no two share a tile (`march`).
+/// Returns the tiles they end on, by name.
+fn cross_the_bridge(blue_goal: Pos, red_goal: Pos) -> Vec<(String, Pos)> {
     let (width, height) = (48, 25);
     let rows: Vec<String> = (0..height)
         .map(|y| {
@@ -147,12 +149,17 @@ fn two_groups_of_fifty_cross_a_one_tile_bridge_in_opposite_directions() {
     let red = block("r", "red", "horse", Pos::new(36, 0), 10, 50);
     let units: Vec<_> = blue.iter().chain(&red).cloned().collect();
     let mut app = app(&crowd_map(&rows, &units));
-    // Each side to the other bank's far corner, both in the same frame.
-    order(&mut app, &names(&blue), Pos::new(42, 21), false);
-    order(&mut app, &names(&red), Pos::new(5, 21), false);
+    order(&mut app, &names(&blue), blue_goal, false);
+    order(&mut app, &names(&red), red_goal, false);
     let ends = march(&mut app, 400.0);
     assert_all_arrived(&app, 100);
-    for (name, at) in ends {
+    ends
+}
+
+#[test]
+fn two_groups_of_fifty_cross_a_one_tile_bridge_in_opposite_directions() {
+    // Each side to the other bank's far corner.
+    for (name, at) in cross_the_bridge(Pos::new(42, 21), Pos::new(5, 21)) {
         let crossed = if name.starts_with('b') {
             at.x >= 28
         } else {
@@ -164,32 +171,12 @@ fn two_groups_of_fifty_cross_a_one_tile_bridge_in_opposite_directions() {
 
 #[test]
 fn two_groups_of_fifty_cross_a_one_tile_bridge_each_to_just_past_its_far_end() {
-    // The bridge above, each side sent to three tiles past the bridge's far end: each
-    // side's tiles (the 50 nearest its click by travel cost) take in the bridge's far end,
-    // where the other side must pass, and whoever gets there first rests in the other's
-    // way, with no way around it. A walker walled in by the other side's units at rest has
-    // them make way (`movement`'s crowd rules); 30 of the 100 used to give up.
-    let (width, height) = (48, 25);
-    let rows: Vec<String> = (0..height)
-        .map(|y| {
-            (0..width)
-                .map(|x| match (x, y) {
-                    (20..28, 12) => '=',
-                    (20..28, _) => '~',
-                    _ => '.',
-                })
-                .collect()
-        })
-        .collect();
-    let blue = block("b", "blue", "horse", Pos::new(2, 0), 10, 50);
-    let red = block("r", "red", "horse", Pos::new(36, 0), 10, 50);
-    let units: Vec<_> = blue.iter().chain(&red).cloned().collect();
-    let mut app = app(&crowd_map(&rows, &units));
-    order(&mut app, &names(&blue), Pos::new(30, 12), false);
-    order(&mut app, &names(&red), Pos::new(17, 12), false);
-    let ends = march(&mut app, 400.0);
-    assert_all_arrived(&app, 100);
-    for (name, at) in ends {
+    // Each side to three tiles past the bridge's far end: each side's tiles (the 50 nearest
+    // its click by travel cost) take in the bridge's far end, where the other side must
+    // pass, and whoever gets there first rests in the other's way, with no way around it. A
+    // walker walled in by the other side's units at rest has them make way (`movement`'s
+    // crowd rules); 30 of the 100 used to give up.
+    for (name, at) in cross_the_bridge(Pos::new(30, 12), Pos::new(17, 12)) {
         let crossed = if name.starts_with('b') {
             at.x >= 20
         } else {
