@@ -55,15 +55,16 @@
 //!   its own is taken), and gives up after [`MAX_REPLANS`] tries without getting nearer its
 //!   goal; a re-plan that finds no way keeps the walker waiting on its path. It goes around
 //!   the units at rest of the other side, the one in its way, those that stopped it before
-//!   since it last got nearer its goal ([`Path::blockers`]), and those of its side beside
-//!   it that can neither step onto its tile nor aside; and through the rest of its own
-//!   side's crowd, walking or at rest, which the rules above move out of its way: a soldier
-//!   wading in a ford, whose next tile on the bank holds a horse that can neither step into
-//!   the water nor aside (its side packed around it), gets out through the soldiers beside
-//!   it, and one with such a horse on each bank tile it could step onto goes around them all
-//!   through the water (going around only the one that stopped it, it turned from one horse
-//!   to the next until it gave up). Had the re-plan taken every unit for a wall, it would
-//!   find no way out of a crowd of its own side;
+//!   since it last got nearer its goal ([`Path::blockers`]), and, when it stands where they
+//!   cannot, those of its side that cannot make way for it from some tile beside them (they
+//!   cannot stand there, and have no free tile beside them); and through the rest of its
+//!   own side's crowd, walking or at rest, which the rules above move out of its way: a
+//!   soldier wading in a ford, whose next tile on the bank holds a horse that can neither
+//!   step into the water nor aside (its side packed around it), gets out through the
+//!   soldiers beside it, and one facing a whole bank of such horses goes around them all
+//!   through the water to a tile it can land on (going around only the ones that stopped
+//!   it, it turned from one horse to the next until it gave up). Had the re-plan taken
+//!   every unit for a wall, it would find no way out of a crowd of its own side;
 //! - **walled in**: a walker whose re-plan around units finds no way, or whose re-plans run
 //!   out, is walled in by the other side ([`Path::walled`]): for the rest of its walk the
 //!   other side's units at rest make way for it as its own side's do (aside and back, or

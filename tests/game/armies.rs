@@ -727,6 +727,48 @@ f3    blue foot  3,3
 }
 
 #[test]
+fn a_wader_along_a_bank_of_horses_goes_around_them_all_to_where_it_can_land() {
+    // A foot soldier wading in a river, sent alone east: a horse rests on each of the first
+    // eleven bank tiles, packed in by foot soldiers; the twelfth bank tile is free. No horse
+    // can step into the water, and only the last can step aside (onto the free tile). Going
+    // around only the horses beside it and those that stopped it, the soldier turned from
+    // one horse to the next, down the bank, until it gave up in the water. It now goes
+    // around every horse that cannot make way for it, wades down to where it can land and
+    // walks back up through the soldiers, who make way.
+    let rows = 12;
+    let mut text = String::from("[terrain]\n");
+    for _ in 0..rows {
+        text.push_str("~~.......\n");
+    }
+    text.push_str("[units]\nwader blue foot 1,0\n");
+    for y in 0..rows {
+        if y + 1 < rows {
+            text.push_str(&format!("h{y} blue horse 2,{y}\n"));
+        }
+        text.push_str(&format!("f{y} blue foot 3,{y}\n"));
+    }
+    let mut app = app(&text);
+    order(&mut app, &["wader"], Pos::new(6, 0), false);
+    march(&mut app, 300.0);
+    assert_eq!(tile(&mut app, "wader"), Pos::new(6, 0));
+    for y in 0..rows {
+        if y + 1 < rows {
+            assert_eq!(
+                tile(&mut app, &format!("h{y}")),
+                Pos::new(2, y),
+                "h{y} stayed or came back"
+            );
+        }
+        assert_eq!(
+            tile(&mut app, &format!("f{y}")),
+            Pos::new(3, y),
+            "f{y} came back"
+        );
+    }
+    assert_only_arrival(&app, "wader", Pos::new(6, 0));
+}
+
+#[test]
 fn a_squadmate_stopped_on_the_way_stays_stopped_when_the_group_walks_into_it() {
     // A one-row corridor: two foot soldiers sent east as one group order. The front one is
     // stopped on the way; the one behind walks into it. A squadmate at rest takes over the
