@@ -208,10 +208,10 @@ enum Prepare {
 /// side, but unable to make way: of a class that cannot stand where the walker stands, say,
 /// with no free tile beside it) and those that stopped it before since it last got nearer
 /// its goal; and, when it stands where they cannot, all those of its side that cannot make
-/// way for it from some tile beside them ([`stuck`]). A wader stopped by a horse on a
-/// packed bank went around the ones beside it and those that stopped it into the next horse
-/// along the bank, and the next, until it gave up (a whole bank of horses, where an order
-/// of both teams packs in at a river: 89 give-ups in 64 runs of `simulate --group
+/// way for it from some tile beside them ([`Around::stuck`]). A wader stopped by a horse on
+/// a packed bank went around the ones beside it and those that stopped it into the next
+/// horse along the bank, and the next, until it gave up (a whole bank of horses, where an
+/// order of both teams packs in at a river: 89 give-ups in 64 runs of `simulate --group
 /// all:48,36` on generated 96x72 maps); it now goes around them all at once, through the
 /// water to a tile it can land on. The rest of its own side's crowd, walking or at rest, is
 /// walked through: units walking move on, and those at rest make way or hand over
@@ -242,36 +242,30 @@ impl Around {
         match resting.get(&pos) {
             None => false,
             Some(unit) if unit.side.makes_way_for(&self.side) => {
-                stuck(level, held, unit.class, (self.class, self.at), pos)
+                self.stuck(level, held, unit.class, pos)
             }
             Some(_) => !self.walled,
         }
+    }
+
+    /// Whether a unit of `class` at rest on `pos` cannot make way for the walker, which
+    /// stands on ground the unit cannot stand on: the unit cannot stand on some tile beside
+    /// it the walker can come from (to step onto it as the walker steps onto its own), and
+    /// has no free tile beside it (to step aside onto), `held` holding the tiles units
+    /// stand on. A horse on a packed river bank, for a soldier in the river: `movement`
+    /// cannot move it out of such a walker's way. A walker on ground every class stands on
+    /// finds nobody stuck: it walks through its side, which makes way.
+    fn stuck(&self, level: &Level, held: &HashSet<Pos>, class: MovementClass, pos: Pos) -> bool {
+        let (theirs, grid) = (level.grid(class), level.grid(self.class));
+        let beside = || level.board.neighbours(pos, grid.width(), grid.height());
+        !theirs.is_passable(self.at)
+            && beside().any(|n| grid.is_passable(n) && !theirs.is_passable(n))
+            && beside().all(|n| !theirs.is_passable(n) || held.contains(&n))
     }
 }
 
 /// The tiles units stand on, and the units at rest by tile ([`Frame::crowd`]).
 type Crowd<'a> = (&'a HashSet<Pos>, &'a HashMap<Pos, Resting>);
-
-/// Whether a unit of `class` at rest on `pos` cannot make way for a walker (of its class,
-/// and where it stands) that stands on ground the unit cannot stand on: it cannot stand on
-/// some tile beside it the walker can come from (to step onto it as the walker steps onto
-/// its own), and has no free tile beside it (to step aside onto), `held` holding the tiles
-/// units stand on. A horse on a packed river bank, for a soldier in the river: `movement`
-/// cannot move it out of such a walker's way. A walker on ground every class stands on
-/// finds nobody stuck: it walks through its side, which makes way.
-fn stuck(
-    level: &Level,
-    held: &HashSet<Pos>,
-    class: MovementClass,
-    (walker, at): (MovementClass, Pos),
-    pos: Pos,
-) -> bool {
-    let (theirs, grid) = (level.grid(class), level.grid(walker));
-    let beside = || level.board.neighbours(pos, grid.width(), grid.height());
-    !theirs.is_passable(at)
-        && beside().any(|n| grid.is_passable(n) && !theirs.is_passable(n))
-        && beside().all(|n| !theirs.is_passable(n) || held.contains(&n))
-}
 
 /// What a search gave.
 struct Searched {

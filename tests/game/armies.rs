@@ -735,34 +735,19 @@ fn a_wader_along_a_bank_of_horses_goes_around_them_all_to_where_it_can_land() {
     // one horse to the next, down the bank, until it gave up in the water. It now goes
     // around every horse that cannot make way for it, wades down to where it can land and
     // walks back up through the soldiers, who make way.
-    let rows = 12;
-    let mut text = String::from("[terrain]\n");
-    for _ in 0..rows {
-        text.push_str("~~.......\n");
-    }
-    text.push_str("[units]\nwader blue foot 1,0\n");
-    for y in 0..rows {
-        if y + 1 < rows {
-            text.push_str(&format!("h{y} blue horse 2,{y}\n"));
-        }
-        text.push_str(&format!("f{y} blue foot 3,{y}\n"));
-    }
-    let mut app = app(&text);
+    let rows = vec!["~~.......".to_owned(); 12];
+    let horses = block("h", "blue", "horse", Pos::new(2, 0), 1, 11);
+    let soldiers = block("f", "blue", "foot", Pos::new(3, 0), 1, 12);
+    let wader = ("wader".to_owned(), "blue", "foot", Pos::new(1, 0));
+    let units: Vec<_> = [wader].into_iter().chain(horses).chain(soldiers).collect();
+    let mut app = app(&crowd_map(&rows, &units));
     order(&mut app, &["wader"], Pos::new(6, 0), false);
-    march(&mut app, 300.0);
+    let ends = march(&mut app, 300.0);
     assert_eq!(tile(&mut app, "wader"), Pos::new(6, 0));
-    for y in 0..rows {
-        if y + 1 < rows {
-            assert_eq!(
-                tile(&mut app, &format!("h{y}")),
-                Pos::new(2, y),
-                "h{y} stayed or came back"
-            );
-        }
-        assert_eq!(
-            tile(&mut app, &format!("f{y}")),
-            Pos::new(3, y),
-            "f{y} came back"
+    for (name, _, _, at) in &units[1..] {
+        assert!(
+            ends.contains(&(name.clone(), *at)),
+            "{name} stayed or came back: {ends:?}"
         );
     }
     assert_only_arrival(&app, "wader", Pos::new(6, 0));
