@@ -2,16 +2,17 @@
 //! budget, side by side on Bevy's compute task pool, and applied in the order they were made.
 //!
 //! - **What is counted**: *work*, the cells a search expands plus the cells a group order's
-//!   fields settle and its waves expand, and its units' paths at an eighth of a unit a cell
+//!   fields settle and its waves expand (or, for a movement class of one cost, the jump
+//!   points of its units' searches), and its units' paths at an eighth of a unit a cell
 //!   (the core's [`GroupStats`](tilewalk_path::GroupStats) and
 //!   [`SearchStats`](tilewalk_path::SearchStats) count these; writing a path cell costs about
 //!   an eighth of expanding one). Work, not time, so the same orders are served in the same
 //!   frames on any machine and `simulate` replays identically.
-//! - **The budget** ([`PathBudget`]): a frame stops taking requests once its work reached
-//!   the budget. The search that crossed it is finished, so a frame does at most the budget
-//!   plus one search (for a group order, whose fields and waves stop at the budget, one
-//!   unit's path per movement class). A budget of 0 still serves one search a frame, so the
-//!   queue always drains.
+//! - **The budget** ([`PathBudget`]): a frame stops taking requests once its work reached the
+//!   budget. The search that crossed it is finished, so a frame does at most the budget plus
+//!   one search (for a group order, whose fields and waves stop at the budget, one unit's
+//!   path, and search when it has one of its own, per movement class). A budget of 0 still
+//!   serves one search a frame, so the queue always drains.
 //! - **Side by side**: consecutive one-unit requests (a unit alone, a waypoint, a re-plan) run
 //!   on the compute task pool, one [`SearchContext`] per worker, each worker taking the next
 //!   request while the frame's finished work is under the budget. The frame keeps the requests

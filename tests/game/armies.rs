@@ -355,12 +355,29 @@ fn record_new_paths(app: &mut App, seen: &mut FirstPaths) {
 #[test]
 fn paths_are_served_under_the_budget_and_pending_units_stand_until_theirs_arrives() {
     let army = block("u", "blue", "foot", Pos::new(0, 0), 20, 200);
-    let map = field(64, 64, &army);
+    // On grass alone, every cell costs a soldier the same, so each unit gets a jump point
+    // search of its own; with stripes of mud, the units are routed by fields and waves.
+    let grass = field(64, 64, &army);
+    let rows: Vec<String> = (0..64)
+        .map(|y| {
+            if y % 6 == 3 {
+                ",".repeat(64)
+            } else {
+                ".".repeat(64)
+            }
+        })
+        .collect();
+    let striped = crowd_map(&rows, &army);
+    for (map, budget) in [(grass, 500), (striped, 3000)] {
+        served_under_the_budget(&map, &army, budget);
+    }
+}
+
+fn served_under_the_budget(map: &str, army: &[(String, &str, &str, Pos)], budget: usize) {
     let goal = Pos::new(50, 50);
-    let budget = 3000;
-    let mut app = app(&map);
+    let mut app = app(map);
     app.insert_resource(PathBudget { work: budget });
-    order(&mut app, &names(&army), goal, false);
+    order(&mut app, &names(army), goal, false);
     let mut first = FirstPaths::new();
     let mut planning_frames = 0;
     for frame in 0.. {
@@ -400,8 +417,8 @@ fn paths_are_served_under_the_budget_and_pending_units_stand_until_theirs_arrive
     );
     assert_eq!(first.len(), 200, "every unit got a path");
     // However the work was split, the group order gives the same paths as in one frame.
-    let mut whole = app_with_budget(&map, usize::MAX);
-    order(&mut whole, &names(&army), goal, false);
+    let mut whole = app_with_budget(map, usize::MAX);
+    order(&mut whole, &names(army), goal, false);
     whole.update();
     assert_eq!(whole.world().resource::<PathWork>().pending, 0);
     let mut at_once = FirstPaths::new();

@@ -1,6 +1,7 @@
 //! Group orders: N units sent to one click end on N distinct tiles near it, each on a
 //! cheapest path to its own tile, for the price of a few cost-to-goal fields and a few
-//! searches from all the units at once ("waves") instead of N searches.
+//! searches from all the units at once ("waves") instead of N searches (or, on a grid of
+//! one cost, N jump point searches, which cost less still).
 //!
 //! The rules, and the design behind them, are in the [crate docs](crate#group-orders).
 
@@ -10,9 +11,9 @@ use std::collections::VecDeque;
 use crate::board::Board;
 use crate::field::CostField;
 use crate::grid::{Grid, Pos};
-use crate::moves::Heuristic;
+use crate::moves::{Diagonal, Heuristic};
 use crate::open_list::{HeapEntry, OpenList};
-use crate::search::{HexMoves, Moves, Path, SquareMoves};
+use crate::search::{Algorithm, HexMoves, Moves, Path, SearchContext, SearchOptions, SquareMoves};
 
 /// A unit of a group order: where it stands and which movement class it walks as (an
 /// index into the grids given to [`GroupPlanner::plan`] or [`GroupPlanner::start`]).
@@ -82,7 +83,8 @@ pub struct GroupStats {
     /// Waves run: searches from all of a class's units left at once to the free tiles.
     pub waves: usize,
     /// Cells expanded by the waves, plus cells walked down the route field to find the
-    /// rivers.
+    /// rivers, plus the jump points expanded by the searches of classes routed one unit at
+    /// a time (on uniform-cost 8-way grids).
     pub searched: usize,
     /// Work of writing the routes' paths: a path of `n` cells counts
     /// `n.div_ceil(PATH_CELLS_PER_WORK)` ([`PATH_CELLS_PER_WORK`]).
@@ -131,12 +133,13 @@ pub struct Advance {
     pub work: usize,
     /// Work of the call's last step that did any: a stretch of one field build or one wave
     /// (cut where the budget ran out, and gone on with by the next call), or one unit's
-    /// path (never cut: its work is its cells over [`PATH_CELLS_PER_WORK`], rounded up).
+    /// path (never cut: its work is its cells over [`PATH_CELLS_PER_WORK`], rounded up, plus
+    /// the jump points its search expanded when its class is searched one unit at a time).
     /// When the classes were last routed side by side, each on its share of the budget, it
     /// is the sum of their last steps. The call went on only while under its budget, so
-    /// `work - last < budget.max(1)` whenever `work > 0`; and as only a path overshoots, a
-    /// call's work is always less than `budget.max(1)` plus the work of one path per class
-    /// (of one path when the order has one class).
+    /// `work - last < budget.max(1)` whenever `work > 0`; and as only a unit's path (and
+    /// search) overshoots, a call's work is always less than `budget.max(1)` plus the work
+    /// of one unit per class (of one unit when the order has one class).
     pub last: usize,
     /// The order is done: every unit has been decided.
     pub done: bool,
@@ -171,7 +174,7 @@ impl Marks {
 /// Reusable memory for group orders: keep one and plan every order with it, at once
 /// ([`Self::plan`]) or a budget of work at a time ([`Self::start`], [`Self::advance`]). The
 /// rules it plans by are in the [crate docs](crate#group-orders).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct GroupPlanner {
     click_field: CostField,
     /// Cells that no unit of this order may end on: occupied, or taken by an earlier class.
@@ -188,7 +191,7 @@ pub struct GroupPlanner {
 /// The memory that routes the units of one class once their tiles are picked: its route
 /// fields and waves. Each class has its own, so the classes of an order are routed side by
 /// side, on threads of their own ([`GroupPlanner::advance`]).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct Router {
     route_field: CostField,
     /// Per cell (storage index): the class's free tile's number, or `NONE`.
@@ -209,7 +212,9 @@ struct Router {
     /// The free tiles the wave reached, each with the one reached before it from the same
     /// river cell (an index into this, or `NONE`).
     reached: Vec<(u32, u32)>,
-    /// The work of routing: route fields' cells, waves' cells and paths.
+    /// The searches of a class routed one unit at a time ([`searches_each_unit`]).
+    search: SearchContext,
+    /// The work of routing: route fields' cells, waves' cells, searches and paths.
     stats: GroupStats,
 }
 
@@ -223,23 +228,105 @@ const NONE: u32 = u32::MAX;
 /// fixed rather than read from the machine.
 const LANES: usize = 2;
 
-/// Per class of `count` being routed, in index order: its lane and its share of `budget`.
-/// The classes fill the [`LANES`] lanes in index order, as evenly as their number allows;
-/// each lane gets an even share of the budget, and each of its classes an even share of
-/// the lane's (the first ones one more while any is left over).
-fn lane_shares(budget: usize, count: usize) -> Vec<(usize, usize)> {
+/// Per class being routed, in index order (`searched[c]`: whether class `c` is searched one
+/// unit at a time, [`searches_each_unit`]): its lane and its share of `budget`. The classes
+/// fill the [`LANES`] lanes as evenly as their number allows, in index order but those
+/// searched one unit at a time first: their searches cost little beside the others' fields
+/// and waves, so they share a lane with the first of those rather than the last (three
+/// classes, the last one searched: it and the first class in one lane, the second alone).
+/// Each lane gets an even share of the budget, and each of its classes an even share of the
+/// lane's (the first ones one more while any is left over).
+fn lane_shares(budget: usize, searched: &[bool]) -> Vec<(usize, usize)> {
     let share =
         |total: usize, parts: usize, part: usize| total / parts + usize::from(part < total % parts);
+    let count = searched.len();
     let lanes = LANES.min(count);
-    let lane = |class: usize| class * lanes / count;
-    (0..count)
-        .map(|class| {
-            let in_lane: Vec<usize> = (0..count).filter(|&c| lane(c) == lane(class)).collect();
-            let place = class - in_lane[0];
-            let lane_budget = share(budget, lanes, lane(class));
-            (lane(class), share(lane_budget, in_lane.len(), place))
-        })
-        .collect()
+    // The classes in the order they fill the lanes.
+    let mut order: Vec<usize> = (0..count).collect();
+    order.sort_by_key(|&c| !searched[c]);
+    let lane_at = |place: usize| place * lanes / count;
+    let mut shares = vec![(0, 0); count];
+    for (place, &class) in order.iter().enumerate() {
+        let lane = lane_at(place);
+        let first = (0..count).position(|p| lane_at(p) == lane).unwrap_or(place);
+        let in_lane = (0..count).filter(|&p| lane_at(p) == lane).count();
+        let lane_budget = share(budget, lanes, lane);
+        shares[class] = (lane, share(lane_budget, in_lane, place - first));
+    }
+    shares
+}
+
+/// Whether a class's units are routed one at a time, each by its own jump point search
+/// ([`Algorithm::JumpPoint`]), instead of by fields and waves: on a grid where every
+/// passable cell costs the same, on the 8-way board without corner cutting (where jump
+/// point search works). There a search jumps over the many equally cheap paths and
+/// expands only a dozen or so jump points: the army benchmark's 3,332 flyers (`cargo run
+/// --release --example army`), sent alone to the centre of its map, are routed in 13 to 15
+/// ms, click field included (37,634 jump points), where in its order (a) their fields and
+/// waves took 277 ms.
+fn searches_each_unit(grid: &Grid, board: Board) -> bool {
+    grid.uniform_cost().is_some() && board == Board::Square(Diagonal::NoObstacles)
+}
+
+/// Pairs each member with a tile of its region for a class searched one unit at a time
+/// ([`searches_each_unit`]), where any pairing gives cheapest paths: by bearing from the
+/// click, so that paths do not cross. In each region the members and its tiles are sorted
+/// by their bearing from `click` (the angle of the line from the click to them), counted
+/// round from the middle of the widest gap between the members' bearings, and the k-th
+/// member gets the k-th tile: an army coming from the west takes the tiles on the west
+/// side, two armies coming from both sides take a side each, and an army's flanks take
+/// the tiles on the far side. Equal bearings go by unit, and tiles by storage order.
+fn pair_by_bearing(
+    grid: &Grid,
+    board: Board,
+    click: Pos,
+    members: &[Member],
+    tiles: &[usize],
+) -> Vec<(Member, usize)> {
+    use std::f64::consts::TAU;
+    let bearing = |index: usize| {
+        let pos = grid.pos(index);
+        let dx = f64::from(pos.x) - f64::from(click.x);
+        let dy = f64::from(pos.y) - f64::from(click.y);
+        dy.atan2(dx).rem_euclid(TAU)
+    };
+    let mut regions: Vec<u32> = members.iter().map(|m| m.region).collect();
+    regions.sort_unstable();
+    regions.dedup();
+    let mut pairs = Vec::with_capacity(members.len());
+    for region in regions {
+        let mut mine: Vec<(f64, Member)> = members
+            .iter()
+            .filter(|m| m.region == region)
+            .map(|m| (bearing(m.start), *m))
+            .collect();
+        mine.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.unit.cmp(&b.1.unit)));
+        // The middle of the widest gap between neighbouring bearings, round the circle.
+        let mut cut = 0.0;
+        let mut widest = -1.0;
+        for (k, (from, _)) in mine.iter().enumerate() {
+            let to = mine.get(k + 1).map_or(mine[0].0 + TAU, |next| next.0);
+            if to - from > widest {
+                widest = to - from;
+                cut = from + widest / 2.0;
+            }
+        }
+        let round = |b: f64| (b - cut).rem_euclid(TAU);
+        mine.sort_by(|a, b| {
+            round(a.0)
+                .total_cmp(&round(b.0))
+                .then(a.1.unit.cmp(&b.1.unit))
+        });
+        let mut ours: Vec<(f64, usize)> = tiles
+            .iter()
+            .filter(|&&t| grid.region(grid.pos(t), board) == Some(region))
+            .map(|&t| (round(bearing(t)), t))
+            .collect();
+        ours.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        debug_assert_eq!(mine.len(), ours.len(), "a tile per member in each region");
+        pairs.extend(mine.iter().zip(&ours).map(|((_, m), (_, t))| (*m, *t)));
+    }
+    pairs
 }
 
 /// Where a route field is filled toward: the boxes around its members' starts. Its value
@@ -390,6 +477,11 @@ struct ClassPlan {
     /// The members the last wave gave a tile, as (member, the river cell where its path
     /// leaves its way down the route field, tile).
     routed: Vec<(Member, usize, usize)>,
+    /// For a class searched one unit at a time ([`searches_each_unit`]): its members, each
+    /// with its tile ([`pair_by_bearing`]), in the order they are searched.
+    pairs: Vec<(Member, usize)>,
+    /// The click, which the pairs are made around.
+    click: Pos,
     /// The tiles the click field picked, as many as the members it left.
     tiles: Vec<usize>,
     phase: Phase,
@@ -428,6 +520,8 @@ enum Phase {
     Spreading { beyond: Beyond, free_left: usize },
     /// The path of `routed[next]`.
     Route { next: usize },
+    /// The search of `pairs[next]`, for a class searched one unit at a time.
+    Search { next: usize },
 }
 
 /// One unit of the class being planned.
@@ -453,7 +547,8 @@ impl GroupPlanner {
 
     /// Sizes the planner's memory for orders on `grids` (one per movement class, all of one
     /// size) now, so that the first order on them does not pay for it. Planning needs about
-    /// 64 bytes a cell per movement class and 28 more, and on the army benchmark's 512x512
+    /// 64 bytes a cell per movement class (84 for a class of one cost, whose units may be
+    /// searched one at a time) and 28 more, and on the army benchmark's 512x512
     /// map (`cargo run --release --example army`) touching that fresh memory made the first
     /// frame of the first order take 10 ms instead of 5. Call it when a level is loaded or
     /// replaced. Memory already of the right size is left as it is, and an order under way
@@ -478,8 +573,12 @@ impl GroupPlanner {
             self.taken.begin(cells);
         }
         self.routers.resize_with(grids.len(), Router::default);
-        for router in &mut self.routers {
+        for (router, grid) in self.routers.iter_mut().zip(grids) {
             router.reserve(first);
+            if grid.borrow().uniform_cost().is_some() {
+                // Its units may be searched one at a time (on the 8-way board).
+                router.search.reserve(cells);
+            }
         }
     }
 
@@ -614,25 +713,29 @@ impl GroupPlanner {
 
     /// Goes on with the order under way until the work done in this call reaches `budget`
     /// or the order is done. Work is cells settled by fields, plus cells expanded by waves
-    /// or walked to find their rivers, plus the routes' paths at [`PATH_CELLS_PER_WORK`]
-    /// cells a unit (what [`GroupStats::settled`], [`GroupStats::searched`] and
-    /// [`GroupStats::paths`] count). Field builds and waves (the walk of their rivers
-    /// included) stop on the cell that reaches the budget, and the next call goes on with
-    /// them from there; a unit's path is written whole, so it is the one step that can
-    /// cross the budget. The tiles are picked first, a class at a time in index order; then
-    /// the classes are routed side by side, in two lanes on threads of their own, each lane
-    /// an even share of what is left of the budget, the classes in a lane an even share of
-    /// its share (a class done before its share is used passes the rest on to the others).
-    /// A call thus does less than `budget.max(1)` plus one path's work per class
-    /// ([`Advance::last`]). Every call does some work while the order has
-    /// work left, so a budget of 0 acts as 1 and a caller cannot spin forever. Units
-    /// refused before any work come out of the first call. `grids` must be the grids given
-    /// to [`Self::start`]. With no order under way it returns an empty, done [`Advance`].
+    /// or walked to find their rivers, plus the jump points expanded by the searches of a
+    /// class searched one unit at a time (on a uniform-cost 8-way grid), plus the routes'
+    /// paths at [`PATH_CELLS_PER_WORK`] cells a unit (what [`GroupStats::settled`],
+    /// [`GroupStats::searched`] and [`GroupStats::paths`] count). Field builds and waves
+    /// (the walk of their rivers included) stop on the cell that reaches the budget, and the
+    /// next call goes on with them from there; a unit's path (with its search, when it has
+    /// one of its own) is written whole, so it is the one step that can cross the budget.
+    /// The tiles are picked first, a class at a time in index order; then the classes are
+    /// routed side by side, in two lanes on threads of their own, each lane an even share
+    /// of what is left of the budget, the classes in a lane an even share of its share (a
+    /// class done before its share is used passes the rest on to the others). A call thus
+    /// does less than `budget.max(1)` plus one unit's work per class ([`Advance::last`]).
+    /// Every call does some work while the order has work left, so a budget of 0 acts as 1
+    /// and a caller cannot spin forever. Units refused before any work come out of the
+    /// first call. `grids` must be the grids given to [`Self::start`]. With no order under
+    /// way it returns an empty, done [`Advance`].
     ///
     /// ```
     /// use tilewalk_path::{Board, Grid, GroupOrder, GroupPlanner, PATH_CELLS_PER_WORK, Pos, Unit};
     ///
-    /// let grid = Grid::new(16, 16).unwrap();
+    /// // Grass and mud in stripes (on a grid of one cost, each unit would be searched alone,
+    /// // its search counting toward the step that can cross the budget).
+    /// let grid = Grid::from_fn(16, 16, |p| Some(if p.y % 4 == 0 { 3.0 } else { 1.0 })).unwrap();
     /// let units: Vec<Unit> = (0..16).map(|x| Unit { start: Pos::new(x, 15), class: 0 }).collect();
     /// let order = GroupOrder { units: &units, click: Pos::new(8, 0), occupied: &[], board: Board::default() };
     /// let mut planner = GroupPlanner::new();
@@ -693,7 +796,7 @@ impl GroupPlanner {
                 advance.last = work;
                 advance.work += work;
             }
-            if finished && class.members.is_empty() {
+            if finished && class.finished() {
                 planning.classes.remove(at);
             }
         }
@@ -723,29 +826,37 @@ impl GroupPlanner {
         advance: &mut Advance,
     ) {
         let board = planning.board;
-        let shares = lane_shares(budget, planning.classes.len());
+        let searched: Vec<bool> = planning
+            .classes
+            .iter()
+            .map(|c| matches!(c.phase, Phase::Search { .. }))
+            .collect();
+        let shares = lane_shares(budget, &searched);
         let mut routers: Vec<Option<&mut Router>> = self.routers.iter_mut().map(Some).collect();
         let mut jobs: Vec<Vec<_>> = Vec::new();
-        for (class, (lane, share)) in planning.classes.iter_mut().zip(shares) {
+        for (place, (class, (lane, share))) in planning.classes.iter_mut().zip(shares).enumerate() {
             let router = routers[class.class]
                 .take()
                 .expect("one class of an order per movement class");
-            if lane == jobs.len() {
-                jobs.push(Vec::new());
+            if lane >= jobs.len() {
+                jobs.resize_with(lane + 1, Vec::new);
             }
             if share > 0 {
-                jobs[lane].push((grids[class.class].borrow(), class, router, share));
+                jobs[lane].push((place, grids[class.class].borrow(), class, router, share));
             }
         }
         // A lane whose every share is 0 (a budget smaller than the classes) gets no thread.
         jobs.retain(|lane| !lane.is_empty());
-        let run = |lane: Vec<(&Grid, &mut ClassPlan, &mut Router, usize)>| -> Vec<Routed> {
+        type Job<'a> = (usize, &'a Grid, &'a mut ClassPlan, &'a mut Router, usize);
+        let run = |lane: Vec<Job>| -> Vec<(usize, Routed)> {
             lane.into_iter()
-                .map(|(grid, class, router, share)| router.run(grid, board, class, share))
+                .map(|(place, grid, class, router, share)| {
+                    (place, router.run(grid, board, class, share))
+                })
                 .collect()
         };
         // The first lane on this thread, the others on threads of their own.
-        let routed: Vec<Routed> = std::thread::scope(|scope| {
+        let mut routed: Vec<(usize, Routed)> = std::thread::scope(|scope| {
             let mut lanes = jobs.into_iter();
             let first = lanes.next();
             let threads: Vec<_> = lanes.map(|lane| scope.spawn(move || run(lane))).collect();
@@ -755,6 +866,9 @@ impl GroupPlanner {
                 .flat_map(|thread| thread.join().expect("a router panicked"));
             first.into_iter().chain(others).collect()
         });
+        // In class order, however the lanes were filled.
+        routed.sort_by_key(|part| part.0);
+        let routed = routed.into_iter().map(|part| part.1);
         let mut last = 0;
         for part in routed {
             advance.decided.extend(part.decided);
@@ -798,6 +912,13 @@ impl GroupPlanner {
             Phase::PickingTiles => {
                 if !self.pick_tiles(grid, board, class, decided, limit) {
                     return false;
+                }
+                if searches_each_unit(grid, board) {
+                    class.pairs =
+                        pair_by_bearing(grid, board, class.click, &class.members, &class.tiles);
+                    class.members.clear();
+                    class.phase = Phase::Search { next: 0 };
+                    return true;
                 }
                 let tile_at = &mut self.routers[class.class].tile_at;
                 for (number, &tile) in class.tiles.iter().enumerate() {
@@ -1133,6 +1254,32 @@ impl Router {
                     class.members.is_empty()
                 }
             }
+            Phase::Search { next } => {
+                let (m, tile) = class.pairs[next];
+                let options = SearchOptions {
+                    algorithm: Algorithm::JumpPoint,
+                    board,
+                    ..SearchOptions::default()
+                };
+                let found = self
+                    .search
+                    .search(grid, grid.pos(m.start), grid.pos(tile), &options)
+                    .expect("a member's tile is in its region");
+                self.stats.searched += found.stats.expanded;
+                self.stats.paths += found.path.cells.len().div_ceil(PATH_CELLS_PER_WORK);
+                let route = Route {
+                    tile: grid.pos(tile),
+                    path: found.path,
+                };
+                decided.push((m.unit, Ok(route)));
+                if next + 1 < class.pairs.len() {
+                    class.phase = Phase::Search { next: next + 1 };
+                    false
+                } else {
+                    class.pairs.clear();
+                    true
+                }
+            }
         }
     }
 
@@ -1462,7 +1609,7 @@ impl ClassPlan {
 
     /// Whether every unit is decided: routed, with its path written, or stranded.
     fn finished(&self) -> bool {
-        self.picked() && self.members.is_empty() && self.routed.is_empty()
+        self.picked() && self.members.is_empty() && self.routed.is_empty() && self.pairs.is_empty()
     }
 
     /// The units of `class` that may get a tile, to plan from its click field on: those in a
@@ -1500,6 +1647,8 @@ impl ClassPlan {
             quotas,
             members,
             routed: Vec::new(),
+            pairs: Vec::new(),
+            click: order.click,
             tiles: Vec::new(),
             phase: Phase::PickTiles,
             field: None,
@@ -1546,20 +1695,41 @@ mod tests {
     }
 
     #[test]
-    fn classes_share_two_lanes_in_index_order() {
-        assert_eq!(lane_shares(40, 1), [(0, 40)]);
-        assert_eq!(lane_shares(40, 2), [(0, 20), (1, 20)]);
+    fn classes_share_two_lanes_in_index_order_searched_ones_first() {
+        let waves = |count: usize| vec![false; count];
+        assert_eq!(lane_shares(40, &waves(1)), [(0, 40)]);
+        assert_eq!(lane_shares(40, &waves(2)), [(0, 20), (1, 20)]);
         // Three classes: the last has a lane (a core) to itself.
-        assert_eq!(lane_shares(40, 3), [(0, 10), (0, 10), (1, 20)]);
-        assert_eq!(lane_shares(41, 3), [(0, 11), (0, 10), (1, 20)]);
-        assert_eq!(lane_shares(1, 3), [(0, 1), (0, 0), (1, 0)]);
-        let four = lane_shares(7, 4);
+        assert_eq!(lane_shares(40, &waves(3)), [(0, 10), (0, 10), (1, 20)]);
+        assert_eq!(lane_shares(41, &waves(3)), [(0, 11), (0, 10), (1, 20)]);
+        assert_eq!(lane_shares(1, &waves(3)), [(0, 1), (0, 0), (1, 0)]);
+        let four = lane_shares(7, &waves(4));
         assert_eq!(four, [(0, 2), (0, 2), (1, 2), (1, 1)]);
+        // The last of three searched one unit at a time: it shares the first lane with the
+        // first class (placed before it), and the second class has the other to itself.
+        assert_eq!(
+            lane_shares(40, &[false, false, true]),
+            [(0, 10), (1, 20), (0, 10)]
+        );
+        assert_eq!(lane_shares(40, &[true, false]), [(0, 20), (1, 20)]);
+        assert_eq!(
+            lane_shares(41, &[false, true, true]),
+            [(1, 20), (0, 11), (0, 10)]
+        );
         for count in 1..9 {
             for budget in 0..50 {
-                let shares = lane_shares(budget, count);
-                assert_eq!(shares.iter().map(|s| s.1).sum::<usize>(), budget);
-                assert!(shares.windows(2).all(|w| w[0].0 <= w[1].0));
+                for searched in 0..1u32 << count {
+                    let searched: Vec<bool> = (0..count).map(|c| searched >> c & 1 == 1).collect();
+                    let shares = lane_shares(budget, &searched);
+                    assert_eq!(shares.iter().map(|s| s.1).sum::<usize>(), budget);
+                    // The classes searched one unit at a time are in lanes no later than
+                    // the others, and each kind fills the lanes in index order.
+                    for (a, b) in (0..count).flat_map(|a| (a + 1..count).map(move |b| (a, b))) {
+                        if searched[a] == searched[b] || searched[a] {
+                            assert!(shares[a].0 <= shares[b].0, "{searched:?}: {shares:?}");
+                        }
+                    }
+                }
             }
         }
     }

@@ -276,6 +276,22 @@
 //! side, each with its own fields and waves, in two lanes (threads) of half the budget
 //! each.
 //!
+//! **A class of one cost** (every cell it can enter costs the same: flyers, over all but
+//! rock) on the 8-way board without corner cutting skips the route fields and waves. There
+//! jump point search ([`Algorithm::JumpPoint`]) finds a cheapest path between any two cells
+//! expanding a dozen or so jump points, so any pairing of units with tiles is cheap to
+//! route, one search per unit. The pairing is by bearing from the click, region by region:
+//! units and tiles are sorted by the angle of the line from the click to them, counted
+//! round from the middle of the widest gap between the units' angles, and the k-th unit
+//! gets the k-th tile (equal angles by unit, and by storage order for tiles). Paths then do
+//! not cross: an army coming from the west takes the tiles on the west side, two armies
+//! from both sides take a side each, and an army's flanks go round to the far side. The
+//! army benchmark's 3,332 flyers (`cargo run --release --example army`), sent alone to the
+//! centre of its map, are routed in 13 to 15 ms (37,634 jump points), where in its order
+//! (a) their fields and waves took 277 ms. Those classes go first when the classes are
+//! shared out among the lanes: three classes, the last of one cost, run as it and the first
+//! class in one lane, the second in the other.
+//!
 //! Why not only fields, as flow-field games do? A field routes a unit to the nearest goal,
 //! and every prefix of its way is a cheapest way to where it ends, so one field from the
 //! tiles can serve many units at once. But units coming from the same side share their way

@@ -578,6 +578,14 @@ impl SearchContext {
         self.stats
     }
 
+    /// Sizes the per-cell memory for grids of `cells` cells now, so that the first search
+    /// on them does not pay for it (the group planner's, when a level is loaded).
+    pub(crate) fn reserve(&mut self, cells: usize) {
+        if self.nodes.len() != cells {
+            self.begin(cells);
+        }
+    }
+
     /// Starts a generation: stamps from older searches no longer mean anything.
     fn begin(&mut self, cells: usize) -> u32 {
         if self.nodes.len() != cells || self.generation >= u32::MAX - 2 {

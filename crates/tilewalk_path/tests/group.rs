@@ -474,7 +474,9 @@ fn passage() -> impl Strategy<Value = Vec<Passage>> {
 }
 
 /// A random order on a random map: class 0 walks on land only, class 1 sails water and
-/// walks land dearer; units on distinct cells, other units on a few cells.
+/// walks land dearer; units on distinct cells, other units on a few cells. In some, every
+/// cell of class 0's land costs the same (its units are then searched one at a time on the
+/// 8-way board without corner cutting).
 #[derive(Clone, Debug)]
 struct Case {
     grids: [Grid; 2],
@@ -504,10 +506,12 @@ fn case(side: u32, most: usize) -> impl Strategy<Value = Case> {
         proptest::collection::vec((0..side, 0..side, 0usize..2), 1..most),
         proptest::collection::vec((0..side, 0..side), 0..6),
         (0..side, 0..side),
+        any::<bool>(),
     )
         .prop_map(
-            move |((w, h, costs), board, water, picks, occupied, click)| {
-                let cost = |p: Pos| costs[(p.y * w + p.x) as usize];
+            move |((w, h, costs), board, water, picks, occupied, click, uniform)| {
+                let cost =
+                    |p: Pos| costs[(p.y * w + p.x) as usize].map(|c| if uniform { 1.0 } else { c });
                 let wet = |p: Pos| water[(p.y * side + p.x) as usize];
                 let grids = [
                     Grid::from_fn(w, h, |p| cost(p).filter(|_| !wet(p))).unwrap(),
@@ -573,14 +577,23 @@ fn advance_all<G: std::borrow::Borrow<Grid>>(
                 call.last
             );
             assert!(call.last > 0, "a step did no work");
-            // Past its budget only by paths: writing one is the one step not cut in two,
-            // and it counts an eighth of its cells, rounded up. The classes are routed side
-            // by side, each on its share of the budget, so by one path per class at most.
+            // Past its budget only by whole units: writing a unit's path is the one step not
+            // cut in two, and it counts an eighth of its cells, rounded up, plus the jump
+            // points of the unit's own search on a grid of one cost (at most its cells).
+            // The classes are routed side by side, each on its share of the budget, so by
+            // one unit per class at most.
+            let searches = grids
+                .iter()
+                .map(|g| g.borrow())
+                .filter(|g| g.uniform_cost().is_some())
+                .map(|g| (g.width() * g.height()) as usize)
+                .max()
+                .unwrap_or(0);
             let longest = call
                 .decided
                 .iter()
                 .filter_map(|(_, r)| r.as_ref().ok())
-                .map(path_work)
+                .map(|route| path_work(route) + searches)
                 .max()
                 .unwrap_or(0);
             assert!(
@@ -1088,4 +1101,81 @@ fn an_order_that_needs_no_work_is_done_in_one_call() {
     planner.start::<Grid>(&[], &order).unwrap();
     let call = planner.advance::<Grid>(&[], 5);
     assert!(call.done && call.work == 0 && call.decided.len() == units.len());
+}
+
+/// An open field of one cost with a few walls, and 24 units at each end of it.
+fn open_field_order() -> (Grid, Vec<Unit>) {
+    let grid = Grid::from_fn(40, 30, |p| {
+        let wall = p.x == 12 && (8..22).contains(&p.y);
+        (!wall).then_some(2.0)
+    })
+    .unwrap();
+    let units: Vec<Unit> = (0..48)
+        .map(|i| Unit {
+            start: Pos::new(
+                if i < 24 { i % 4 } else { 36 + i % 4 },
+                9 + (i % 24) / 4 * 2,
+            ),
+            class: 0,
+        })
+        .collect();
+    (grid, units)
+}
+
+#[test]
+fn on_a_grid_of_one_cost_each_unit_is_searched_alone_and_armies_keep_to_their_side() {
+    // Every cell costs the same: on the 8-way board without corner cutting the units are
+    // paired with the tiles by bearing from the click and each gets a jump point search, no
+    // route field and no wave; the rules hold all the same. Coming from both ends, each army
+    // takes the tiles on its side of the click. Other boards run waves.
+    let (grid, units) = open_field_order();
+    let click = Pos::new(20, 15);
+    for board in Board::ALL {
+        let order = GroupOrder {
+            units: &units,
+            click,
+            occupied: &[Pos::new(20, 16)],
+            board,
+        };
+        let mut planner = GroupPlanner::new();
+        let results = planner.plan(&[&grid], &order).unwrap();
+        check_order(std::slice::from_ref(&grid), &order, &results);
+        assert!(results.iter().all(Result::is_ok), "{board}");
+        let stats = planner.stats();
+        if board == Board::Square(Diagonal::NoObstacles) {
+            assert_eq!((stats.fields, stats.waves), (1, 0), "{board}");
+            // A few jump points a unit, against hundreds of cells for a field or a wave.
+            assert!(stats.searched < 48 * 40, "{} jump points", stats.searched);
+            for (unit, route) in units.iter().zip(&results) {
+                let tile = route.as_ref().unwrap().tile;
+                if unit.start.x < click.x {
+                    assert!(
+                        tile.x <= click.x,
+                        "{} from the west took {tile}",
+                        unit.start
+                    );
+                } else {
+                    assert!(
+                        tile.x >= click.x,
+                        "{} from the east took {tile}",
+                        unit.start
+                    );
+                }
+            }
+            // Split over calls of any budget, the same routes; a budget of 0 (acting as
+            // 1) settles one cell of the click field or routes one unit a call.
+            for budgets in [&[0][..], &[1, 7, 50, 3], &[300, 2], &[5000]] {
+                planner.start(&[&grid], &order).unwrap();
+                let (advanced, calls) = advance_all(&mut planner, &[&grid], units.len(), budgets);
+                assert_eq!(advanced, results, "budgets {budgets:?}");
+                assert_eq!(planner.stats(), stats);
+                if budgets == [0] {
+                    assert_eq!(calls.len(), stats.settled + units.len());
+                    assert!(calls.iter().all(|c| c.decided.len() <= 1));
+                }
+            }
+        } else {
+            assert!(stats.waves > 0, "{board}");
+        }
+    }
 }
