@@ -566,6 +566,14 @@ fn advance_all<G: std::borrow::Borrow<Grid>>(
 ) -> (Vec<Result<Route, Stranded>>, Vec<Advance>) {
     let mut results = vec![None; units];
     let mut calls: Vec<Advance> = Vec::new();
+    // The most jump points a unit's own search on a grid of one cost can expand: its cells.
+    let searches = grids
+        .iter()
+        .map(|g| g.borrow())
+        .filter(|g| g.uniform_cost().is_some())
+        .map(|g| (g.width() * g.height()) as usize)
+        .max()
+        .unwrap_or(0);
     for &budget in budgets.iter().cycle() {
         assert!(planner.is_planning(), "not done, yet not planning");
         let call = planner.advance(grids, budget);
@@ -582,13 +590,6 @@ fn advance_all<G: std::borrow::Borrow<Grid>>(
             // points of the unit's own search on a grid of one cost (at most its cells).
             // The classes are routed side by side, each on its share of the budget, so by
             // one unit per class at most.
-            let searches = grids
-                .iter()
-                .map(|g| g.borrow())
-                .filter(|g| g.uniform_cost().is_some())
-                .map(|g| (g.width() * g.height()) as usize)
-                .max()
-                .unwrap_or(0);
             let longest = call
                 .decided
                 .iter()
@@ -629,6 +630,29 @@ fn advance_all<G: std::borrow::Borrow<Grid>>(
         .map(|(unit, r)| r.unwrap_or_else(|| panic!("unit {unit} never decided")))
         .collect();
     (results, calls)
+}
+
+/// Plans `order` (planned by `planner` as `planned`) again, split over calls of budgets 0,
+/// then 1, 7, 50 and 3 in turn, then 300 and 2, then 5,000: each split gives the routes and
+/// the stats of the plan. Returns the calls of the budget of 0.
+fn split_over_any_budget(
+    planner: &mut GroupPlanner,
+    grid: &Grid,
+    order: &GroupOrder,
+    planned: &[Result<Route, Stranded>],
+) -> Vec<Advance> {
+    let stats = planner.stats();
+    let mut by_one = Vec::new();
+    for budgets in [&[0][..], &[1, 7, 50, 3], &[300, 2], &[5000]] {
+        planner.start(&[grid], order).unwrap();
+        let (advanced, calls) = advance_all(planner, &[grid], order.units.len(), budgets);
+        assert_eq!(advanced, planned, "{}, budgets {budgets:?}", order.board);
+        assert_eq!(planner.stats(), stats);
+        if budgets == [0] {
+            by_one = calls;
+        }
+    }
+    by_one
 }
 
 proptest! {
@@ -932,26 +956,19 @@ fn a_large_order_advanced_a_little_at_a_time_gives_the_routes_of_one_plan() {
             let stats = planner.stats();
             assert!(k > 0 || stats.waves > 1, "{board}: no second wave to split");
             rebuilt |= stats.fields > 2;
-            for budgets in [&[0][..], &[1, 7, 50, 3], &[300, 2], &[5000]] {
-                planner.start(&[grid], &order).unwrap();
-                let (advanced, calls) = advance_all(&mut planner, &[grid], units.len(), budgets);
-                assert_eq!(advanced, planned, "{board}, budgets {budgets:?}");
-                assert_eq!(planner.stats(), stats);
-                if budgets == [0] {
-                    // A budget of 0 acts as 1: each call settles or expands one cell of a field
-                    // or a wave, or writes one unit's path.
-                    let routes = planned.iter().filter_map(|r| r.as_ref().ok());
-                    let written: usize = routes.clone().map(path_work).sum();
-                    assert_eq!(stats.paths, written);
-                    let work = stats.settled + stats.searched + stats.paths;
-                    assert_eq!(calls.len(), work - written + routes.count());
-                    for call in &calls {
-                        let path = call.decided.iter().find_map(|(_, r)| r.as_ref().ok());
-                        match path {
-                            Some(route) => assert_eq!(call.work, path_work(route)),
-                            None => assert_eq!(call.work, 1),
-                        }
-                    }
+            let calls = split_over_any_budget(&mut planner, grid, &order, &planned);
+            // A budget of 0 acts as 1: each call settles or expands one cell of a field or a
+            // wave, or writes one unit's path.
+            let routes = planned.iter().filter_map(|r| r.as_ref().ok());
+            let written: usize = routes.clone().map(path_work).sum();
+            assert_eq!(stats.paths, written);
+            let work = stats.settled + stats.searched + stats.paths;
+            assert_eq!(calls.len(), work - written + routes.count());
+            for call in &calls {
+                let path = call.decided.iter().find_map(|(_, r)| r.as_ref().ok());
+                match path {
+                    Some(route) => assert_eq!(call.work, path_work(route)),
+                    None => assert_eq!(call.work, 1),
                 }
             }
         }
@@ -1162,18 +1179,11 @@ fn on_a_grid_of_one_cost_each_unit_is_searched_alone_and_armies_keep_to_their_si
                     );
                 }
             }
-            // Split over calls of any budget, the same routes; a budget of 0 (acting as
-            // 1) settles one cell of the click field or routes one unit a call.
-            for budgets in [&[0][..], &[1, 7, 50, 3], &[300, 2], &[5000]] {
-                planner.start(&[&grid], &order).unwrap();
-                let (advanced, calls) = advance_all(&mut planner, &[&grid], units.len(), budgets);
-                assert_eq!(advanced, results, "budgets {budgets:?}");
-                assert_eq!(planner.stats(), stats);
-                if budgets == [0] {
-                    assert_eq!(calls.len(), stats.settled + units.len());
-                    assert!(calls.iter().all(|c| c.decided.len() <= 1));
-                }
-            }
+            // A budget of 0 (acting as 1) settles one cell of the click field or routes one
+            // unit a call.
+            let calls = split_over_any_budget(&mut planner, &grid, &order, &results);
+            assert_eq!(calls.len(), stats.settled + units.len());
+            assert!(calls.iter().all(|c| c.decided.len() <= 1));
         } else {
             assert!(stats.waves > 0, "{board}");
         }
