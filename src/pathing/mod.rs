@@ -4,7 +4,7 @@
 
 mod requests;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
 use bevy::ecs::query::QueryData;
@@ -313,7 +313,7 @@ pub struct SearchRecord {
 /// The searches of the last order (one per unit of a group order, one per leg of a waypoint),
 /// then of any re-plans since; the last is the newest.
 #[derive(Resource, Clone, Debug, Default)]
-pub struct Searches(pub Vec<SearchRecord>);
+pub struct Searches(pub VecDeque<SearchRecord>);
 
 /// How many search records are kept: a group order of a whole army keeps its newest ones.
 const KEPT_SEARCHES: usize = 256;
@@ -321,9 +321,9 @@ const KEPT_SEARCHES: usize = 256;
 impl Searches {
     fn push(&mut self, record: SearchRecord) {
         if self.0.len() == KEPT_SEARCHES {
-            self.0.remove(0);
+            self.0.pop_front();
         }
-        self.0.push(record);
+        self.0.push_back(record);
     }
 }
 
@@ -457,7 +457,8 @@ fn plan_orders(
     }
 }
 
-/// Why a goal cannot be ordered.
+/// Why a goal cannot be ordered. (Called for every unit of an order: it allocates nothing
+/// unless it refuses.)
 fn check_goal(
     level: &Level,
     unit: &str,
@@ -466,25 +467,30 @@ fn check_goal(
     goal: Pos,
 ) -> Result<(), Refusal> {
     let grid = level.grid(class);
-    let unit = unit.to_owned();
     let Some(terrain) = level.terrain(goal) else {
-        return Err(Refusal::OutsideMap { unit, goal });
+        return Err(Refusal::OutsideMap {
+            unit: unit.to_owned(),
+            goal,
+        });
     };
     if !grid.is_passable(goal) {
         return Err(Refusal::Impassable {
-            unit,
+            unit: unit.to_owned(),
             terrain: terrain.name.clone(),
             goal,
             class,
         });
     }
-    let exits = exits(grid, level.board, from, None);
-    if exits.is_empty() {
-        return Err(Refusal::StandsOnImpassable { unit, class });
+    let mut exits = exits(grid, level.board, from, None).peekable();
+    if exits.peek().is_none() {
+        return Err(Refusal::StandsOnImpassable {
+            unit: unit.to_owned(),
+            class,
+        });
     }
-    if !exits.iter().any(|&e| grid.connected(e, goal, level.board)) {
+    if !exits.any(|e| grid.connected(e, goal, level.board)) {
         return Err(Refusal::Unreachable {
-            unit,
+            unit: unit.to_owned(),
             goal,
             why: NoPath::DifferentRegions,
         });
@@ -502,7 +508,7 @@ fn free_goal(
     goal: Pos,
     claimed: &HashSet<Pos>,
 ) -> Option<Pos> {
-    let exits = exits(grid, board, from, None);
+    let exits: Vec<Pos> = exits(grid, board, from, None).collect();
     let free = |p: Pos| {
         (p == from || !claimed.contains(&p)) && exits.iter().any(|&e| grid.connected(e, p, board))
     };
@@ -619,14 +625,22 @@ fn search_legs(
 
 /// The tiles a unit on `from` can move off to: `from` itself when it is passable, else its
 /// passable neighbours on the board that `avoid` leaves open.
-fn exits(grid: &Grid, board: Board, from: Pos, avoid: Option<&dyn Fn(Pos) -> bool>) -> Vec<Pos> {
-    if grid.is_passable(from) {
-        return vec![from];
-    }
-    board
-        .neighbours(from, grid.width(), grid.height())
-        .filter(|&n| grid.is_passable(n) && avoid.is_none_or(|a| !a(n)))
-        .collect()
+fn exits<'a>(
+    grid: &'a Grid,
+    board: Board,
+    from: Pos,
+    avoid: Option<&'a dyn Fn(Pos) -> bool>,
+) -> impl Iterator<Item = Pos> + 'a {
+    let stands = grid.is_passable(from);
+    let around = (!stands).then(|| {
+        board
+            .neighbours(from, grid.width(), grid.height())
+            .filter(move |&n| grid.is_passable(n) && avoid.is_none_or(|a| !a(n)))
+    });
+    stands
+        .then_some(from)
+        .into_iter()
+        .chain(around.into_iter().flatten())
 }
 
 /// Queues re-plans of the paths a terrain change crosses, and of units movement found blocked.

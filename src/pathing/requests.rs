@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use tilewalk_path::{
@@ -123,7 +124,7 @@ pub(super) struct Requests {
     next_id: u64,
     /// Per unit with requests not yet served: the id of its latest new trip (earlier results
     /// are dropped) and of its latest request (its path has arrived when that one is served).
-    waiting: HashMap<Entity, (u64, u64)>,
+    waiting: EntityHashMap<(u64, u64)>,
     planner: GroupPlanner,
     group: Option<GroupUnderWay>,
     contexts: Vec<SearchContext>,
@@ -139,14 +140,19 @@ impl Requests {
             Kind::Trip { unit, append } => (vec![*unit], !append),
             Kind::Replan { unit, .. } => (vec![*unit], false),
         };
-        for unit in units {
+        for &unit in &units {
             let waiting = self.waiting.entry(unit).or_insert((id, id));
             if new_trip {
                 waiting.0 = id;
             }
             waiting.1 = id;
-            commands.entity(unit).insert(Pending);
         }
+        commands.insert_batch(
+            units
+                .into_iter()
+                .map(|unit| (unit, Pending))
+                .collect::<Vec<_>>(),
+        );
         self.queue.push_back(Request { id, goal, kind });
     }
 
@@ -420,9 +426,7 @@ pub(super) fn serve_requests(
         records,
         ..
     } = frame;
-    for (unit, path) in planned {
-        commands.entity(unit).insert(path);
-    }
+    commands.insert_batch(planned);
     refused.write_batch(refusals);
     stepping.write_batch(stepping_off);
     for record in records {
@@ -458,7 +462,7 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
             .collect();
         members.sort_by(|a, b| a.0.cmp(b.0));
         let entities: Vec<Entity> = members.iter().map(|m| m.1).collect();
-        let in_order: HashSet<Entity> = entities.iter().copied().collect();
+        let in_order: EntityHashSet = entities.iter().copied().collect();
         // Tiles of units outside the order: where they stand, or where they are going.
         let occupied: Vec<Pos> = frame
             .units

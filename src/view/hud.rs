@@ -210,7 +210,7 @@ fn update_status(
             .0
             .get(i)
             .map(|s| (format!("search view {} of {}", i + 1, searches.0.len()), s)),
-        None => searches.0.last().map(|s| ("last search".to_owned(), s)),
+        None => searches.0.back().map(|s| ("last search".to_owned(), s)),
     };
     if let Some((label, search)) = shown {
         lines.push(describe(&label, search));
