@@ -136,7 +136,7 @@ wet  blue foot 0,2
 }
 
 #[test]
-fn impassable_and_unreachable_goals_give_no_path_and_say_why() {
+fn off_map_impassable_and_unreachable_goals_give_no_path_and_say_why() {
     let mut app = app("\
 [terrain]
 ...#...
@@ -149,6 +149,7 @@ lancer blue horse 0,1
     order(&mut app, &["knight"], Pos::new(3, 1), false);
     order(&mut app, &["knight"], Pos::new(4, 1), false);
     order(&mut app, &["lancer"], Pos::new(6, 2), false);
+    order(&mut app, &["lancer"], Pos::new(7, 0), false);
     app.update();
     assert!(path(&mut app, "knight").is_none());
     assert!(path(&mut app, "lancer").is_none());
@@ -179,12 +180,17 @@ lancer blue horse 0,1
                 goal: Pos::new(6, 2),
                 class: MovementClass::Horse
             },
+            Refusal::OutsideMap {
+                unit: "lancer".into(),
+                goal: Pos::new(7, 0),
+            },
         ]
     );
     assert_eq!(
         reasons[1].to_string(),
         "knight: (4,1) cannot be reached: start and goal are in different regions"
     );
+    assert_eq!(reasons[3].to_string(), "lancer: (7,0) is outside the map");
     app.update();
     assert_eq!(
         tile(&mut app, "knight"),
