@@ -135,24 +135,20 @@ impl Requests {
     pub(super) fn push(&mut self, commands: &mut Commands, goal: Pos, kind: Kind) {
         let id = self.next_id;
         self.next_id += 1;
-        let (units, new_trip): (Vec<Entity>, bool) = match &kind {
-            Kind::Group(units) => (units.clone(), true),
-            Kind::Trip { unit, append } => (vec![*unit], !append),
-            Kind::Replan { unit, .. } => (vec![*unit], false),
+        let (units, new_trip): (&[Entity], bool) = match &kind {
+            Kind::Group(units) => (units, true),
+            Kind::Trip { unit, append } => (std::slice::from_ref(unit), !append),
+            Kind::Replan { unit, .. } => (std::slice::from_ref(unit), false),
         };
-        for &unit in &units {
+        for &unit in units {
             let waiting = self.waiting.entry(unit).or_insert((id, id));
             if new_trip {
                 waiting.0 = id;
             }
             waiting.1 = id;
         }
-        commands.insert_batch(
-            units
-                .into_iter()
-                .map(|unit| (unit, Pending))
-                .collect::<Vec<_>>(),
-        );
+        let pending: Vec<(Entity, Pending)> = units.iter().map(|&unit| (unit, Pending)).collect();
+        commands.insert_batch(pending);
         self.queue.push_back(Request { id, goal, kind });
     }
 
