@@ -5,10 +5,10 @@
 //! - (a) one group order of every unit to one point (the open tile nearest the centre);
 //! - (b) 100 group orders of 100 units each, to 100 points on a lattice;
 //! - (c) the baseline: every unit ordered alone to the same point, one A* each to the free
-//!   tile nearest the click in a straight line (the game's way before group orders). Its
+//!   tile nearest the click in a straight line (what a game without group orders does). Its
 //!   A*s take about as long each, so by default only one unit in 10 is ordered and its time
 //!   until every path is multiplied by 10 (`--baseline-every 1` orders them all: 10,000 A*s
-//!   on this map take more than 20 minutes).
+//!   on this map take tens of minutes).
 //!
 //! For each it prints the wall time until every unit has a path (or was refused), the frames
 //! that took and the work done in them (cells searched or settled, as the budget counts),

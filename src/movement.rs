@@ -25,7 +25,7 @@
 //!   other on the edge between their tiles;
 //! - **a squadmate at rest** in the way (no path, and on its tile: not stopped short)
 //!   takes over the rest of the walk (its re-plans spent so far included, [`Path::rest`],
-//!   or a walk blocked for good passed from one to the other forever), and the walker
+//!   or a walk blocked for good would pass from one to the other forever), and the walker
 //!   stops on its tile: the pair ends on the two tiles the walker and the squadmate would
 //!   have ended on, and both paths stay cheapest paths to where they end (any part of a
 //!   cheapest path is one). A crowd
@@ -63,7 +63,7 @@
 //!   step into the water nor aside (its side packed around it), gets out through the
 //!   soldiers beside it, and one facing a whole bank of such horses goes around them all
 //!   through the water to a tile it can land on (going around only the ones that stopped
-//!   it, it turned from one horse to the next until it gave up). Had the re-plan taken
+//!   it, it would turn from one horse to the next until it gave up). Had the re-plan taken
 //!   every unit for a wall, it would find no way out of a crowd of its own side;
 //! - **walled in**: a walker whose re-plan around units finds no way, or whose re-plans run
 //!   out, is walled in by the other side ([`Path::walled`]): for the rest of its walk the
@@ -71,10 +71,10 @@
 //!   onto its tile and back), its re-plans walk through them, and it has its
 //!   [`MAX_REPLANS`] again; it gives up only when those run out too, at a unit that cannot
 //!   make way for it (that can stand neither beside its own tile nor on the walker's). Two
-//!   sides sent across a one-tile bridge, each to just past its far end, both arrive: the
-//!   first there rest on the bridge's far end, in the other side's only way, and 30 of 100
-//!   units used to give up at them. Going around the other side first keeps a unit from
-//!   pushing through an army it can walk past.
+//!   sides sent across a one-tile bridge, each to just past its far end, both arrive,
+//!   though the first there rest on the bridge's far end, in the other side's only way.
+//!   Going around the other side first keeps a unit from pushing through an army it can
+//!   walk past.
 //!
 //! Why these rules and not space-time reservations (cooperative A*, WHCA*, Silver 2005)?
 //! Reservations plan every unit in space and time, a search per unit per window, and need the
@@ -99,13 +99,15 @@ pub const UNIT_SPEED_TILES_PER_SEC: f64 = 3.0;
 /// How long a unit waits for a tile held by a unit at rest that will not make way (another
 /// side or class) before it looks for a way around.
 pub const WAIT_FOR_IDLE_SECS: f32 = 0.5;
-/// Re-plans around units at rest before a unit gives up its order, unless it gets nearer
-/// its goal than it has been since the order (in tiles, the larger of the column and row
-/// differences): each such step gives it these re-plans again. A long march through a
-/// crowd is blocked many times, and it used to give up on its last tile once three blocks
-/// on the way had spent them. That distance only shrinks from one fresh count to the next,
-/// so a walk still ends. A walker walled in by the other side ([`Path::walled`]) has them
-/// once more.
+/// Re-plans around units at rest a unit may make without getting nearer its goal before it
+/// gives up its order. Each step nearer its goal than it has been since the order (in
+/// tiles, the larger of the column and row differences) gives it these re-plans again, so
+/// a long march through a crowd, blocked many times on the way, does not spend them before
+/// its last tile; that distance only shrinks from one fresh count to the next, so a walk
+/// still ends. A walker walled in by the other side ([`Path::walled`]) has them once more.
+/// More lets a walker try more ways around a crowd that keeps moving; fewer gives up sooner
+/// on a way that stays shut (each re-plan is a search, and waits [`WAIT_FOR_IDLE_SECS`]
+/// first).
 pub const MAX_REPLANS: u32 = 3;
 
 /// A unit reached the end of its path.

@@ -2,7 +2,7 @@
 //! crate into a [`MapAsset`]: orthogonal and staggered hex maps, terrain and costs from the
 //! tileset's tiles, units from object layers.
 //!
-//! The rules (the README's "Maps from Tiled" says the same for designers):
+//! The rules (`docs/tiled.md` says the same for designers):
 //! - Orientation `orthogonal` is `square-8`, or `square-4` when the map has a string
 //!   property `board` naming it; `hexagonal` maps are `hex-odd-r` / `hex-even-r` (stagger
 //!   axis Y, odd or even rows shifted right) and `hex-odd-q` / `hex-even-q` (stagger axis X,

@@ -52,12 +52,14 @@ pub struct PathBudget {
     pub work: usize,
 }
 
-/// The default [`PathBudget`]: a few milliseconds of group-order planning a frame in a
-/// release build on the 2-core machine of the README's army benchmark. Its order (a), planned
-/// in one go with its movement classes routed side by side, averages 3.3 to 3.7 ms per
-/// 40,000 work (4.8 ms on a busier day, when one class after another took 6.9 ms; 4.0 to
-/// 4.1 ms on a slow day, 2026-11-25; `cargo run --release --example army -- --budget WORK`
-/// measures others).
+/// The default [`PathBudget`]: the work of path searching a frame may do, chosen as a few
+/// milliseconds of group-order planning a frame in a release build on a 2-core machine, so
+/// that a frame that plans stays within a 60 Hz frame's time with the rest of the game's
+/// work. A larger budget plans an order in fewer frames but makes each of them longer; a
+/// smaller one keeps frames short and spreads the order over more of them. Work is counted,
+/// not time, so a budget gives the same frames on any machine; to choose one for another
+/// machine, time the frames with `cargo run --release --example army -- --budget WORK`
+/// (`docs/benchmarks.md` has the measured cost of this one).
 pub const DEFAULT_PATH_WORK: usize = 40_000;
 
 impl Default for PathBudget {
@@ -212,14 +214,13 @@ enum Prepare {
 /// with no free tile beside it) and those that stopped it before since it last got nearer
 /// its goal; and, when it stands where they cannot, all those of its side that cannot make
 /// way for it from some tile beside them ([`Around::stuck`]). A wader stopped by a horse on
-/// a packed bank went around the ones beside it and those that stopped it into the next
-/// horse along the bank, and the next, until it gave up (a whole bank of horses, where an
-/// order of both teams packs in at a river: 89 give-ups in 64 runs of `simulate --group
-/// all:48,36` on generated 96x72 maps); it now goes around them all at once, through the
-/// water to a tile it can land on. The rest of its own side's crowd, walking or at rest, is
-/// walked through: units walking move on, and those at rest make way or hand over
-/// (`movement`'s rules). Treating every unit as a wall, a walker in a packed crowd of its
-/// own side found no way at all, and gave up.
+/// a packed bank (a whole bank of horses, where an order of both teams packs in at a river)
+/// so goes around them all at once, through the water to a tile it can land on; going
+/// around only the ones beside it and those that stopped it would lead it into the next
+/// horse along the bank, and the next, until it gave up. The rest of its own side's crowd,
+/// walking or at rest, is walked through: units walking move on, and those at rest make way
+/// or hand over (`movement`'s rules). Were every unit a wall, a walker in a packed crowd of
+/// its own side would find no way at all, and give up.
 #[derive(Clone, Debug)]
 struct Around {
     side: Side,

@@ -35,7 +35,7 @@ pub(super) fn plugin(app: &mut App) {
 
 /// The camera draws without multisampling: tiles and units are squares on the tile grid,
 /// with no slanted edges to smooth, and on a machine without a GPU (lavapipe draws in
-/// software) Bevy's default of 4 samples a pixel took most of each frame.
+/// software) Bevy's default of 4 samples a pixel takes most of each frame's time.
 fn spawn_camera(mut commands: Commands) {
     commands.spawn((Name::new("Camera"), Camera2d, Msaa::Off));
 }

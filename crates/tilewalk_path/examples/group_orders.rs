@@ -4,7 +4,7 @@
 //!
 //! Three timings, each until every unit has its path: (a) one order of all 10,000 units to
 //! one click; (b) 100 orders of 100 units (one squad each) to 100 clicks, the other units
-//! standing where they are; (c) the way the game planned orders before: one A*
+//! standing where they are; (c) the baseline without group orders: one A*
 //! ([`SearchContext::search`]) per unit of (a) to the tile (a) gave it. Every route of (a)
 //! is checked against its A*: the same cost, up to rounding. The last line is one JSON
 //! object with the numbers.

@@ -197,10 +197,9 @@ impl CostField {
     /// A way that turns late stays a cheapest way to more places beside its goal for
     /// longer (on open ground, to every cell the remaining diagonals could reach instead):
     /// that is what lets a group order's units share one way and still spread over
-    /// many tiles at its end ([`GroupPlanner`](crate::GroupPlanner)). On the army
-    /// benchmark (`cargo run --release --example army`) it cut the work of the one-group
-    /// order (a) from 4.3 to 4.0 million (its waves from 33 to 26, 100 frames instead of
-    /// 108), and added to that of the 100 squads of (b), 30.1 million instead of 28.9.
+    /// many tiles at its end ([`GroupPlanner`](crate::GroupPlanner)): on the army benchmark
+    /// (`cargo run --release --example army`) it takes less work for one group sent to one
+    /// point, a little more for many small squads.
     pub fn next(&self, pos: Pos) -> Option<Pos> {
         self.settled_cell(pos)
             .filter(|cell| cell.next != ROOT)

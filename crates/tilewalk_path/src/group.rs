@@ -108,11 +108,12 @@ impl GroupStats {
 }
 
 /// Cells of a route's path that count as one unit of work. A path is written a cell at a
-/// time, down the route field and back along the wave: on the army benchmark's order (a)
-/// (`cargo run --release --example army`), 2.2 million path cells took 32 ms, about 14 ns a
-/// cell, against 130 to 190 ns for a cell settled by a field or expanded by a wave (a heap
-/// pop and up to eight neighbours). Counted one for one, paths were a fifth of the work and
-/// a fortieth of the time; an eighth keeps a budget of work close to a budget of time.
+/// time, down the route field and back along the wave, which costs several times less than
+/// a cell settled by a field or expanded by a wave (a heap pop and up to eight neighbours).
+/// Choose it as the ratio of those two costs, so that a budget of work stays close to a
+/// budget of time: counted one for one, paths would be a large share of the work and a
+/// small share of the time. The ratio was measured on the army benchmark's order (a)
+/// (`cargo run --release --example army`).
 pub const PATH_CELLS_PER_WORK: usize = 8;
 
 /// Plans one group order with fresh memory. Use a [`GroupPlanner`] for repeated orders.
@@ -223,9 +224,9 @@ const NONE: u32 = u32::MAX;
 /// The lanes the movement classes of an order are routed in, side by side: each lane is a
 /// thread with an even share of a call's budget, its classes one after the other. Two, for
 /// the two cores this is tuned for: with three classes on three threads of a third each,
-/// two of them shared one core and a call took two thirds of its budget's time; in two
-/// lanes, half. More lanes would change which units each call decides, so their number is
-/// fixed rather than read from the machine.
+/// two of them would share one core and a call would take two thirds of its budget's time;
+/// in two lanes it takes half. More lanes would change which units each call decides, so
+/// their number is fixed rather than read from the machine.
 const LANES: usize = 2;
 
 /// Per class being routed, in index order (`searched[c]`: whether class `c` is searched one
@@ -260,10 +261,8 @@ fn lane_shares(budget: usize, searched: &[bool]) -> Vec<(usize, usize)> {
 /// ([`Algorithm::JumpPoint`]), instead of by fields and waves: on a grid where every
 /// passable cell costs the same, on the 8-way board without corner cutting (where jump
 /// point search works). There a search jumps over the many equally cheap paths and
-/// expands only a dozen or so jump points: the army benchmark's 3,332 flyers (`cargo run
-/// --release --example army`), sent alone to the centre of its map, are routed in 13 to 15
-/// ms, click field included (37,634 jump points), where in its order (a) their fields and
-/// waves took 277 ms.
+/// expands only a dozen or so jump points, so a search per unit costs less than the class's
+/// fields and waves would.
 fn searches_each_unit(grid: &Grid, board: Board) -> bool {
     grid.uniform_cost().is_some() && board == Board::Square(Diagonal::NoObstacles)
 }
@@ -445,10 +444,10 @@ impl Beyond {
 /// round, and the tiles left after a wave are those no river near them could fill: the
 /// next wave on the same field reaches them from the few members on the army's flanks whose
 /// ways are best aligned with them, and serves few. A fresh field, whose rivers end on
-/// those tiles, serves many again. On the army benchmark's order (a) (`cargo run --release
-/// --example army`) this rule and the tie rule of [`Router::spread`] together cut the work
-/// from 5.2 to 4.3 million (each alone, to 4.8 and 4.9 million) against three waves a
-/// field; the core's `group_orders` example stayed within a few percent.
+/// those tiles, serves many again. A smaller number keeps a field for more waves (each
+/// cheaper, serving fewer); a larger one rebuilds it sooner. Choose it by the work of the
+/// army benchmark's orders (`cargo run --release --example army`), with the core's
+/// `group_orders` example as a check.
 const FIELD_KEPT_WHILE_ONE_IN: usize = 12;
 
 /// An order under way: what is left of it.
@@ -548,13 +547,13 @@ impl GroupPlanner {
     /// Sizes the planner's memory for orders on `grids` (one per movement class, all of one
     /// size) now, so that the first order on them does not pay for it. Planning needs about
     /// 64 bytes a cell per movement class (84 for a class of one cost, whose units may be
-    /// searched one at a time) and 28 more, and on the army benchmark's 512x512
-    /// map (`cargo run --release --example army`) touching that fresh memory made the first
-    /// frame of the first order take 10 ms instead of 5. Call it when a level is loaded or
-    /// replaced. Memory already of the right size is left as it is, and an order under way
-    /// is never disturbed: one on grids of this size goes on and plans the same as without
-    /// the call; while one on grids of another size or number is under way, the call does
-    /// nothing (its memory is in use, and the next [`Self::start`] sizes it anyway).
+    /// searched one at a time) and 28 more, and touching that memory fresh would slow the
+    /// first frame of the first order (on the army benchmark's 512x512 map, about double the
+    /// planner's time). Call it when a level is loaded or replaced. Memory already of the
+    /// right size is left as it is, and an order under way is never disturbed: one on grids
+    /// of this size goes on and plans the same as without the call; while one on grids of
+    /// another size or number is under way, the call does nothing (its memory is in use, and
+    /// the next [`Self::start`] sizes it anyway).
     pub fn reserve<G: Borrow<Grid>>(&mut self, grids: &[G]) {
         let Some(first) = grids.first().map(Borrow::borrow) else {
             return;

@@ -164,10 +164,10 @@
 //! ```
 //!
 //! It is not a faster A*. Balanced priorities pull each search towards its end half as hard
-//! as A*'s `h` does, so both searches together usually expand more cells than A* alone: on
-//! the Moving AI maps (the `movingai` example) it takes from 0.9 times A*'s time (rooms)
-//! to 2.4 times (open caves). It is here as a correct reference for the lab, where a
-//! [`Trace`] shows the two frontiers meet and the bound close in on the best path.
+//! as A*'s `h` does, so both searches together usually expand more cells than A* alone, and
+//! it is usually slower (the `movingai` example times both on the Moving AI maps). It is
+//! here as a correct reference for the lab, where a [`Trace`] shows the two frontiers meet
+//! and the bound close in on the best path.
 //!
 //! # Traces
 //!
@@ -285,21 +285,20 @@
 //! round from the middle of the widest gap between the units' angles, and the k-th unit
 //! gets the k-th tile (equal angles by unit, and by storage order for tiles). Paths then do
 //! not cross: an army coming from the west takes the tiles on the west side, two armies
-//! from both sides take a side each, and an army's flanks go round to the far side. The
-//! army benchmark's 3,332 flyers (`cargo run --release --example army`), sent alone to the
-//! centre of its map, are routed in 13 to 15 ms (37,634 jump points), where in its order
-//! (a) their fields and waves took 277 ms. Those classes go first when the classes are
-//! shared out among the lanes: three classes, the last of one cost, run as it and the first
-//! class in one lane, the second in the other.
+//! from both sides take a side each, and an army's flanks go round to the far side. Routed
+//! this way, a class costs a small fraction of what its fields and waves would (the army
+//! benchmark, `cargo run --release --example army`, measures it). Those classes go first
+//! when the classes are shared out among the lanes: three classes, the last of one cost,
+//! run as it and the first class in one lane, the second in the other.
 //!
 //! Why not only fields, as flow-field games do? A field routes a unit to the nearest goal,
 //! and every prefix of its way is a cheapest way to where it ends, so one field from the
 //! tiles can serve many units at once. But units coming from the same side share their way
 //! once it merges, and in any one field (whatever head start each goal gets) they then reach
 //! the same tile: one field serves one unit per merged stream. Planning in rounds of fields
-//! over the still-free tiles took 1,399 fields for the 10,000 units of the `group_orders`
-//! example (62 s); its waves need 7 fields and 23 waves (one search per unit needed 56
-//! fields and 12 million cells of work, the waves 3.8 million).
+//! over the still-free tiles needs hundreds of fields for an army of thousands, where waves
+//! need a few fields and a few dozen waves (`docs/design/group-orders.md` in the repository
+//! has the figures).
 //!
 //! ```
 //! use tilewalk_path::{Board, Grid, GroupOrder, GroupPlanner, Pos, Unit};
@@ -340,14 +339,13 @@
 //! call. A call stops as soon as its work reaches the budget, in the middle of a field
 //! build or a wave if need be: the next call goes on with it from the very cell where it
 //! stopped. Only a unit's path, written in one go, is never cut, so a call overshoots its
-//! budget by less than one path's work per class and never by a field's or a wave's worth:
-//! on order (a) of the `group_orders` example, 3.8 million cells of fields and waves,
-//! calls with a budget of 40,000 do at most 40,018 work. A call always does some work, so
-//! even a budget of 0 (taken as 1) moves on. The cells are settled and expanded in the same
-//! order whatever the budgets: any sequence of budgets gives the same routes as one
-//! [`GroupPlanner::plan`] call (which is `start` and one unbounded `advance`). A planner
-//! keeps its memory from order to order; [`GroupPlanner::reserve`] sizes it for a map
-//! ahead of the first order, so that order's first call does not pay for it.
+//! budget by less than one path's work per class and never by a field's or a wave's worth.
+//! A call always does some work, so even a budget of 0 (taken as 1) moves on. The cells are
+//! settled and expanded in the same order whatever the budgets: any sequence of budgets
+//! gives the same routes as one [`GroupPlanner::plan`] call (which is `start` and one
+//! unbounded `advance`). A planner keeps its memory from order to order;
+//! [`GroupPlanner::reserve`] sizes it for a map ahead of the first order, so that order's
+//! first call does not pay for it.
 
 mod bits;
 mod board;
