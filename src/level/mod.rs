@@ -16,6 +16,14 @@ use crate::map::tmx::TilesetImage;
 use crate::terrain::{Terrain, TerrainTable};
 use crate::units::{AttackRange, MovementClass, UNIT_Z, unit};
 
+/// The most cells a level's grids may store, the map's cells with the one-cell border around
+/// them: 2^25. It only limits maps one or two tiles high or wide, whose border is up to two
+/// thirds of the storage (a map one tile high may be 11,184,808 tiles long); every map of at
+/// most 2^24 tiles with at least three rows and columns fits. With it, a level of the
+/// longest such map loads in 1.2 GB and stays under 2 GB with a search or a group order
+/// along all of it (`docs/benchmarks.md`, memory and load time).
+pub const MAX_STORED_CELLS: u64 = 1 << 25;
+
 /// The terrain of every cell and what it costs each movement class.
 #[derive(Resource, Clone, Debug)]
 pub struct Level {
@@ -36,6 +44,22 @@ impl Level {
     /// Combines a map with a terrain table; fails on a glyph or terrain name the table does
     /// not know.
     pub fn build(map: &MapAsset, table: &TerrainTable) -> Result<Self, ParseError> {
+        let stored = (u64::from(map.width) + 2) * (u64::from(map.height) + 2);
+        if stored > MAX_STORED_CELLS {
+            let (line, column) = map.first_row_at();
+            return Err(ParseError::new(
+                line,
+                column,
+                format!(
+                    "a {}x{} map is too thin for its size: with the border of impassable cells \
+                     around it, its grids would store {stored} cells (at most \
+                     {MAX_STORED_CELLS}; a map one tile high or wide may be {} tiles long)",
+                    map.width,
+                    map.height,
+                    MAX_STORED_CELLS / 3 - 2
+                ),
+            ));
+        }
         let (table, terrain) = map.resolve(table)?;
         let grid = |class| {
             Grid::from_fn(map.width, map.height, |p| {
@@ -48,6 +72,11 @@ impl Level {
             grid(MovementClass::Horse)?,
             grid(MovementClass::Flyer)?,
         ];
+        // Every order asks which region its units and goal are in: label the board's
+        // regions now, not in the frame of the first order.
+        for grid in &grids {
+            grid.label_regions(map.board);
+        }
         Ok(Self {
             width: map.width,
             height: map.height,

@@ -64,14 +64,16 @@ pub fn repaint(text: &str, painted: &MapAsset) -> Result<String, EditError> {
     out.push_str(&text[..text.len() - body.len()]);
     let mut rows = file.rows.iter().enumerate().peekable();
     for (i, line) in body.split_inclusive('\n').enumerate() {
-        let Some(&(y, &(_, column))) = rows.peek().filter(|(_, (number, _))| *number == i + 1)
+        let Some(&(y, &(_, column))) = rows
+            .peek()
+            .filter(|(_, (number, _))| *number as usize == i + 1)
         else {
             out.push_str(line);
             continue;
         };
         rows.next();
         // The row's glyphs start after its indent (`column` is 1-based, in bytes).
-        let (indent, rest) = line.split_at(column - 1);
+        let (indent, rest) = line.split_at(column as usize - 1);
         let glyphs_end = rest
             .char_indices()
             .nth(painted.width as usize)

@@ -65,7 +65,8 @@ pub struct MapAsset {
     pub board: Board,
     glyphs: Vec<char>,
     /// Where each row starts in the file: (line, column of its first glyph).
-    rows: Vec<(usize, usize)>,
+    /// As `u32`s (a file is at most 64 MiB), as a map may have millions of rows.
+    rows: Vec<(u32, u32)>,
     pub units: Vec<UnitSpawn>,
     /// A Tiled map's tiles, instead of glyphs.
     pub tiles: Option<tmx::TiledTerrain>,
@@ -81,6 +82,14 @@ impl MapAsset {
         } else {
             Self::parse_tilewalk(text)
         }
+    }
+
+    /// Where the first terrain row starts in the file (line, column), or 1:1 for a map
+    /// without text rows (a Tiled map).
+    pub fn first_row_at(&self) -> (usize, usize) {
+        self.rows
+            .first()
+            .map_or((1, 1), |&(line, column)| (line as usize, column as usize))
     }
 
     /// The glyph of a cell (a Tiled map has none).
@@ -109,8 +118,8 @@ impl MapAsset {
                 table.by_glyph(glyph).ok_or_else(|| {
                     let (line, column) = self.rows[i / self.width as usize];
                     ParseError::new(
-                        line,
-                        column + i % self.width as usize,
+                        line as usize,
+                        column as usize + i % self.width as usize,
                         format!(
                             "unknown terrain glyph `{glyph}` (the terrain table has `{}`)",
                             table.glyphs()
@@ -266,7 +275,7 @@ impl MapAsset {
             ));
         }
         self.glyphs.extend(row.chars());
-        self.rows.push((number, column));
+        self.rows.push((number as u32, column as u32));
         Ok(())
     }
 
@@ -309,7 +318,7 @@ impl MapAsset {
             board: Board::default(),
             glyphs: cells.iter().map(|&p| source.glyph(p)).collect(),
             rows: (0..height as usize)
-                .map(|y| (header_lines + y + 1, 1))
+                .map(|y| ((header_lines + y + 1) as u32, 1))
                 .collect(),
             units,
             tiles: None,

@@ -346,7 +346,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(
             Update,
             (
-                requests::reserve_planner.run_if(resource_exists_and_changed::<Level>),
+                requests::reserve_planner,
                 stop_units,
                 plan_orders,
                 replan_paths,

@@ -42,7 +42,7 @@ use super::{
     Squad, SteppingOff, StoppedShort, free_goal, search_legs,
 };
 use crate::level::{Level, LevelChanged};
-use crate::units::{MovementClass, Unit};
+use crate::units::{MovementClass, Selected, Unit};
 
 /// The work a frame's path searches may do: cells expanded by searches and settled by group
 /// orders' fields, and group orders' paths at an eighth of a unit a cell. See the [module
@@ -346,11 +346,22 @@ impl Frame<'_, '_, '_> {
     }
 }
 
-/// Sizes the group planner's memory for the level when it loads (or is replaced by one of
-/// another size), so that the first group order does not pay for it in its first frame (see
-/// [`GroupPlanner::reserve`]).
-pub(super) fn reserve_planner(mut requests: ResMut<Requests>, level: Res<Level>) {
-    requests.planner.reserve(level.grids());
+/// Sizes the group planner's memory for the level when two or more units are first selected
+/// (a group order is then likely), so that the first group order does not pay for it in its
+/// first frames ([`GroupPlanner::reserve`]); a level where no group is ever selected never
+/// pays for it. Memory already sized for the level is kept.
+pub(super) fn reserve_planner(
+    mut requests: ResMut<Requests>,
+    level: Option<Res<Level>>,
+    added: Query<(), Added<Selected>>,
+    selected: Query<(), With<Selected>>,
+) {
+    if let Some(level) = level
+        && !added.is_empty()
+        && selected.iter().nth(1).is_some()
+    {
+        requests.planner.reserve(level.grids());
+    }
 }
 
 pub(super) fn serve_requests(

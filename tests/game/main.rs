@@ -6,6 +6,7 @@ mod boards;
 mod cli;
 mod fuzz;
 mod hot_reload;
+mod memory;
 mod simulation;
 mod tactics;
 mod tiled;
@@ -19,6 +20,10 @@ use tilewalk::pathing::{MoveOrder, Path};
 use tilewalk::terrain::TerrainTable;
 use tilewalk::units::{Team, Tile, Unit};
 use tilewalk_path::Pos;
+
+/// Counts the bytes allocated, for the memory tests.
+#[global_allocator]
+static ALLOCATOR: memory::Counting = memory::Counting;
 
 pub fn table() -> TerrainTable {
     TerrainTable::parse(include_str!("../../assets/terrain.ron"))

@@ -2,17 +2,19 @@
 //!
 //! The labels read only passability, one byte per cell of the grid's padded storage (rows
 //! `stride` long, framed by an impassable border), so this module knows nothing of costs.
+//! They are stored one per cell of the grid itself, not of the padded storage: on a map one
+//! cell high, the border is two thirds of the storage.
 //!
 //! Square boards need two labelings. With `Never`, `NoObstacles` and `AtMostOneObstacle`
 //! every allowed diagonal step has a passable orthogonal cell beside it, so those
 //! neighbourhoods connect exactly the 4-connected cells; only `Always` (squeezing between
-//! walls) connects more, the 8-connected cells. Both are built with the grid.
+//! walls) connects more, the 8-connected cells. Each hex layout connects different cells
+//! (which six touch a cell depends on the layout), so each needs its own labeling too.
 //!
-//! Each hex layout connects different cells (which six touch a cell depends on the layout),
-//! so each needs its own labeling. A program uses one layout, if any, so a hex labeling is
-//! built on the first question about its layout and from then on repaired by every edit
-//! like the square ones. It sits in a [`OnceLock`], so that a shared `&Grid` can build it
-//! (and searches on one grid from several threads stay possible).
+//! A program uses one kind of move, if any, so a labeling is built on the first question
+//! about its kind (O(cells), 4 bytes a cell) and from then on repaired by every edit. It
+//! sits in a [`OnceLock`], so that a shared `&Grid` can build it (and searches on one grid
+//! from several threads stay possible).
 
 use std::sync::OnceLock;
 
@@ -21,15 +23,15 @@ use crate::moves::Diagonal;
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Components {
-    four: Labels,
-    eight: Labels,
-    /// By [`HexLayout`], in the order of [`HexLayout::ALL`].
-    hex: [OnceLock<Labels>; 4],
+    /// By kind of move: four-way squares, eight-way squares, then the [`HexLayout`]s in the
+    /// order of [`HexLayout::ALL`].
+    labels: [OnceLock<Labels>; 6],
 }
 
-/// One labeling: a label per cell of the padded storage, 0 meaning "impassable".
+/// One labeling: a label per cell of the grid (row by row, without the border), 0 meaning
+/// "impassable".
 #[derive(Clone, Debug, Default)]
-struct Labels {
+pub(crate) struct Labels {
     of: Vec<u32>,
     /// The last label handed out.
     last: u32,
@@ -38,33 +40,25 @@ struct Labels {
 }
 
 impl Components {
-    pub(crate) fn new(open: &[bool], stride: usize) -> Self {
-        Self {
-            four: Labels::new(open, stride, Board::Square(Diagonal::Never)),
-            eight: Labels::new(open, stride, Board::Square(Diagonal::Always)),
-            hex: Default::default(),
-        }
+    /// The label of the passable cell at padded index `index` under `board`'s moves (`open`
+    /// and `stride` are the grid's, to build the labeling on first use).
+    pub(crate) fn label_of(&self, open: &[bool], stride: usize, index: usize, board: Board) -> u32 {
+        self.labels(open, stride, board).of[cell(stride, index)]
     }
 
-    /// The label of the passable cell at `index` under `board`'s moves (`open` and `stride`
-    /// are the grid's, to build a hex labeling on first use).
-    pub(crate) fn label_of(&self, open: &[bool], stride: usize, index: usize, board: Board) -> u32 {
-        match board {
-            Board::Square(Diagonal::Always) => self.eight.of[index],
-            Board::Square(_) => self.four.of[index],
-            Board::Hex(layout) => {
-                self.hex[layout_slot(layout)]
-                    .get_or_init(|| Labels::new(open, stride, board))
-                    .of[index]
-            }
-        }
+    /// The labeling for `board`'s moves, built now if it was not yet.
+    pub(crate) fn labels(&self, open: &[bool], stride: usize, board: Board) -> &Labels {
+        let (slot, adjacency) = match board {
+            Board::Square(Diagonal::Always) => (1, board),
+            Board::Square(_) => (0, Board::Square(Diagonal::Never)),
+            Board::Hex(layout) => (2 + layout_slot(layout), board),
+        };
+        self.labels[slot].get_or_init(|| Labels::new(open, stride, adjacency))
     }
 
     /// Repairs every labeling built so far after the cell at `index` switched passability.
     pub(crate) fn update(&mut self, open: &[bool], stride: usize, index: usize) {
-        self.four.update(open, stride, index);
-        self.eight.update(open, stride, index);
-        for labels in self.hex.iter_mut().filter_map(OnceLock::get_mut) {
+        for labels in self.labels.iter_mut().filter_map(OnceLock::get_mut) {
             labels.update(open, stride, index);
         }
     }
@@ -79,17 +73,29 @@ fn layout_slot(layout: HexLayout) -> usize {
     }
 }
 
+/// The grid cell (row by row, without the border) of the padded index `index` inside the
+/// border.
+fn cell(stride: usize, index: usize) -> usize {
+    let width = stride - 2;
+    (index / stride - 1) * width + index % stride - 1
+}
+
 impl Labels {
     fn new(open: &[bool], stride: usize, adjacency: Board) -> Self {
+        let width = stride - 2;
+        let height = open.len() / stride - 2;
         let mut labels = Self {
-            of: vec![0; open.len()],
+            of: vec![0; width * height],
             last: 0,
             adjacency,
         };
-        for index in 0..open.len() {
-            if open[index] && labels.of[index] == 0 {
-                let label = labels.fresh();
-                labels.fill(open, stride, index, label);
+        for y in 1..=height {
+            for x in 1..=width {
+                let index = y * stride + x;
+                if open[index] && labels.of[(y - 1) * width + x - 1] == 0 {
+                    let label = labels.fresh();
+                    labels.fill(open, stride, index, label);
+                }
             }
         }
         labels
@@ -104,21 +110,21 @@ impl Labels {
         let around = neighbours(open, stride, index, self.adjacency);
         if open[index] {
             // Join the neighbouring regions: reuse the label when there is only one.
-            let mut distinct = around.iter().flatten().map(|&n| self.of[n]);
+            let mut distinct = around.iter().flatten().map(|&n| self.of[cell(stride, n)]);
             if let Some(first) = distinct.next()
                 && distinct.all(|l| l == first)
             {
-                self.of[index] = first;
+                self.of[cell(stride, index)] = first;
             } else {
                 let label = self.fresh();
                 self.fill(open, stride, index, label);
             }
         } else {
             // The old region may have split: give each piece touching the cell its own label.
-            let old = std::mem::replace(&mut self.of[index], 0);
+            let old = std::mem::replace(&mut self.of[cell(stride, index)], 0);
             if around.iter().flatten().count() > 1 {
                 for &n in around.iter().flatten() {
-                    if self.of[n] == old {
+                    if self.of[cell(stride, n)] == old {
                         let label = self.fresh();
                         self.fill(open, stride, n, label);
                     }
@@ -130,16 +136,54 @@ impl Labels {
     /// Flood-fills `label` over the passable cells connected to `seed` that do not carry it
     /// yet.
     fn fill(&mut self, open: &[bool], stride: usize, seed: usize, label: u32) {
+        if let Board::Square(diagonal) = self.adjacency {
+            return self.fill_square(open, stride, seed, label, diagonal == Diagonal::Always);
+        }
         let mut stack = vec![seed];
-        self.of[seed] = label;
+        self.of[cell(stride, seed)] = label;
         while let Some(index) = stack.pop() {
             for n in neighbours(open, stride, index, self.adjacency)
                 .into_iter()
                 .flatten()
             {
-                if self.of[n] != label {
-                    self.of[n] = label;
+                if self.of[cell(stride, n)] != label {
+                    self.of[cell(stride, n)] = label;
                     stack.push(n);
+                }
+            }
+        }
+    }
+}
+
+impl Labels {
+    /// [`Self::fill`] on a square board, where the steps are the same from every cell: each
+    /// cell on the stack carries its index in both layouts, so no step divides.
+    fn fill_square(&mut self, open: &[bool], stride: usize, seed: usize, label: u32, eight: bool) {
+        const STEPS: [(isize, isize); 8] = [
+            (1, 0),
+            (-1, 0),
+            (0, 1),
+            (0, -1),
+            (1, 1),
+            (-1, 1),
+            (1, -1),
+            (-1, -1),
+        ];
+        let steps = &STEPS[..if eight { 8 } else { 4 }];
+        let (padded, width) = (stride as isize, stride as isize - 2);
+        let start = cell(stride, seed);
+        self.of[start] = label;
+        let mut stack = vec![(seed as u32, start as u32)];
+        while let Some((index, at)) = stack.pop() {
+            for &(dx, dy) in steps {
+                let n = (index as usize).wrapping_add_signed(dy * padded + dx);
+                if open[n] {
+                    // A passable cell is inside the border, so its grid cell is too.
+                    let c = (at as usize).wrapping_add_signed(dy * width + dx);
+                    if self.of[c] != label {
+                        self.of[c] = label;
+                        stack.push((n as u32, c as u32));
+                    }
                 }
             }
         }

@@ -14,6 +14,7 @@
 
 use crate::board::Board;
 use crate::grid::{Grid, Pos};
+use crate::memory::{map_pages, zeroed};
 use crate::open_list::{HeapEntry, OpenList};
 use crate::search::{HexMoves, Moves, Passage, Path, SearchStats, SquareMoves};
 
@@ -72,7 +73,7 @@ pub enum FieldError {
 }
 
 /// What the field knows of a cell (meaningful while its stamp is current).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Zeroable)]
 struct Cell {
     /// The cheapest cost from this cell to its goal.
     cost: f64,
@@ -274,11 +275,15 @@ impl CostField {
         Ok(())
     }
 
-    /// Sizes the memory for `grid` now, when it is not of its size yet (which forgets the
-    /// field), rather than at the next [`Self::begin`].
+    /// Sizes the memory for `grid` and maps its pages now, when it is not of its size yet
+    /// (which forgets the field), rather than at the next [`Self::begin`] and as the field
+    /// spreads.
     pub(crate) fn reserve(&mut self, grid: &Grid) {
         if self.cells.len() != grid.costs().len() {
             self.begin(grid);
+            map_pages(&mut self.cells);
+            map_pages(&mut self.stamps);
+            self.heap.map_pages();
         }
     }
 
@@ -286,10 +291,9 @@ impl CostField {
     pub(crate) fn begin(&mut self, grid: &Grid) {
         let cells = grid.costs().len();
         if self.cells.len() != cells || self.generation >= u32::MAX - 2 {
-            self.cells.clear();
-            self.cells.resize(cells, Cell::default());
-            self.stamps.clear();
-            self.stamps.resize(cells, 0);
+            // Zeroed memory: a field touches only the pages of the cells it settles.
+            self.cells = zeroed(cells);
+            self.stamps = zeroed(cells);
             self.generation = 0;
             self.heap.reserve(cells);
         }

@@ -1,5 +1,7 @@
 //! The weighted grid: flat cost storage with a blocked border, editable one cell at a time.
 
+use std::sync::OnceLock;
+
 use crate::bits::BitLines;
 use crate::board::Board;
 use crate::connectivity::Components;
@@ -82,9 +84,10 @@ pub struct Grid {
     /// neighbours of a cell, 8× denser than `costs`.
     open: Vec<bool>,
     /// Passability again, as bits by row and by column of the padded storage: what the
-    /// straight scans of jump point search read, 64 cells at a time.
-    rows: BitLines,
-    columns: BitLines,
+    /// straight scans of jump point search read, 64 cells at a time. Built by the first jump
+    /// point search and kept up to date from then on, so a grid never searched that way
+    /// does not pay for it (on a map one cell high, the columns take 8 bytes a cell).
+    bits: OnceLock<(BitLines, BitLines)>,
     min_cost: f64,
     /// The largest passable cost (0 when nothing is passable).
     max_cost: f64,
@@ -116,26 +119,18 @@ impl Grid {
             }
         }
         let open: Vec<bool> = costs.iter().map(|&c| c != BLOCKED).collect();
-        let lines = height as usize + 2;
-        let (mut rows, mut columns) = (BitLines::new(lines, stride), BitLines::new(stride, lines));
-        for (index, _) in open.iter().enumerate().filter(|(_, open)| **open) {
-            rows.set(index / stride, index % stride, true);
-            columns.set(index % stride, index / stride, true);
-        }
         let mut grid = Self {
             width,
             height,
             stride,
             costs,
             open,
-            rows,
-            columns,
+            bits: OnceLock::new(),
             min_cost: BLOCKED,
             max_cost: 0.0,
             components: Components::default(),
         };
         (grid.min_cost, grid.max_cost) = grid.scan_cost_range();
-        grid.components = Components::new(&grid.open, stride);
         Ok(grid)
     }
 
@@ -198,9 +193,11 @@ impl Grid {
         let index = self.index(pos);
         let old = std::mem::replace(&mut self.costs[index], new);
         self.open[index] = new != BLOCKED;
-        let (row, column) = (index / self.stride, index % self.stride);
-        self.rows.set(row, column, new != BLOCKED);
-        self.columns.set(column, row, new != BLOCKED);
+        if let Some((rows, columns)) = self.bits.get_mut() {
+            let (row, column) = (index / self.stride, index % self.stride);
+            rows.set(row, column, new != BLOCKED);
+            columns.set(column, row, new != BLOCKED);
+        }
         if old != BLOCKED && (old == self.min_cost || old == self.max_cost) {
             (self.min_cost, self.max_cost) = self.scan_cost_range();
         } else if new != BLOCKED {
@@ -215,8 +212,9 @@ impl Grid {
 
     /// The connected region of `pos` under the moves of `board` (a [`Board`] or a
     /// [`Diagonal`](crate::Diagonal) rule), `None` when impassable or outside. Two cells are
-    /// connected exactly when their regions are equal. The first question about a hex
-    /// layout labels the grid for it (O(cells)); later ones, and edits, are cheap.
+    /// connected exactly when their regions are equal. The first question under a kind of
+    /// move (four-way or eight-way squares, or a hex layout) labels the grid for it
+    /// (O(cells), 4 bytes a cell); later ones, and edits, are cheap.
     pub fn region(&self, pos: Pos, board: impl Into<Board>) -> Option<u32> {
         if !self.is_passable(pos) {
             return None;
@@ -226,6 +224,13 @@ impl Grid {
             self.components
                 .label_of(&self.open, self.stride, index, board.into()),
         )
+    }
+
+    /// Labels the regions under the moves of `board` now (O(cells), 4 bytes a cell), if not
+    /// done yet, rather than at the first [`Self::region`] or [`Self::connected`] question.
+    pub fn label_regions(&self, board: impl Into<Board>) {
+        self.components
+            .labels(&self.open, self.stride, board.into());
     }
 
     /// Whether some path joins `a` and `b` under the moves of `board`.
@@ -243,9 +248,19 @@ impl Grid {
     }
 
     /// Passability by rows (lines `y + 1`, bits `x + 1`) and by columns (lines `x + 1`, bits
-    /// `y + 1`), border included.
+    /// `y + 1`), border included; built on the first call.
     pub(crate) fn bit_lines(&self) -> (&BitLines, &BitLines) {
-        (&self.rows, &self.columns)
+        let (rows, columns) = self.bits.get_or_init(|| {
+            let (stride, lines) = (self.stride, self.height as usize + 2);
+            let (mut rows, mut columns) =
+                (BitLines::new(lines, stride), BitLines::new(stride, lines));
+            for (index, _) in self.open.iter().enumerate().filter(|(_, open)| **open) {
+                rows.set(index / stride, index % stride, true);
+                columns.set(index % stride, index / stride, true);
+            }
+            (rows, columns)
+        });
+        (rows, columns)
     }
 
     pub(crate) fn costs(&self) -> &[f64] {
@@ -285,6 +300,51 @@ fn checked_cost(pos: Pos, cost: Option<f64>) -> Result<f64, GridError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Algorithm, SearchContext, SearchOptions};
+
+    #[test]
+    fn bit_lines_built_by_a_jump_point_search_follow_later_edits() {
+        // A 12x1 corridor: a wall after the first jump point search must be seen by the
+        // next one, whose bit lines now exist; then a gap opened again.
+        let mut grid = Grid::new(12, 3).unwrap();
+        let (from, to) = (Pos::new(0, 1), Pos::new(11, 1));
+        let jps = SearchOptions {
+            algorithm: Algorithm::JumpPoint,
+            ..SearchOptions::default()
+        };
+        let mut context = SearchContext::new();
+        let cost = |context: &mut SearchContext, grid: &Grid| {
+            context
+                .search(grid, from, to, &jps)
+                .map(|f| f.path.cost)
+                .ok()
+        };
+        assert_eq!(cost(&mut context, &grid), Some(11.0));
+        for y in 0..3 {
+            grid.set_cost(Pos::new(6, y), None).unwrap();
+        }
+        assert_eq!(cost(&mut context, &grid), None);
+        grid.set_cost(Pos::new(6, 0), Some(1.0)).unwrap();
+        // Up through the gap and down again: 9 straight steps and 2 diagonal ones.
+        let found = cost(&mut context, &grid).expect("a way through the gap");
+        assert!(
+            (found - (9.0 + 2.0 * std::f64::consts::SQRT_2)).abs() < 1e-9,
+            "{found}"
+        );
+    }
+
+    #[test]
+    fn regions_are_labelled_once_per_kind_of_move_and_follow_edits() {
+        // Two cells touching only at a corner: one region for eight-way moves, two for four.
+        let mut grid = Grid::from_fn(2, 2, |p| (p.x == p.y).then_some(1.0)).unwrap();
+        let (a, b) = (Pos::new(0, 0), Pos::new(1, 1));
+        grid.label_regions(crate::Diagonal::Never);
+        assert!(!grid.connected(a, b, crate::Diagonal::Never));
+        assert!(grid.connected(a, b, crate::Diagonal::Always));
+        grid.set_cost(Pos::new(1, 0), Some(1.0)).unwrap();
+        assert!(grid.connected(a, b, crate::Diagonal::Never));
+        assert_eq!(grid.region(Pos::new(0, 1), crate::Diagonal::Always), None);
+    }
 
     #[test]
     fn costs_round_trip_and_borders_are_outside() {

@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use crate::board::Board;
 use crate::field::CostField;
 use crate::grid::{Grid, Pos};
+use crate::memory::{map_pages, zeroed};
 use crate::moves::{Diagonal, Heuristic};
 use crate::open_list::{HeapEntry, OpenList};
 use crate::search::{Algorithm, HexMoves, Moves, Path, SearchContext, SearchOptions, SquareMoves};
@@ -154,10 +155,17 @@ struct Marks {
 }
 
 impl Marks {
+    /// Sizes the marks for `cells` cells and maps their pages, when not of that size yet.
+    fn reserve(&mut self, cells: usize) {
+        if self.stamps.len() != cells {
+            self.begin(cells);
+            map_pages(&mut self.stamps);
+        }
+    }
+
     fn begin(&mut self, cells: usize) {
         if self.stamps.len() != cells || self.generation == u32::MAX {
-            self.stamps.clear();
-            self.stamps.resize(cells, 0);
+            self.stamps = zeroed(cells);
             self.generation = 0;
         }
         self.generation += 1;
@@ -195,10 +203,12 @@ pub struct GroupPlanner {
 #[derive(Debug, Default)]
 struct Router {
     route_field: CostField,
-    /// Per cell (storage index): the class's free tile's number, or `NONE`.
-    tile_at: Vec<u32>,
+    /// Per cell (storage index): whether it is one of the class's free tiles.
+    is_tile: Vec<bool>,
     /// Per cell: how many of the class's unrouted units start there.
     starts_at: Vec<u32>,
+    /// The cells this order set in `is_tile` or `starts_at`: what the next order clears.
+    marked: Vec<usize>,
     /// The tiles still free when the route field is rebuilt.
     free: Vec<usize>,
     /// The wave ([`Router::start_wave`]): the rivers (the members' ways down the route
@@ -545,15 +555,20 @@ impl GroupPlanner {
     }
 
     /// Sizes the planner's memory for orders on `grids` (one per movement class, all of one
-    /// size) now, so that the first order on them does not pay for it. Planning needs about
-    /// 64 bytes a cell per movement class (84 for a class of one cost, whose units may be
-    /// searched one at a time) and 28 more, and touching that memory fresh would slow the
-    /// first frame of the first order (on the army benchmark's 512x512 map, about double the
-    /// planner's time). Call it when a level is loaded or replaced. Memory already of the
-    /// right size is left as it is, and an order under way is never disturbed: one on grids
-    /// of this size goes on and plans the same as without the call; while one on grids of
-    /// another size or number is under way, the call does nothing (its memory is in use, and
-    /// the next [`Self::start`] sizes it anyway).
+    /// size) and has the OS map all of it now, so that the first order on them does not pay
+    /// for it. Planning needs about 64 bytes a cell per movement class (84 for a class of one
+    /// cost, whose units may be searched one at a time) and 28 more.
+    ///
+    /// Without the call, [`Self::start`] allocates that memory zeroed and the OS maps its
+    /// pages as the order first writes them: a program that never gives a group order never
+    /// pays for it, and an order over a small part of a large map only for that part; but
+    /// the first order's first calls are slower (on the army benchmark's 512x512 map, its
+    /// first frame takes over one and a half times as long). Call it when a group order
+    /// becomes likely (the game does when two or more units are first selected). Memory
+    /// already of the right size is left as it is, and an order under way is never
+    /// disturbed: one on grids of this size goes on and plans the same as without the call;
+    /// while one on grids of another size or number is under way, the call does nothing
+    /// (its memory is in use, and the next [`Self::start`] sizes it anyway).
     pub fn reserve<G: Borrow<Grid>>(&mut self, grids: &[G]) {
         let Some(first) = grids.first().map(Borrow::borrow) else {
             return;
@@ -568,9 +583,7 @@ impl GroupPlanner {
         }
         let cells = first.costs().len();
         self.click_field.reserve(first);
-        if self.taken.stamps.len() != cells {
-            self.taken.begin(cells);
-        }
+        self.taken.reserve(cells);
         self.routers.resize_with(grids.len(), Router::default);
         for (router, grid) in self.routers.iter_mut().zip(grids) {
             router.reserve(first);
@@ -919,10 +932,11 @@ impl GroupPlanner {
                     class.phase = Phase::Search { next: 0 };
                     return true;
                 }
-                let tile_at = &mut self.routers[class.class].tile_at;
-                for (number, &tile) in class.tiles.iter().enumerate() {
-                    tile_at[tile] = number as u32;
+                let router = &mut self.routers[class.class];
+                for &tile in &class.tiles {
+                    router.is_tile[tile] = true;
                 }
+                router.marked.extend_from_slice(&class.tiles);
                 class.phase = Phase::RouteField;
                 true
             }
@@ -1006,40 +1020,48 @@ impl Router {
     /// Sizes the waves' per-cell memory for `cells` cells (a new size forgets every wave).
     fn size_waves(&mut self, cells: usize) {
         if self.nodes.len() != cells || self.generation >= u32::MAX - 2 {
-            self.nodes.clear();
-            self.nodes.resize(cells, (0.0, 0));
-            self.stamps.clear();
-            self.stamps.resize(cells, 0);
+            self.nodes = zeroed(cells);
+            self.stamps = zeroed(cells);
             self.generation = 0;
             self.heap.reserve(cells);
         }
         if self.wave_root.len() != cells {
-            self.wave_root.clear();
-            self.wave_root.resize(cells, NONE);
+            self.wave_root = zeroed(cells);
         }
     }
 
-    /// Sizes every per-cell memory that is not of `grid`'s size yet.
+    /// Sizes every per-cell memory that is not of `grid`'s size yet, and maps its pages.
     fn reserve(&mut self, grid: &Grid) {
         let cells = grid.costs().len();
-        if self.tile_at.len() != cells {
+        if self.is_tile.len() != cells {
             self.reset(cells);
+            map_pages(&mut self.is_tile);
+            map_pages(&mut self.starts_at);
         }
         self.route_field.reserve(grid);
         if self.nodes.len() != cells {
             self.size_waves(cells);
+            map_pages(&mut self.nodes);
+            map_pages(&mut self.stamps);
+            map_pages(&mut self.wave_root);
+            self.heap.map_pages();
         }
         if self.rivers.node_at.len() != cells {
             self.rivers.begin(0, cells);
+            map_pages(&mut self.rivers.node_at);
         }
     }
 
     /// Forgets the last order: every cell no tile and no start, no rivers, no work.
     fn reset(&mut self, cells: usize) {
-        self.tile_at.clear();
-        self.tile_at.resize(cells, NONE);
-        self.starts_at.clear();
-        self.starts_at.resize(cells, 0);
+        if self.is_tile.len() == cells {
+            for &cell in &self.marked {
+                (self.is_tile[cell], self.starts_at[cell]) = (false, 0);
+            }
+        } else {
+            (self.is_tile, self.starts_at) = (zeroed(cells), zeroed(cells));
+        }
+        self.marked.clear();
         // An order dropped in the middle of a wave leaves its rivers' marks.
         self.rivers.clear();
         self.stats = GroupStats::default();
@@ -1093,17 +1115,12 @@ impl Router {
             Phase::RouteField => {
                 let mut free = std::mem::take(&mut self.free);
                 free.clear();
-                free.extend(
-                    class
-                        .tiles
-                        .iter()
-                        .copied()
-                        .filter(|&t| self.tile_at[t] != NONE),
-                );
+                free.extend(class.tiles.iter().copied().filter(|&t| self.is_tile[t]));
                 let mut left = 0;
                 for m in &class.members {
                     if self.starts_at[m.start] == 0 {
                         left += 1;
+                        self.marked.push(m.start);
                     }
                     self.starts_at[m.start] += 1;
                 }
@@ -1321,11 +1338,7 @@ impl Router {
                 .push(HeapEntry::new(m.start as u32, g + h(m.start), h(m.start)));
         }
         self.reached.clear();
-        class
-            .tiles
-            .iter()
-            .filter(|&&t| self.tile_at[t] != NONE)
-            .count()
+        class.tiles.iter().filter(|&&t| self.is_tile[t]).count()
     }
 
     /// Goes on with the wave for at most `limit` cells, until it has reached the
@@ -1369,8 +1382,9 @@ impl Router {
             self.stats.searched += 1;
             let (g, _) = self.nodes[index];
             let root = self.wave_root[index];
-            if self.tile_at[index] != NONE {
-                let node = &mut rivers.nodes[rivers.node_at[root as usize] as usize];
+            if self.is_tile[index] {
+                let id = rivers.node(root as usize);
+                let node = &mut rivers.nodes[id];
                 self.reached.push((index as u32, node.tiles));
                 node.tiles = self.reached.len() as u32 - 1;
                 *free_left -= 1;
@@ -1437,7 +1451,7 @@ impl Router {
             while head != NONE && tile != NONE {
                 let (cell, older) = reached[tile as usize];
                 given[head as usize] = cell;
-                self.tile_at[cell as usize] = NONE;
+                self.is_tile[cell as usize] = false;
                 head = if head == tail {
                     NONE
                 } else {
@@ -1470,7 +1484,8 @@ impl Router {
 /// rivers of [`Router::start_wave`].
 #[derive(Clone, Debug, Default)]
 struct Rivers {
-    /// Per cell (storage index): its node, or `NONE`.
+    /// Per cell (storage index): one more than the index of its node, or 0 when it has none
+    /// (so that fresh zeroed memory has no rivers).
     node_at: Vec<u32>,
     nodes: Vec<RiverNode>,
     /// Per member: the next member in the same list.
@@ -1497,8 +1512,7 @@ impl Rivers {
     /// Starts the rivers of `members` members on a grid of `cells` cells.
     fn begin(&mut self, members: usize, cells: usize) {
         if self.node_at.len() != cells {
-            self.node_at.clear();
-            self.node_at.resize(cells, NONE);
+            self.node_at = zeroed(cells);
         }
         self.nodes.clear();
         self.next_member.clear();
@@ -1518,12 +1532,12 @@ impl Rivers {
     ) -> usize {
         let mut walked = 0;
         while let Some(m) = members.get(*member) {
-            while self.node_at[*at] == NONE {
+            while !self.contains(*at) {
                 if walked == limit {
                     return walked;
                 }
                 walked += 1;
-                self.node_at[*at] = self.nodes.len() as u32;
+                self.node_at[*at] = self.nodes.len() as u32 + 1;
                 self.nodes.push(RiverNode {
                     cell: *at as u32,
                     down: NONE,
@@ -1537,7 +1551,7 @@ impl Rivers {
                     None => break,
                 }
             }
-            let id = self.node_at[m.start] as usize;
+            let id = self.node(m.start);
             self.push_members(id, *member as u32, *member as u32);
             *member += 1;
             if let Some(m) = members.get(*member) {
@@ -1556,7 +1570,7 @@ impl Rivers {
             let cell = self.nodes[id].cell as usize;
             match field.next_at(cell) {
                 Some(down) => {
-                    let down = self.node_at[down];
+                    let down = self.node(down) as u32;
                     self.nodes[id].down = down;
                     self.nodes[id].next_sibling = self.nodes[down as usize].first_child;
                     self.nodes[down as usize].first_child = id as u32;
@@ -1588,13 +1602,18 @@ impl Rivers {
     }
 
     fn contains(&self, cell: usize) -> bool {
-        self.node_at[cell] != NONE
+        self.node_at[cell] != 0
+    }
+
+    /// The node of a river cell.
+    fn node(&self, cell: usize) -> usize {
+        self.node_at[cell] as usize - 1
     }
 
     /// Forgets the rivers (their cells' marks).
     fn clear(&mut self) {
         for node in &self.nodes {
-            self.node_at[node.cell as usize] = NONE;
+            self.node_at[node.cell as usize] = 0;
         }
         self.nodes.clear();
     }
@@ -1795,7 +1814,7 @@ mod tests {
         let routes: Vec<_> = routes.into_iter().map(Option::unwrap).collect();
         assert_eq!(routes, fresh);
         planner.reserve(&[&small, &small]);
-        assert_eq!(planner.routers[0].tile_at.len(), small.costs().len());
+        assert_eq!(planner.routers[0].is_tile.len(), small.costs().len());
         assert_eq!(planner.plan(&grids, &order).unwrap(), fresh);
     }
 

@@ -344,8 +344,8 @@
 //! settled and expanded in the same order whatever the budgets: any sequence of budgets
 //! gives the same routes as one [`GroupPlanner::plan`] call (which is `start` and one
 //! unbounded `advance`). A planner keeps its memory from order to order;
-//! [`GroupPlanner::reserve`] sizes it for a map ahead of the first order, so that order's
-//! first call does not pay for it.
+//! [`GroupPlanner::reserve`] sizes it for a map (and has the OS map its pages) ahead of the
+//! first order, so that order's first calls do not pay for it.
 
 mod bits;
 mod board;
@@ -354,6 +354,7 @@ mod field;
 pub mod formats;
 mod grid;
 mod group;
+mod memory;
 mod moves;
 mod open_list;
 mod search;

@@ -2,6 +2,8 @@
 //! that holds its smallest entry aside, so the common "expand the child just found" costs no
 //! heap operation.
 
+use crate::memory::{map_pages, zeroed};
+
 /// A frontier entry, ordered by one packed integer key: lowest priority first; among
 /// priorities equal up to rounding, the lower `h` (the deeper cell: far fewer expansions on
 /// open ground); then the lower index, so the order is total and the result deterministic.
@@ -60,14 +62,16 @@ pub(crate) struct OpenList {
     best: Option<HeapEntry>,
     /// A binary min-heap: `heap[i] <= heap[2i + 1]` and `heap[i] <= heap[2i + 2]`.
     heap: Vec<HeapEntry>,
-    /// Per cell: where its entry is (an index into `heap`, or `IN_BEST`), or `ABSENT`.
+    /// Per cell: where its entry is (one more than its index into `heap`, or `IN_BEST`), or
+    /// `ABSENT`. `ABSENT` is 0, so that fresh memory is all absent and a search touches only
+    /// the pages of the cells it reaches.
     at: Vec<u32>,
 }
 
 /// `OpenList::at` of a cell with no entry.
-const ABSENT: u32 = u32::MAX;
+const ABSENT: u32 = 0;
 /// `OpenList::at` of the cell whose entry is `OpenList::best`.
-const IN_BEST: u32 = u32::MAX - 1;
+const IN_BEST: u32 = u32::MAX;
 
 impl OpenList {
     pub(crate) fn clear(&mut self) {
@@ -83,8 +87,23 @@ impl OpenList {
     #[inline]
     pub(crate) fn reserve(&mut self, cells: usize) {
         if self.at.len() < cells {
-            self.at.resize(cells, ABSENT);
+            self.grow(cells);
         }
+    }
+
+    /// Maps the pages of the per-cell memory now (see [`crate::memory::map_pages`]): only
+    /// while the list is empty, when every cell is `ABSENT`, so it changes nothing.
+    pub(crate) fn map_pages(&mut self) {
+        if self.best.is_none() && self.heap.is_empty() {
+            map_pages(&mut self.at);
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self, cells: usize) {
+        let mut at = zeroed(cells.max(2 * self.at.len()));
+        at[..self.at.len()].copy_from_slice(&self.at);
+        self.at = at;
     }
 
     /// Queues `entry`, or lowers its cell's entry to it; a push no smaller than the cell's
@@ -101,7 +120,7 @@ impl OpenList {
                 return;
             }
             slot => {
-                let slot = slot as usize;
+                let slot = slot as usize - 1;
                 if self.heap[slot] <= entry {
                     return;
                 }
@@ -216,7 +235,7 @@ impl OpenList {
     #[inline]
     fn place(&mut self, slot: usize, entry: HeapEntry) {
         self.heap[slot] = entry;
-        self.at[entry.index as usize] = slot as u32;
+        self.at[entry.index as usize] = slot as u32 + 1;
     }
 
     /// Removes the root: its hole sinks to a leaf along the smaller children (one comparison

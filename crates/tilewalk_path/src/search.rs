@@ -14,6 +14,9 @@ use crate::board::{Board, HexLayout};
 use crate::grid::{Grid, Pos};
 use crate::moves::{Diagonal, Heuristic, STEPS, Step};
 use crate::open_list::{HeapEntry, OpenList};
+use bytemuck::Zeroable;
+
+use crate::memory::{map_pages, zeroed};
 
 mod bidirectional;
 mod jump;
@@ -188,7 +191,7 @@ pub fn find_path(
 }
 
 /// What a search knows of a cell it has reached (meaningful while its stamp is current).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, Zeroable)]
 struct Node {
     g: f64,
     parent: u32,
@@ -578,21 +581,24 @@ impl SearchContext {
         self.stats
     }
 
-    /// Sizes the per-cell memory for grids of `cells` cells now, so that the first search
-    /// on them does not pay for it (the group planner's, when a level is loaded).
+    /// Sizes the per-cell memory for grids of `cells` cells and maps its pages now, so that
+    /// the first search on them does not pay for it ([`crate::GroupPlanner::reserve`]).
     pub(crate) fn reserve(&mut self, cells: usize) {
         if self.nodes.len() != cells {
             self.begin(cells);
+            map_pages(&mut self.nodes);
+            map_pages(&mut self.stamps);
+            self.heap.map_pages();
         }
     }
 
     /// Starts a generation: stamps from older searches no longer mean anything.
     fn begin(&mut self, cells: usize) -> u32 {
         if self.nodes.len() != cells || self.generation >= u32::MAX - 2 {
-            self.nodes.clear();
-            self.nodes.resize(cells, Node::default());
-            self.stamps.clear();
-            self.stamps.resize(cells, 0);
+            // Zeroed memory: a search touches only the pages of the cells it reaches.
+            self.nodes = zeroed(cells);
+            self.stamps = zeroed(cells);
+            self.heap.reserve(cells);
             // Stale generations in the backward stamps would read as current: the next
             // bidirectional search grows them afresh.
             self.back_stamps.clear();

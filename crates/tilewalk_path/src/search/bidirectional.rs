@@ -71,6 +71,7 @@ use super::{
 };
 use crate::board::Board;
 use crate::grid::{Grid, Pos};
+use crate::memory::zeroed;
 use crate::moves::Step;
 use crate::open_list::{HeapEntry, OpenList};
 
@@ -366,10 +367,9 @@ impl SearchContext {
         let open = self.begin(cells);
         let closed = open + 1;
         if self.back_stamps.len() != cells {
-            self.back_stamps.clear();
-            self.back_stamps.resize(cells, 0);
-            self.back_nodes.clear();
-            self.back_nodes.resize(cells, Node::default());
+            self.back_stamps = zeroed(cells);
+            self.back_nodes = zeroed(cells);
+            self.back_heap.reserve(cells);
         }
         let tables = moves.tables();
         let start_pos = grid.pos(start);
