@@ -153,11 +153,51 @@ pub fn asset_root() -> PathBuf {
     }
 }
 
-/// Reads and parses the terrain table (`assets/terrain.ron` unless another file is given).
+/// A settings file of `assets/` (the terrain table, the tactics rules) and the text of it
+/// built into the binary, for the headless commands run outside a checkout.
+pub(crate) struct Settings {
+    /// Its name in `assets/`.
+    pub name: &'static str,
+    pub built_in: &'static str,
+}
+
+/// The shipped terrain table.
+const TERRAIN: Settings = Settings {
+    name: "terrain.ron",
+    built_in: include_str!("../../assets/terrain.ron"),
+};
+
+impl Settings {
+    /// The file to read and its text: `file` when given; else `assets/NAME` when it exists;
+    /// else the built-in copy, which is said on stderr (as `(built-in NAME)`, which names it
+    /// in error messages too).
+    pub(crate) fn read(&self, file: Option<&FsPath>) -> Result<(PathBuf, String), String> {
+        let file = match file {
+            Some(file) => file.to_path_buf(),
+            None => {
+                let default = asset_root().join(self.name);
+                if !default.exists() {
+                    eprintln!(
+                        "note: {} not found: using the built-in {}",
+                        default.display(),
+                        self.name
+                    );
+                    let built_in = PathBuf::from(format!("(built-in {})", self.name));
+                    return Ok((built_in, self.built_in.to_owned()));
+                }
+                default
+            }
+        };
+        let text = read_file(&file).map_err(|e| e.to_string())?;
+        Ok((file, text))
+    }
+}
+
+/// Reads and parses the terrain table (`assets/terrain.ron`, or the built-in one where there
+/// is none, unless another file is given).
 pub(crate) fn read_terrain(file: Option<&FsPath>) -> Result<TerrainTable, String> {
-    let file = file.map_or_else(|| asset_root().join("terrain.ron"), FsPath::to_path_buf);
-    TerrainTable::parse(&read_file(&file).map_err(|e| e.to_string())?)
-        .map_err(|e| AssetFileError::in_file(&file, e).to_string())
+    let (file, text) = TERRAIN.read(file)?;
+    TerrainTable::parse(&text).map_err(|e| AssetFileError::in_file(&file, e).to_string())
 }
 
 /// A headless app playing `file`'s map; units placed on impassable terrain are warned about

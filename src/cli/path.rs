@@ -44,7 +44,8 @@ pub struct PathArgs {
     /// The movement class whose costs apply on a tilewalk map.
     #[arg(long, value_parser = class_arg, default_value = "foot")]
     class: MovementClass,
-    /// The terrain table for a tilewalk map (default: assets/terrain.ron).
+    /// The terrain table for a tilewalk map (default: assets/terrain.ron, or the built-in table
+    /// where it is not).
     #[arg(long)]
     terrain: Option<PathBuf>,
 }
@@ -121,9 +122,10 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
                     .unwrap_or('?')
             })
             .collect();
+        let board = level.board;
         return Ok(Loaded {
-            grid: level.grid(args.class).clone(),
-            board: level.board,
+            grid: level.into_grid(args.class),
+            board,
             glyphs,
             start: None,
             goal: None,

@@ -1,13 +1,13 @@
 //! `tilewalk simulate`: orders applied at t = 0 to a headless app with a fixed time step;
 //! prints where each unit ends up, whether it arrived and when.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use bevy::prelude::*;
-use tilewalk_path::Pos;
+use tilewalk_path::{Pos, SearchContext, SearchOptions};
 
 use super::{Failure, say};
 use crate::FIXED_STEP_SECS;
@@ -15,8 +15,9 @@ use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal, round_seconds};
 use crate::level::Level;
 use crate::map::parse_pos;
+use crate::movement::UNIT_SPEED_TILES_PER_SEC;
 use crate::pathing::{MoveOrder, Path, Pending};
-use crate::units::{Team, Tile, Unit};
+use crate::units::{MovementClass, Team, Tile, Unit};
 
 #[derive(clap::Args, Debug)]
 pub struct SimulateArgs {
@@ -33,7 +34,7 @@ pub struct SimulateArgs {
     /// One JSON object per unit per line.
     #[arg(long)]
     json: bool,
-    /// The terrain table (default: assets/terrain.ron).
+    /// The terrain table (default: assets/terrain.ron, or the built-in table where it is not).
     #[arg(long)]
     terrain: Option<PathBuf>,
     /// SECONDS:FILE: at that simulated time, switch to the terrain table FILE, as a designer
@@ -49,7 +50,9 @@ pub struct SimulateArgs {
     #[arg(long = "group", value_parser = group_arg, allow_hyphen_values = true)]
     groups: Vec<(Vec<String>, Pos)>,
     /// End with one JSON line of statistics: {"units", "arrived", "gave_up", "plan_ms",
-    /// "tick_ms_p50", "tick_ms_p99", "ticks"} (wall-clock milliseconds).
+    /// "tick_ms_p50", "tick_ms_p99", "ticks" (wall-clock milliseconds), "makespan_s" (the
+    /// last arrival, simulated seconds), "free_makespan_s" (the longest of the arrived
+    /// units' walks from start to final tile with no other unit on the map)}.
     #[arg(long)]
     stats: bool,
 }
@@ -162,6 +165,12 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
         });
     }
     let ordered: HashSet<Entity> = orders.iter().flat_map(|o| o.units.clone()).collect();
+    let starts: HashMap<Entity, (Pos, MovementClass)> = world
+        .query_filtered::<(Entity, &Tile, &MovementClass), With<Unit>>()
+        .iter(world)
+        .filter(|(e, ..)| ordered.contains(e))
+        .map(|(e, tile, class)| (e, (tile.0, *class)))
+        .collect();
     world.write_message_batch(orders);
     let frames = (args.seconds / FIXED_STEP_SECS).round() as u64;
     let mut ticks = Vec::new();
@@ -192,6 +201,9 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
         .collect();
     finals.sort_by_key(|(e, ..)| units.iter().position(|(u, ..)| u == e));
     let (mut arrived_units, mut gave_up) = (0, 0);
+    let (mut makespan, mut free_makespan) = (None::<f64>, None::<f64>);
+    let level = world.resource::<Level>();
+    let mut context = SearchContext::new();
     for (entity, name, tile) in finals {
         // How its last order ended: an arrival or a refusal (stepping off is on the way).
         let ended = journal.iter().rev().find_map(|e| match e {
@@ -207,6 +219,11 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
         if ordered.contains(&entity) {
             arrived_units += usize::from(arrived);
             gave_up += usize::from(reason.is_some());
+            if let (Some(seconds), Some(&(start, class))) = (seconds, starts.get(&entity)) {
+                makespan = Some(makespan.map_or(seconds, |m| m.max(seconds)));
+                let free = free_seconds(&mut context, level, class, start, tile);
+                free_makespan = Some(free_makespan.map_or(free, |m| m.max(free)));
+            }
         }
         if args.json {
             let mut json = serde_json::json!({"unit": name, "tile": [tile.x, tile.y], "arrived": arrived, "seconds": seconds});
@@ -236,9 +253,31 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
             "tick_ms_p50": milliseconds(percentile(&ticks, 0.5)),
             "tick_ms_p99": milliseconds(percentile(&ticks, 0.99)),
             "ticks": ticks.len(),
+            "makespan_s": makespan,
+            "free_makespan_s": free_makespan.map(round_seconds),
         }))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How long `class` takes to walk from `start` to `end` on `level` with no other unit on the
+/// map: the cost of its cheapest path over its speed (a step takes its length times the
+/// entered tile's cost over [`UNIT_SPEED_TILES_PER_SEC`] seconds). 0 when it has none.
+fn free_seconds(
+    context: &mut SearchContext,
+    level: &Level,
+    class: MovementClass,
+    start: Pos,
+    end: Pos,
+) -> f64 {
+    context
+        .search(
+            level.grid(class),
+            start,
+            end,
+            &SearchOptions::on(level.board),
+        )
+        .map_or(0.0, |found| found.path.cost / UNIT_SPEED_TILES_PER_SEC)
 }
 
 /// Whether every unit of `ordered` waits for no path and has one to walk or its order has

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tilewalk_path::Pos;
 
 use super::{Failure, say};
-use crate::assets::{AssetFileError, read_file};
+use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal};
 use crate::map::parse_pos;
 use crate::pathing::Path;
@@ -22,10 +22,10 @@ pub struct TacticsArgs {
     /// A tilewalk, Moving AI or Tiled (`.tmx`) map.
     #[arg(long)]
     map: PathBuf,
-    /// The tactics rules (default: assets/tactics.ron).
+    /// The tactics rules (default: assets/tactics.ron, or the built-in rules where it is not).
     #[arg(long)]
     rules: Option<PathBuf>,
-    /// The terrain table (default: assets/terrain.ron).
+    /// The terrain table (default: assets/terrain.ron, or the built-in table where it is not).
     #[arg(long)]
     terrain: Option<PathBuf>,
     /// Actions, in order: `--range NAME`, `--attack NAME` (tiles it could attack after
@@ -79,13 +79,16 @@ fn tiles(tiles: impl IntoIterator<Item = Pos>) -> Value {
     tiles.into_iter().map(|p| json!([p.x, p.y])).collect()
 }
 
-/// Reads and parses the tactics rules (`assets/tactics.ron` unless another file is given).
+/// The shipped tactics rules.
+const RULES: super::Settings = super::Settings {
+    name: "tactics.ron",
+    built_in: include_str!("../../assets/tactics.ron"),
+};
+
+/// Reads and parses the tactics rules (`assets/tactics.ron`, or the built-in ones where there
+/// are none, unless another file is given).
 pub(crate) fn read_rules(file: Option<&std::path::Path>) -> Result<TacticsRules, String> {
-    let file = file.map_or_else(
-        || super::asset_root().join("tactics.ron"),
-        std::path::Path::to_path_buf,
-    );
-    let text = read_file(&file).map_err(|e| e.to_string())?;
+    let (file, text) = RULES.read(file)?;
     TacticsRules::parse(&text).map_err(|e| AssetFileError::in_file(&file, e).to_string())
 }
 

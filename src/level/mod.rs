@@ -98,6 +98,16 @@ impl Level {
         &self.grids[class as usize]
     }
 
+    /// The grid of one movement class, keeping no other part of the level.
+    pub fn into_grid(self, class: MovementClass) -> Grid {
+        let [foot, horse, flyer] = self.grids;
+        match class {
+            MovementClass::Foot => foot,
+            MovementClass::Horse => horse,
+            MovementClass::Flyer => flyer,
+        }
+    }
+
     /// Every movement class's grid, indexed by class: what a group order is planned on.
     pub fn grids(&self) -> &[Grid] {
         &self.grids

@@ -580,3 +580,126 @@ fn simulate_reloads_terrain_mid_run_and_cheaper_mud_brings_the_archer_sooner() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("broken.ron:1:"));
 }
+
+#[test]
+fn headless_commands_run_outside_a_checkout_with_the_built_in_table_and_rules() {
+    // A folder with no assets/, and no hint of the checkout: the binary looks beside itself
+    // (target/, no assets/ there) and in the current folder.
+    let dir = std::env::temp_dir().join(format!("tilewalk-outside-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let map = dir.join("skirmish.map");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/skirmish.map"),
+        &map,
+    )
+    .unwrap();
+    let map = map.to_str().unwrap();
+    let commands: [&[&str]; 3] = [
+        &["simulate", "--map", map, "--group", "blue:5,5", "--json"],
+        &["tactics", "--map", map, "--range", "knight", "--end-turn"],
+        &[
+            "path", "--map", map, "--from", "2,5", "--to", "6,5", "--json",
+        ],
+    ];
+    for args in commands {
+        let outside = Command::new(env!("CARGO_BIN_EXE_tilewalk"))
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("CARGO_MANIFEST_DIR")
+            .env_remove("BEVY_ASSET_ROOT")
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&outside.stderr);
+        assert_eq!(outside.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("not found: using the built-in terrain.ron"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(
+            stderr.contains("not found: using the built-in tactics.ron"),
+            args[0] == "tactics",
+            "{args:?}: {stderr}"
+        );
+        // The built-in table and rules are the shipped files: the same output as in the
+        // checkout (but for the timings of `path`).
+        let inside = tilewalk(args);
+        let strip = |out: &[u8]| {
+            String::from_utf8_lossy(out)
+                .lines()
+                .map(|l| l.split(",\"micros\"").next().unwrap_or(l).to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(strip(&outside.stdout), strip(&inside.stdout), "{args:?}");
+    }
+}
+
+#[test]
+fn simulate_stats_give_the_makespan_and_its_free_path_ideal() {
+    // A corridor with mud (cost 3 for foot) on the way: alone, the knight's cheapest walk
+    // to 5,0 costs 1 + 3 + 1 + 1 + 1 = 7, 7/3 s at 3 tiles a second.
+    let corridor = file(
+        "corridor.map",
+        "[terrain]\n.,....\n######\n[units]\nknight blue foot 0,0\n",
+    );
+    let corridor = corridor.to_str().unwrap();
+    let lines = json_lines(&tilewalk(&[
+        "simulate",
+        "--map",
+        corridor,
+        "--order",
+        "knight:5,0",
+        "--json",
+        "--stats",
+    ]));
+    let (stats, units) = lines.split_last().unwrap();
+    assert_eq!(units[0]["arrived"], true);
+    assert_eq!(stats["free_makespan_s"], 2.3333);
+    // Alone, it walks as fast as its free path: the last arrival is that walk, to the frame.
+    let makespan = stats["makespan_s"].as_f64().unwrap();
+    assert!((makespan - 7.0 / 3.0).abs() <= 1.0 / 60.0, "{stats}");
+    assert_eq!(stats["makespan_s"], units[0]["seconds"]);
+
+    // A second unit queued behind it in the one-tile corridor arrives later than its free
+    // walk; the makespan is the later arrival, the ideal the longer free walk (the first
+    // unit's, one tile further).
+    let queue = file(
+        "queue.map",
+        "[terrain]\n........\n########\n[units]\na blue foot 1,0\nb blue foot 0,0\n",
+    );
+    let lines = json_lines(&tilewalk(&[
+        "simulate",
+        "--map",
+        queue.to_str().unwrap(),
+        "--group",
+        "blue:7,0",
+        "--json",
+        "--stats",
+    ]));
+    let (stats, units) = lines.split_last().unwrap();
+    assert!(units.iter().all(|u| u["arrived"] == true), "{units:?}");
+    let last = units
+        .iter()
+        .map(|u| u["seconds"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert_eq!(stats["makespan_s"].as_f64(), Some(last));
+    // Along the corridor a walk costs one a tile: the ideal is the longest walk over 3.
+    let start = |unit: &serde_json::Value| if unit["unit"] == "a" { 1 } else { 0 };
+    let longest = units
+        .iter()
+        .map(|u| (u["tile"][0].as_i64().unwrap() - start(u)).abs())
+        .max()
+        .unwrap();
+    let ideal = (longest as f64 / 3.0 * 1e4).round() / 1e4;
+    assert_eq!(stats["free_makespan_s"].as_f64(), Some(ideal), "{units:?}");
+    assert!(last >= ideal - 1.0 / 60.0, "{stats}");
+
+    // No arrival, no makespan.
+    let lines = json_lines(&tilewalk(&[
+        "simulate", "--map", corridor, "--json", "--stats",
+    ]));
+    let stats = lines.last().unwrap();
+    assert!(
+        stats["makespan_s"].is_null() && stats["free_makespan_s"].is_null(),
+        "{stats}"
+    );
+}

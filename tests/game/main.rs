@@ -5,6 +5,7 @@ mod armies;
 mod boards;
 mod cli;
 mod fuzz;
+mod golden;
 mod hot_reload;
 mod memory;
 mod simulation;
