@@ -153,9 +153,7 @@ impl Labels {
             }
         }
     }
-}
 
-impl Labels {
     /// [`Self::fill`] on a square board, where the steps are the same from every cell: each
     /// cell on the stack carries its index in both layouts, so no step divides.
     fn fill_square(&mut self, open: &[bool], stride: usize, seed: usize, label: u32, eight: bool) {
