@@ -87,7 +87,7 @@ use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::QueryData;
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
-use tilewalk_path::Pos;
+use tilewalk_path::{Pos, SearchContext, SearchOptions};
 
 use crate::AppSystems;
 use crate::level::Level;
@@ -109,6 +109,28 @@ pub const WAIT_FOR_IDLE_SECS: f32 = 0.5;
 /// on a way that stays shut (each re-plan is a search, and waits [`WAIT_FOR_IDLE_SECS`]
 /// first).
 pub const MAX_REPLANS: u32 = 3;
+
+/// How long `class` takes to walk from `start` to `end` on `level` with no other unit on the
+/// map, the ideal a crowd's walks are measured against (`simulate --stats`'s
+/// `free_makespan_s`): the cost of its cheapest path over its speed (a step takes its length
+/// times the entered tile's cost over [`UNIT_SPEED_TILES_PER_SEC`] seconds). 0 when it has
+/// none.
+pub fn free_walk_seconds(
+    context: &mut SearchContext,
+    level: &Level,
+    class: MovementClass,
+    start: Pos,
+    end: Pos,
+) -> f64 {
+    context
+        .search(
+            level.grid(class),
+            start,
+            end,
+            &SearchOptions::on(level.board),
+        )
+        .map_or(0.0, |found| found.path.cost / UNIT_SPEED_TILES_PER_SEC)
+}
 
 /// A unit reached the end of its path.
 #[derive(Message, Clone, Copy, Debug)]

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use bevy::prelude::*;
-use tilewalk_path::{Pos, SearchContext, SearchOptions};
+use tilewalk_path::{Pos, SearchContext};
 
 use super::{Failure, say};
 use crate::FIXED_STEP_SECS;
@@ -15,7 +15,7 @@ use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal, round_seconds};
 use crate::level::Level;
 use crate::map::parse_pos;
-use crate::movement::UNIT_SPEED_TILES_PER_SEC;
+use crate::movement::free_walk_seconds;
 use crate::pathing::{MoveOrder, Path, Pending};
 use crate::units::{MovementClass, Team, Tile, Unit};
 
@@ -221,7 +221,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
             gave_up += usize::from(reason.is_some());
             if let (Some(seconds), Some(&(start, class))) = (seconds, starts.get(&entity)) {
                 makespan = Some(makespan.map_or(seconds, |m| m.max(seconds)));
-                let free = free_seconds(&mut context, level, class, start, tile);
+                let free = free_walk_seconds(&mut context, level, class, start, tile);
                 free_makespan = Some(free_makespan.map_or(free, |m| m.max(free)));
             }
         }
@@ -258,26 +258,6 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
         }))?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// How long `class` takes to walk from `start` to `end` on `level` with no other unit on the
-/// map: the cost of its cheapest path over its speed (a step takes its length times the
-/// entered tile's cost over [`UNIT_SPEED_TILES_PER_SEC`] seconds). 0 when it has none.
-fn free_seconds(
-    context: &mut SearchContext,
-    level: &Level,
-    class: MovementClass,
-    start: Pos,
-    end: Pos,
-) -> f64 {
-    context
-        .search(
-            level.grid(class),
-            start,
-            end,
-            &SearchOptions::on(level.board),
-        )
-        .map_or(0.0, |found| found.path.cost / UNIT_SPEED_TILES_PER_SEC)
 }
 
 /// Whether every unit of `ordered` waits for no path and has one to walk or its order has
