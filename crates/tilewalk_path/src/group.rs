@@ -1223,14 +1223,28 @@ impl Router {
             Phase::Route { next } => {
                 let (m, river, tile) = class.routed[next];
                 let field = &self.route_field;
+                let next_down = |at: usize| {
+                    field
+                        .next_at(at)
+                        .expect("the river cell is down the member's way")
+                };
+                // Counted first, so that the path takes exactly its memory: an army's paths
+                // are most of what its order keeps.
+                let (mut cells, mut at) = (1, m.start);
+                while at != river {
+                    (cells, at) = (cells + 1, next_down(at));
+                }
+                at = tile;
+                while at != river {
+                    (cells, at) = (cells + 1, self.nodes[at].1 as usize);
+                }
                 let mut path = Path::default();
+                path.cells.reserve_exact(cells);
                 // Down the route field to the river cell, then on along the wave.
                 let mut at = m.start;
                 path.cells.push(grid.pos(at));
                 while at != river {
-                    at = field
-                        .next_at(at)
-                        .expect("the river cell is down the member's way");
+                    at = next_down(at);
                     path.cells.push(grid.pos(at));
                 }
                 let descended = path.cells.len();
@@ -1277,10 +1291,11 @@ impl Router {
                     board,
                     ..SearchOptions::default()
                 };
-                let found = self
+                let mut found = self
                     .search
                     .search(grid, grid.pos(m.start), grid.pos(tile), &options)
                     .expect("a member's tile is in its region");
+                found.path.cells.shrink_to_fit();
                 self.stats.searched += found.stats.expanded;
                 self.stats.paths += found.path.cells.len().div_ceil(PATH_CELLS_PER_WORK);
                 let route = Route {
