@@ -215,45 +215,23 @@ fn run(scenario: &Scenario, table: &TerrainTable, seconds: f64) -> Flow {
             break;
         }
     }
-    let world = app.world_mut();
-    let mut ended: Vec<(String, f64)> = world
-        .resource::<Journal>()
-        .0
-        .iter()
-        .filter_map(|e| match e {
-            Entry::Arrived { unit, seconds, .. } => Some((unit.clone(), *seconds)),
-            _ => None,
-        })
-        .collect();
-    ended.sort_by(|a, b| a.0.cmp(&b.0));
-    ended.dedup_by(|later, earlier| {
-        // A unit's last arrival is its own.
-        if later.0 == earlier.0 {
-            earlier.1 = earlier.1.max(later.1);
-            true
-        } else {
-            false
-        }
-    });
-    let finals: Vec<(Entity, Pos)> = world
-        .query_filtered::<(Entity, &Tile), With<Unit>>()
-        .iter(world)
-        .map(|(e, t)| (e, t.0))
-        .collect();
+    let world = app.world();
+    let journal = &world.resource::<Journal>().0;
     let level = world.resource::<Level>();
     let mut context = SearchContext::new();
     let (mut makespan, mut free) = (0.0_f64, 0.0_f64);
     let mut arrived = 0;
     for (entity, name, _, start, class) in &units {
-        let Ok(at) = ended.binary_search_by(|e| e.0.as_str().cmp(name)) else {
+        // Its one order's arrival, if it arrived.
+        let Some(seconds) = journal.iter().rev().find_map(|e| match e {
+            Entry::Arrived { unit, seconds, .. } if unit == name => Some(*seconds),
+            _ => None,
+        }) else {
             continue;
         };
-        let end = finals
-            .iter()
-            .find(|f| f.0 == *entity)
-            .map_or(*start, |f| f.1);
+        let end = world.get::<Tile>(*entity).map_or(*start, |t| t.0);
         arrived += 1;
-        makespan = makespan.max(ended[at].1);
+        makespan = makespan.max(seconds);
         free = free.max(free_walk_seconds(&mut context, level, *class, *start, end));
     }
     Flow {
