@@ -62,8 +62,18 @@ impl FieldOptions {
 /// Why a field could not be built.
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
 pub enum FieldError {
+    /// A goal is outside the grid.
     #[error("goal {pos} is outside the {width}x{height} map")]
-    GoalOutside { pos: Pos, width: u32, height: u32 },
+    GoalOutside {
+        /// The goal.
+        pos: Pos,
+        /// The grid's width.
+        width: u32,
+        /// The grid's height.
+        height: u32,
+    },
+    /// A goal is impassable, or the passage rule of [`CostField::build_with`] blocks it
+    /// ([`Passage::Blocked`]).
     #[error("goal {0} is impassable")]
     GoalBlocked(Pos),
     /// The passage rule of [`CostField::build_with`] lets the goal be walked through, never
@@ -120,6 +130,7 @@ pub struct CostField {
 }
 
 impl CostField {
+    /// An empty field: its memory grows to fit the first grid it is built on.
     pub fn new() -> Self {
         Self::default()
     }

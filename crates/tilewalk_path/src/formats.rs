@@ -30,12 +30,16 @@ fn unit_grid(width: u32, height: u32, open: impl Fn(Pos) -> bool) -> Grid {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{line}:{column}: {message}")]
 pub struct ParseError {
+    /// The line, counted from 1.
     pub line: usize,
+    /// The column, counted from 1.
     pub column: usize,
+    /// What is wrong there.
     pub message: String,
 }
 
 impl ParseError {
+    /// The failure `message` at `line:column` (both 1-based).
     pub fn new(line: usize, column: usize, message: impl Into<String>) -> Self {
         Self {
             line,
@@ -58,10 +62,12 @@ pub struct MovingAiMap {
 pub const MOVINGAI_GLYPHS: &str = ".GS@OTW";
 
 impl MovingAiMap {
+    /// The number of columns.
     pub fn width(&self) -> u32 {
         self.width
     }
 
+    /// The number of rows.
     pub fn height(&self) -> u32 {
         self.height
     }
@@ -256,12 +262,18 @@ fn read_row(
 /// One problem of a Moving AI scenario file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
+    /// The bucket the file puts the problem in (problems of similar optimal length share
+    /// one).
     pub bucket: u32,
     /// The map column as written (a bare name or a relative path).
     pub map: String,
+    /// The map's width, as the file states it.
     pub width: u32,
+    /// The map's height, as the file states it.
     pub height: u32,
+    /// The start cell.
     pub start: Pos,
+    /// The goal cell.
     pub goal: Pos,
     /// The optimal octile cost (no corner cutting), as the file rounds it.
     pub optimal: f64,
@@ -332,8 +344,11 @@ pub fn parse_scenarios(text: &str) -> Result<Vec<Scenario>, ParseError> {
 /// A plain character grid: `O` open, `X` wall, `S` the start, `E` the end (both open).
 #[derive(Clone, Debug)]
 pub struct PlainGrid {
+    /// The map: `O`, `S` and `E` cells cost 1, `X` cells are impassable.
     pub grid: Grid,
+    /// The `S` cell, if the map has one.
     pub start: Option<Pos>,
+    /// The `E` cell, if the map has one.
     pub goal: Option<Pos>,
 }
 

@@ -9,11 +9,14 @@ use crate::connectivity::Components;
 /// A cell of the grid: `x` is the column, `y` the row, `(0, 0)` the top-left corner.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Pos {
+    /// The column, 0 at the left edge.
     pub x: u32,
+    /// The row, 0 at the top edge.
     pub y: u32,
 }
 
 impl Pos {
+    /// The cell in column `x`, row `y`.
     pub const fn new(x: u32, y: u32) -> Self {
         Self { x, y }
     }
@@ -52,14 +55,34 @@ pub const MAX_COST: f64 = 1_000_000.0;
 /// Why a grid could not be built or edited.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum GridError {
+    /// A passable cell was given a cost outside [`MIN_COST`]`..=`[`MAX_COST`] (or NaN).
     #[error(
         "a movement cost must be between {MIN_COST} and {MAX_COST} (or the cell impassable), got {cost:?} at {pos}"
     )]
-    BadCost { pos: Pos, cost: f64 },
+    BadCost {
+        /// The cell.
+        pos: Pos,
+        /// The cost it was given.
+        cost: f64,
+    },
+    /// [`Grid::set_cost`] was given a cell outside the grid.
     #[error("{pos} is outside the {width}x{height} grid")]
-    OutOfBounds { pos: Pos, width: u32, height: u32 },
+    OutOfBounds {
+        /// The cell.
+        pos: Pos,
+        /// The grid's width.
+        width: u32,
+        /// The grid's height.
+        height: u32,
+    },
+    /// The grid would have more than 2^31 cells, counting its one-cell blocked border.
     #[error("a {width}x{height} grid is too large (at most 2^31 cells)")]
-    TooLarge { width: u32, height: u32 },
+    TooLarge {
+        /// The width asked for.
+        width: u32,
+        /// The height asked for.
+        height: u32,
+    },
 }
 
 /// Marks an impassable cell in the cost array.
@@ -134,14 +157,17 @@ impl Grid {
         Ok(grid)
     }
 
+    /// The number of columns.
     pub fn width(&self) -> u32 {
         self.width
     }
 
+    /// The number of rows.
     pub fn height(&self) -> u32 {
         self.height
     }
 
+    /// Whether `pos` lies inside the grid.
     pub fn contains(&self, pos: Pos) -> bool {
         pos.x < self.width && pos.y < self.height
     }
@@ -161,6 +187,7 @@ impl Grid {
         (cost != BLOCKED).then_some(cost)
     }
 
+    /// Whether `pos` lies inside the grid and can be entered.
     pub fn is_passable(&self, pos: Pos) -> bool {
         self.cost(pos).is_some()
     }

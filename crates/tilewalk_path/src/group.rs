@@ -20,35 +20,57 @@ use crate::search::{Algorithm, HexMoves, Moves, Path, SearchContext, SearchOptio
 /// index into the grids given to [`GroupPlanner::plan`] or [`GroupPlanner::start`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Unit {
+    /// The cell it stands on.
     pub start: Pos,
+    /// Its movement class: the index of the grid it walks on.
     pub class: usize,
 }
 
 /// One order: these units to this click.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GroupOrder<'a> {
+    /// The units sent.
     pub units: &'a [Unit],
+    /// The cell clicked: the units end on the free tiles nearest it by travel cost.
     pub click: Pos,
     /// Where units that are not part of the order stand: walked through, never chosen as
     /// a unit's tile. The order's own units leave their tiles, so those are free.
     pub occupied: &'a [Pos],
+    /// The board's shape, the same for every movement class.
     pub board: Board,
 }
 
 /// Where a unit goes: its tile and a cheapest path there (start and tile included).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Route {
+    /// The tile the unit ends on.
     pub tile: Pos,
+    /// A cheapest path from the unit's start to `tile`, on its class's grid.
     pub path: Path,
 }
 
 /// Why one unit of an order got no route (the others still get theirs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Stranded {
+    /// The unit's movement class has no grid.
     #[error("movement class {class} has no grid (there are {classes})")]
-    UnknownClass { class: usize, classes: usize },
+    UnknownClass {
+        /// The unit's class.
+        class: usize,
+        /// How many grids (classes) the order was planned with.
+        classes: usize,
+    },
+    /// The unit stands outside the map.
     #[error("start {pos} is outside the {width}x{height} map")]
-    StartOutside { pos: Pos, width: u32, height: u32 },
+    StartOutside {
+        /// The unit's start.
+        pos: Pos,
+        /// The map's width.
+        width: u32,
+        /// The map's height.
+        height: u32,
+    },
+    /// The unit stands on a cell its class cannot enter.
     #[error("start {0} is impassable for the unit's class")]
     StartBlocked(Pos),
     /// The unit's region (for its class) holds none of the tiles its class walks to: an
@@ -64,12 +86,24 @@ pub enum Stranded {
 /// Why a whole order was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GroupError {
+    /// The click is outside the map.
     #[error("click {pos} is outside the {width}x{height} map")]
-    ClickOutside { pos: Pos, width: u32, height: u32 },
+    ClickOutside {
+        /// The click.
+        pos: Pos,
+        /// The map's width.
+        width: u32,
+        /// The map's height.
+        height: u32,
+    },
+    /// The grids of the movement classes are not all of one size.
     #[error("the grid of movement class {class} is {found:?}, not {expected:?} as class 0's")]
     GridSizes {
+        /// The first class whose grid differs from class 0's.
         class: usize,
+        /// Class 0's grid's `(width, height)`.
         expected: (u32, u32),
+        /// That class's grid's `(width, height)`.
         found: (u32, u32),
     },
 }
@@ -542,6 +576,7 @@ struct Member {
 }
 
 impl GroupPlanner {
+    /// A planner with no memory yet: the first order (or [`Self::reserve`]) sizes it.
     pub fn new() -> Self {
         Self::default()
     }

@@ -1,9 +1,8 @@
-//! Engine-free grid pathfinding for tile games: A*, Dijkstra, BFS, greedy best-first, DFS,
-//! jump point search and bidirectional A* over weighted square and hex grids, movement
-//! ranges and connectivity, traces of every search for a visual debugger, cost-to-goal
-//! fields and group orders that share their work, with no game-engine dependency.
+#![doc = include_str!("../README.md")]
 //!
-//! # The cost model
+//! # How it works
+//!
+//! ## The cost model
 //!
 //! Each cell of a [`Grid`] has a movement cost (from [`MIN_COST`] to [`MAX_COST`]) or is
 //! impassable. **Stepping into cell `b` costs `cost(b) × step length`**, where a step is 1
@@ -12,7 +11,7 @@
 //! and, in the game, the time a unit takes to walk a path, so the cheapest path is always
 //! the fastest walk.
 //!
-//! # Boards, neighbourhoods and heuristics
+//! ## Boards, neighbourhoods and heuristics
 //!
 //! The same grid of costs can be read as different [`Board`]s. On a square board,
 //! [`Diagonal`] picks the moves: `Never` is 4-way (`square-4`); the others are 8-way and
@@ -77,7 +76,7 @@
 //! assert_eq!(manhattan.path.cells, [(0, 0), (1, 0), (1, 1), (1, 2)].map(Pos::from));
 //! ```
 //!
-//! # Jump point search
+//! ## Jump point search
 //!
 //! Where every passable cell costs the same and corners are not cut (Moving AI maps, mazes,
 //! open fields), [`Algorithm::JumpPoint`] returns A*'s optimal cost while expanding only the
@@ -88,7 +87,7 @@
 //! Moving AI scenario in a folder and times them against the `pathfinding` crate's `astar`:
 //! `cargo run --release -p tilewalk_path --example movingai -- ../shared/benchmarks/movingai`.
 //!
-//! # Bidirectional search
+//! ## Bidirectional search
 //!
 //! A* grows a tree of cheapest ways out from the start. It keeps a *frontier*: the cells
 //! reached but not yet expanded, each with `g`, the cost of the cheapest way found to it,
@@ -169,7 +168,7 @@
 //! here as a correct reference for the lab, where a [`Trace`] shows the two frontiers meet
 //! and the bound close in on the best path.
 //!
-//! # Traces
+//! ## Traces
 //!
 //! [`SearchContext::search_traced`] records a search as a [`Trace`]: every push onto the
 //! frontier (with `g`, `h` and `f`), every cheaper `g` found for a cell waiting there, every
@@ -178,7 +177,7 @@
 //! number of events, forward or back. Searches that are not traced run the same code with a recorder that does
 //! nothing, which compiles away.
 //!
-//! # Reuse
+//! ## Reuse
 //!
 //! A [`SearchContext`] holds the per-cell memory of a search in generation-stamped arrays:
 //! once warmed up on a grid, [`SearchContext::search_into`] allocates nothing. Ties are
@@ -206,7 +205,7 @@
 //! point-to-point searches ([`SearchContext::search_with`]) alike, so re-planning around
 //! other units needs no copy of the grid.
 //!
-//! # Fields
+//! ## Fields
 //!
 //! A [`CostField`] is an *integration field* in the sense of Supreme Commander 2's flow
 //! fields (Emerson, "Crowd Pathfinding and Steering Using Flow Field Tiles", Game AI Pro,
@@ -219,7 +218,7 @@
 //! bound ([`FieldOptions::max_cost`]) or when the caller has seen enough cells
 //! ([`CostField::build_until`]); its memory is generation-stamped like a [`SearchContext`].
 //!
-//! # Group orders
+//! ## Group orders
 //!
 //! A [`GroupPlanner`] plans an order of N units to one click ([`GroupOrder`]). Each unit has
 //! a movement class, an index into one [`Grid`] per class (the same map as a horse and as a
@@ -346,6 +345,8 @@
 //! unbounded `advance`). A planner keeps its memory from order to order;
 //! [`GroupPlanner::reserve`] sizes it for a map (and has the OS map its pages) ahead of the
 //! first order, so that order's first calls do not pay for it.
+
+#![deny(missing_docs)]
 
 mod bits;
 mod board;

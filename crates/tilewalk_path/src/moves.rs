@@ -22,6 +22,7 @@ pub enum Diagonal {
 }
 
 impl Diagonal {
+    /// Every rule: the 4-way `Never`, then the three 8-way rules.
     pub const ALL: [Self; 4] = [
         Self::Never,
         Self::NoObstacles,

@@ -71,6 +71,7 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
+    /// Every algorithm, in the order they are declared.
     pub const ALL: [Self; 8] = [
         Self::AStar,
         Self::Dijkstra,
@@ -91,6 +92,7 @@ impl Algorithm {
 /// How to search. `SearchOptions::default()` is optimal 8-way A* without corner cutting.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SearchOptions {
+    /// Which search to run.
     pub algorithm: Algorithm,
     /// The board's shape: which steps exist.
     pub board: Board,
@@ -136,7 +138,10 @@ impl SearchOptions {
 /// A path: its cells from start to goal, both included, and its cost (the sum of its steps).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Path {
+    /// The cells in walking order, start and goal included.
     pub cells: Vec<Pos>,
+    /// What walking it costs: the sum of its steps, each `cost(cell stepped into) × step
+    /// length` ([crate docs](crate#the-cost-model)); the start cell's own cost is not paid.
     pub cost: f64,
 }
 
@@ -152,7 +157,9 @@ pub struct SearchStats {
 /// A found path with the statistics of the search that found it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Found {
+    /// The path found.
     pub path: Path,
+    /// What the search did to find it.
     pub stats: SearchStats,
 }
 
@@ -161,21 +168,49 @@ pub struct Found {
 pub enum NoPath {
     /// An option this board does not offer (jump point search on a hex board).
     #[error("{option} needs a square board, not {board}")]
-    NeedsSquareBoard { option: &'static str, board: Board },
+    NeedsSquareBoard {
+        /// The option asked for, by name.
+        option: &'static str,
+        /// The board it was asked for on.
+        board: Board,
+    },
+    /// The start is outside the grid.
     #[error("start {pos} is outside the {width}x{height} map")]
-    StartOutside { pos: Pos, width: u32, height: u32 },
+    StartOutside {
+        /// The start.
+        pos: Pos,
+        /// The grid's width.
+        width: u32,
+        /// The grid's height.
+        height: u32,
+    },
+    /// The goal is outside the grid.
     #[error("goal {pos} is outside the {width}x{height} map")]
-    GoalOutside { pos: Pos, width: u32, height: u32 },
+    GoalOutside {
+        /// The goal.
+        pos: Pos,
+        /// The grid's width.
+        width: u32,
+        /// The grid's height.
+        height: u32,
+    },
+    /// The start cell is impassable.
     #[error("start {0} is impassable")]
     StartBlocked(Pos),
+    /// The goal cell is impassable, or the passage rule of [`SearchContext::search_with`]
+    /// blocks it ([`Passage::Blocked`]).
     #[error("goal {0} is impassable")]
     GoalBlocked(Pos),
     /// The passage rule of [`SearchContext::search_with`] lets the goal be walked through,
     /// never stopped on.
     #[error("goal {0} may be passed through but not stopped on")]
     GoalPassOnly(Pos),
+    /// Start and goal lie in different regions of the grid under the board's moves
+    /// ([`Grid::connected`]): known without searching.
     #[error("start and goal are in different regions")]
     DifferentRegions,
+    /// The search expanded every cell it could reach without reaching the goal: a passage
+    /// rule ([`SearchContext::search_with`]) blocked every way there.
     #[error("the search ran out of cells before reaching the goal")]
     Exhausted,
 }
@@ -232,6 +267,7 @@ struct Target {
 }
 
 impl SearchContext {
+    /// An empty context: its memory grows to fit the first grid it searches.
     pub fn new() -> Self {
         Self::default()
     }
@@ -1002,6 +1038,7 @@ impl Frontier for Lifo<'_> {
 /// A cell inside a movement range.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reached {
+    /// The cell.
     pub pos: Pos,
     /// The cheapest cost from the range's origin.
     pub cost: f64,
@@ -1025,10 +1062,12 @@ impl Range {
         &self.cells
     }
 
+    /// What the range knows of `pos`, if it is in range.
     pub fn get(&self, pos: Pos) -> Option<&Reached> {
         self.lookup.get(&pos).map(|&i| &self.cells[i])
     }
 
+    /// Whether `pos` is in range.
     pub fn contains(&self, pos: Pos) -> bool {
         self.lookup.contains_key(&pos)
     }

@@ -17,9 +17,14 @@ pub enum CellState {
 /// last `Push` or `Relax` event ([`TraceEvent`]), and whether it was expanded since.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CellView {
+    /// Whether it waits on the frontier or has been expanded.
     pub state: CellState,
+    /// The cost of the way to it the search knows ([`Direction`] says which way it
+    /// measures).
     pub g: f64,
+    /// The heuristic's estimate for it, weight included.
     pub h: f64,
+    /// Its priority on the frontier.
     pub f: f64,
     /// The cell it was reached from; `None` for the cell its search started from.
     pub parent: Option<Pos>,
@@ -63,8 +68,11 @@ pub struct Replay {
 /// search's way to `forward`, the step to `backward`, the backward search's way to the goal.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Meeting {
+    /// The forward search's end of the step.
     pub forward: Pos,
+    /// The backward search's end of the step, a neighbour of `forward`.
     pub backward: Pos,
+    /// The cost of the whole path.
     pub cost: f64,
 }
 

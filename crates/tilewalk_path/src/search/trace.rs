@@ -31,50 +31,78 @@ pub enum TraceEvent {
     /// from (a neighbour, or for jump point search the jump point the scan started at);
     /// `None` for the cell a search starts from.
     Push {
+        /// The search that pushed it.
         direction: Direction,
+        /// The cell.
         pos: Pos,
+        /// The cell it was reached from; `None` for the cell the search starts from.
         parent: Option<Pos>,
+        /// The cost of the way to it found so far.
         g: f64,
+        /// The heuristic's estimate for it, weight included.
         h: f64,
+        /// Its priority on the frontier.
         f: f64,
     },
     /// A cheaper way to a cell already on the frontier: its `g` drops from `old_g` to `g`,
     /// and its parent becomes `parent`.
     Relax {
+        /// The search that found the cheaper way.
         direction: Direction,
+        /// The cell.
         pos: Pos,
+        /// The cell the cheaper way comes from.
         parent: Pos,
+        /// The cell's `g` before.
         old_g: f64,
+        /// Its new, lower `g`.
         g: f64,
+        /// The heuristic's estimate for it, weight included.
         h: f64,
+        /// Its new priority on the frontier.
         f: f64,
     },
     /// A cell taken off the frontier and expanded: its `g` is final. A one-way search that
     /// finds the goal ends with the goal's `Expand`.
     Expand {
+        /// The search that expanded it.
         direction: Direction,
+        /// The cell.
         pos: Pos,
+        /// Its final `g`.
         g: f64,
     },
     /// Jump point search: a scan from the expanded jump point `from`, one step `(dx, dy)`
     /// at a time, which found the jump point `found` or ran into a wall (`None`).
     Scan {
+        /// The jump point the scan started from.
         from: Pos,
+        /// The step `(dx, dy)` the scan repeats.
         step: (i32, i32),
+        /// The jump point it found; `None` when it ran into a wall.
         found: Option<Pos>,
     },
     /// Bidirectional search: a cheaper complete path, made of the forward search's way to
     /// `forward`, the step to its neighbour `backward`, and the backward search's way from
     /// there to the goal. The last `Meet` is the path the search returns.
     Meet {
+        /// The forward search's end of the step.
         forward: Pos,
+        /// The backward search's end of the step, a neighbour of `forward`.
         backward: Pos,
+        /// The cost of the whole path.
         cost: f64,
     },
     /// Bidirectional search: the stopping rule held. `bound` is the smallest cost any path
     /// not yet found can have (infinite once a frontier ran dry), `best` the cheapest path
     /// found (infinite when none was): the search stops when `bound >= best`.
-    Stop { best: f64, bound: f64 },
+    Stop {
+        /// The cost of the cheapest path found; infinite when none was.
+        best: f64,
+        /// The smallest cost a path not yet found can have; infinite once a frontier ran
+        /// dry.
+        bound: f64,
+    },
 }
 
 /// The events of one search ([`SearchContext::search_traced`](crate::SearchContext::search_traced)),
@@ -99,6 +127,7 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// An empty trace.
     pub fn new() -> Self {
         Self::default()
     }
