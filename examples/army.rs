@@ -21,14 +21,14 @@
 use std::time::Instant;
 
 use bevy::prelude::*;
+use bevy_tilewalk::{MoveOrder, PathBudget, PathWork};
 use tilewalk::headless_app;
 use tilewalk::journal::{Entry, Journal};
 use tilewalk::level::Level;
 use tilewalk::map::MapAsset;
 use tilewalk::map::generate::generate;
-use tilewalk::pathing::{MoveOrder, PathBudget, PathWork};
 use tilewalk::terrain::TerrainTable;
-use tilewalk::units::{MovementClass, Selected, Tile, Unit};
+use tilewalk::units::{Selected, Tile, Unit};
 use tilewalk_path::Pos;
 
 const SIDE: u32 = 512;
@@ -100,7 +100,7 @@ fn main() {
     let map = MapAsset::parse(&text).expect("a generated map parses");
     let table = TerrainTable::parse(include_str!("../assets/terrain.ron"))
         .expect("the shipped terrain table parses");
-    let level = Level::build(&map, &table).expect("a generated map builds");
+    let (_, nav) = Level::build(&map, &table).expect("a generated map builds");
     // Points every class can stand on, so no unit is refused for its class.
     let open_near = |x: u32, y: u32| {
         (0..SIDE as i64)
@@ -110,9 +110,9 @@ fn main() {
                     x.checked_add_signed(dx as i32)?,
                     y.checked_add_signed(dy as i32)?,
                 );
-                MovementClass::ALL
+                nav.grids()
                     .iter()
-                    .all(|&c| level.grid(c).is_passable(p))
+                    .all(|grid| grid.is_passable(p))
                     .then_some(p)
             })
             .next()

@@ -4,7 +4,7 @@
 //! code and prints, for each, the last arrival of its units (the makespan) beside the ideal,
 //! the free-path makespan: the longest of the arrived units' cheapest walks from where they
 //! started to where they ended, with no other unit on the map
-//! ([`tilewalk::movement::free_walk_seconds`], what `simulate --stats` prints as
+//! ([`bevy_tilewalk::free_walk_seconds`], what `simulate --stats` prints as
 //! `free_makespan_s`). Their ratio is how much the crowd slowed its slowest walk.
 //!
 //! - `open`: 400 foot in a 20×20 block, one group order to a point 55 tiles east, 96×96 grass;
@@ -22,15 +22,13 @@
 use std::fmt::Write as _;
 
 use bevy::prelude::*;
+use bevy_tilewalk::{MoveOrder, Navigation, free_walk_seconds};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tilewalk::headless_app;
 use tilewalk::journal::{Entry, Journal};
-use tilewalk::level::Level;
 use tilewalk::map::MapAsset;
 use tilewalk::map::generate::generate;
-use tilewalk::movement::free_walk_seconds;
-use tilewalk::pathing::MoveOrder;
 use tilewalk::terrain::TerrainTable;
 use tilewalk::units::{MovementClass, Team, Tile, Unit};
 use tilewalk_path::{Pos, SearchContext};
@@ -48,7 +46,7 @@ fn map_text(
     width: u32,
     height: u32,
     glyph: impl Fn(u32, u32) -> char,
-    units: &[(Team, MovementClass, Pos)],
+    units: &[(Team, &str, Pos)],
 ) -> String {
     let mut text = String::from("[terrain]\n");
     for y in 0..height {
@@ -58,7 +56,7 @@ fn map_text(
     text.push_str("[units]\n");
     for (i, (team, class, pos)) in units.iter().enumerate() {
         let team = if *team == Team::Blue { "blue" } else { "red" };
-        writeln!(text, "u{i} {team} {} {},{}", class.name(), pos.x, pos.y).unwrap();
+        writeln!(text, "u{i} {team} {class} {},{}", pos.x, pos.y).unwrap();
     }
     text
 }
@@ -66,11 +64,11 @@ fn map_text(
 /// Units of `team` and `class` on every tile of the block from `corner`, `width` wide.
 fn block(
     team: Team,
-    class: impl Fn(u32) -> MovementClass,
+    class: impl Fn(u32) -> &'static str,
     corner: Pos,
     width: u32,
     count: u32,
-) -> Vec<(Team, MovementClass, Pos)> {
+) -> Vec<(Team, &'static str, Pos)> {
     (0..count)
         .map(|i| {
             let pos = Pos::new(corner.x + i % width, corner.y + i / width);
@@ -80,7 +78,7 @@ fn block(
 }
 
 fn scenarios(all: bool) -> Vec<Scenario> {
-    let foot = |_| MovementClass::Foot;
+    let foot = |_| "foot";
     let mut list = vec![
         Scenario {
             name: "open: 400 foot, 96x96 grass",
@@ -102,11 +100,7 @@ fn scenarios(all: bool) -> Vec<Scenario> {
                 })
                 .collect();
             let class = |i: u32| {
-                if i.is_multiple_of(2) {
-                    MovementClass::Foot
-                } else {
-                    MovementClass::Horse
-                }
+                if i.is_multiple_of(2) { "foot" } else { "horse" }
             };
             let units = block(Team::Blue, class, Pos::new(4, 103), 40, 2000);
             Scenario {
@@ -217,7 +211,7 @@ fn run(scenario: &Scenario, table: &TerrainTable, seconds: f64) -> Flow {
     }
     let world = app.world();
     let journal = &world.resource::<Journal>().0;
-    let level = world.resource::<Level>();
+    let nav = world.resource::<Navigation>();
     let mut context = SearchContext::new();
     let (mut makespan, mut free) = (0.0_f64, 0.0_f64);
     let mut arrived = 0;
@@ -232,7 +226,7 @@ fn run(scenario: &Scenario, table: &TerrainTable, seconds: f64) -> Flow {
         let end = world.get::<Tile>(*entity).map_or(*start, |t| t.0);
         arrived += 1;
         makespan = makespan.max(seconds);
-        free = free.max(free_walk_seconds(&mut context, level, *class, *start, end));
+        free = free.max(free_walk_seconds(&mut context, nav, *class, *start, end));
     }
     Flow {
         units: units.len(),

@@ -2,11 +2,11 @@
 //! tests, and the question they keep asking it (has everything stopped moving?).
 
 use bevy::prelude::*;
+use bevy_tilewalk::{Path, Pending};
 use tilewalk_path::formats::ParseError;
 
 use crate::level::{Level, spawn_units};
 use crate::map::MapAsset;
-use crate::pathing::{Path, Pending};
 use crate::simulation_plugin;
 use crate::tactics::Turn;
 use crate::terrain::TerrainTable;
@@ -18,7 +18,7 @@ pub const FIXED_STEP_SECS: f64 = 1.0 / 60.0;
 /// A headless app (no window, no renderer) playing `map` under `table`, with a fixed
 /// 1/60 s time step so runs are deterministic: what the `simulate` command and the tests use.
 pub fn headless_app(map: &MapAsset, table: &TerrainTable) -> Result<App, ParseError> {
-    let level = Level::build(map, table)?;
+    let (level, nav) = Level::build(map, table)?;
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, simulation_plugin))
         .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
@@ -27,6 +27,7 @@ pub fn headless_app(map: &MapAsset, table: &TerrainTable) -> Result<App, ParseEr
     let world = app.world_mut();
     spawn_units(&mut world.commands(), map, &level);
     world.insert_resource(level);
+    world.insert_resource(nav);
     world.flush();
     Ok(app)
 }

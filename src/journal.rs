@@ -4,11 +4,11 @@
 use std::io::Write;
 
 use bevy::prelude::*;
+use bevy_tilewalk::{Arrived, OrderRefused, Refusal, SteppingOff};
 use tilewalk_path::Pos;
 
 use crate::AppSystems;
-use crate::movement::Arrived;
-use crate::pathing::{OrderRefused, Refusal, SteppingOff};
+use crate::level::{GameLabels, Level};
 use crate::units::Unit;
 
 /// One thing that happened to a unit's order.
@@ -23,6 +23,8 @@ pub enum Entry {
         unit: String,
         goal: Pos,
         reason: Refusal,
+        /// The refusal as the player reads it.
+        message: String,
     },
     /// It stood on terrain impassable for it and steps off first.
     SteppingOff {
@@ -52,8 +54,13 @@ impl Entry {
             } => serde_json::json!({
                 "event": "arrived", "unit": unit, "tile": [tile.x, tile.y], "seconds": round_seconds(*seconds),
             }),
-            Self::Refused { unit, goal, reason } => serde_json::json!({
-                "event": "refused", "unit": unit, "goal": [goal.x, goal.y], "reason": reason.to_string(),
+            Self::Refused {
+                unit,
+                goal,
+                message,
+                ..
+            } => serde_json::json!({
+                "event": "refused", "unit": unit, "goal": [goal.x, goal.y], "reason": message,
             }),
             Self::SteppingOff {
                 unit,
@@ -83,7 +90,7 @@ pub struct EventLog(pub Box<dyn Write + Send + Sync>);
 
 impl EventLog {
     /// Appends one JSON object as a line. The lines of a frame reach the file together at
-    /// its end ([`flush_event_log`]): one write a frame, however many units step in it.
+    /// its end (`flush_event_log`): one write a frame, however many units step in it.
     pub fn write(&mut self, event: &serde_json::Value) -> std::io::Result<()> {
         writeln!(self.0, "{event}")
     }
@@ -105,9 +112,13 @@ fn record_entries(
     mut refused: MessageReader<OrderRefused>,
     mut stepping: MessageReader<SteppingOff>,
     units: Query<&Name, With<Unit>>,
+    level: Option<Res<Level>>,
     mut journal: ResMut<Journal>,
     log: Option<ResMut<EventLog>>,
 ) -> Result {
+    let Some(level) = level else {
+        return Ok(());
+    };
     let name = |e: Entity| {
         units
             .get(e)
@@ -122,20 +133,29 @@ fn record_entries(
         });
     }
     for s in stepping.read() {
-        info!("{} steps off {} at {}", name(s.unit), s.terrain, s.from);
+        let terrain = level
+            .terrain(s.from)
+            .map_or_else(String::new, |t| t.name.clone());
+        info!("{} steps off {terrain} at {}", name(s.unit), s.from);
         journal.0.push(Entry::SteppingOff {
             unit: name(s.unit),
             from: s.from,
             onto: s.onto,
-            terrain: s.terrain.clone(),
+            terrain,
         });
     }
+    let labels = GameLabels {
+        level: &level,
+        name_of: name,
+    };
     for r in refused.read() {
-        info!("order refused: {}", r.reason);
+        let message = r.reason.message(&name(r.unit), &labels);
+        info!("order refused: {message}");
         journal.0.push(Entry::Refused {
             unit: name(r.unit),
             goal: r.goal,
             reason: r.reason.clone(),
+            message,
         });
     }
     if let Some(mut log) = log {

@@ -1,9 +1,10 @@
 //! tilewalk: tile-based unit movement for RPG and tactics games.
 //!
-//! The simulation (terrain, level, units, orders, pathing, movement, tactics) is a set of
-//! plugins that run headless under `MinimalPlugins`; [`game_plugin`] adds the files, rendering,
-//! input, camera and UI on top. The pathfinding itself lives in the engine-free
-//! `tilewalk_path` crate.
+//! The movement itself (orders, pathing, walking, tactics turns) is the `bevy_tilewalk`
+//! plugin, which this game uses through its public API; [`simulation_plugin`] adds the
+//! terrain, the level and the journal, headless under `MinimalPlugins`, and [`game_plugin`]
+//! the files, rendering, input, camera and UI on top. The pathfinding itself lives in the
+//! engine-free `tilewalk_path` crate.
 
 pub mod assets;
 pub mod cli;
@@ -12,14 +13,13 @@ mod headless;
 pub mod journal;
 pub mod level;
 pub mod map;
-pub mod movement;
-pub mod pathing;
 pub mod tactics;
 pub mod terrain;
 pub mod units;
 mod view;
 
 use bevy::prelude::*;
+use bevy_tilewalk::{TilewalkPlugin, TilewalkSystems};
 
 pub use headless::{FIXED_STEP_SECS, all_idle, headless_app};
 
@@ -30,10 +30,9 @@ pub enum AppSystems {
     Load,
     /// Turn pointer and keyboard input into orders.
     RecordInput,
-    /// Turn orders and level changes into paths.
-    Plan,
-    /// Walk units along their paths.
-    Move,
+    /// Place the units' sprites on their tiles and steps (after the plugin's
+    /// [`TilewalkSystems::Move`]).
+    Place,
     /// Record what happened and show the state: overlays, sprites, hints for the HUD.
     Present,
     /// The HUD's text, from what `Present` left.
@@ -45,16 +44,25 @@ pub fn simulation_plugin(app: &mut App) {
     use AppSystems::*;
     app.configure_sets(
         Update,
-        (Load, RecordInput, Plan, Move, Present, Hud).chain(),
+        (
+            Load,
+            RecordInput,
+            TilewalkSystems::Turns,
+            TilewalkSystems::Plan,
+            TilewalkSystems::Move,
+            Place,
+            Present,
+            Hud,
+        )
+            .chain(),
     );
     // Tactics mode is a state; `DefaultPlugins` bring the states plugin, `MinimalPlugins` do not.
     if !app.is_plugin_added::<bevy::state::app::StatesPlugin>() {
         app.add_plugins(bevy::state::app::StatesPlugin);
     }
     app.add_plugins((
+        TilewalkPlugin::default(),
         level::plugin,
-        pathing::plugin,
-        movement::plugin,
         journal::plugin,
         tactics::plugin,
     ));

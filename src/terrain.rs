@@ -1,6 +1,10 @@
-//! The terrain table asset (`assets/terrain.ron`): glyphs, tiles and movement costs per class.
+//! The terrain table asset (`assets/terrain.ron`): the movement classes, and each terrain's
+//! glyphs, tile and movement cost per class.
+
+use std::collections::BTreeMap;
 
 use bevy::prelude::*;
+use bevy_tilewalk::{ClassSpec, MAX_CLASSES};
 use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
 use tilewalk_path::{MAX_COST, MIN_COST};
@@ -9,79 +13,129 @@ use crate::assets::{TextAsset, ron_error};
 use crate::units::MovementClass;
 
 /// One kind of ground.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Terrain {
     pub name: String,
     /// The characters that stand for this terrain in map files.
     pub glyphs: String,
     /// Index of its tile in the terrain atlas.
     pub tile: u32,
-    #[serde(default)]
-    pub foot: Option<f64>,
-    #[serde(default)]
-    pub horse: Option<f64>,
-    #[serde(default)]
-    pub flyer: Option<f64>,
+    /// The cost of entering it, by class index; `None` = impassable.
+    pub costs: Vec<Option<f64>>,
 }
 
 impl Terrain {
     /// The cost of entering this terrain for `class`; `None` = impassable.
     pub fn cost(&self, class: MovementClass) -> Option<f64> {
-        match class {
-            MovementClass::Foot => self.foot,
-            MovementClass::Horse => self.horse,
-            MovementClass::Flyer => self.flyer,
-        }
+        self.costs.get(class.index()).copied().flatten()
     }
 }
 
-/// The terrain table: a validated list of terrains.
-#[derive(Asset, TypePath, Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The terrain table: the movement classes and a validated list of terrains.
+#[derive(Asset, TypePath, Clone, Debug, PartialEq)]
 pub struct TerrainTable {
+    /// The movement classes, in index order.
+    pub classes: Vec<ClassSpec>,
     pub terrains: Vec<Terrain>,
+}
+
+/// `terrain.ron` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableFile {
+    classes: Vec<ClassFile>,
+    terrains: Vec<TerrainFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClassFile {
+    name: String,
+    speed: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TerrainFile {
+    name: String,
+    glyphs: String,
+    tile: u32,
+    #[serde(default)]
+    cost: BTreeMap<String, f64>,
 }
 
 /// Tiles in `assets/textures/terrain.png`.
 pub const ATLAS_TILES: u32 = 7;
 
 impl TerrainTable {
-    /// Parses and validates a table: unique names and glyphs, known tiles, costs within
-    /// `[MIN_COST, MAX_COST]`.
+    /// Parses and validates a table: 1 to [`MAX_CLASSES`] classes with unique names and
+    /// positive speeds; unique terrain names and glyphs, known tiles, costs within
+    /// `[MIN_COST, MAX_COST]` for declared classes.
     pub fn parse(text: &str) -> Result<Self, ParseError> {
-        let table: Self = ron::from_str(text).map_err(|e| ron_error(text, e))?;
-        let at = |terrain: &Terrain, message: String| {
-            // Point at the terrain's entry: the line that names it.
-            let needle = format!("\"{}\"", terrain.name);
-            let (line, column) = text
-                .lines()
+        let file: TableFile = ron::from_str(text).map_err(|e| ron_error(text, e))?;
+        // Point at the line that names `needle` (a terrain's or a class's entry), from line
+        // `from` on.
+        let find = |needle: &str, from: usize| {
+            text.lines()
                 .enumerate()
-                .find_map(|(i, l)| l.find(&needle).map(|c| (i + 1, c + 1)))
-                .unwrap_or((1, 1));
+                .skip(from)
+                .find_map(|(i, l)| l.find(needle).map(|c| (i + 1, c + 1)))
+        };
+        let at = |name: &str, message: String| {
+            let (line, column) = find(&format!("\"{name}\""), 0).unwrap_or((1, 1));
             ParseError::new(line, column, message)
         };
-        if table.terrains.is_empty() {
+        if file.classes.is_empty() || file.classes.len() > MAX_CLASSES {
+            let (line, column) = find("classes", 0).unwrap_or((1, 1));
+            return Err(ParseError::new(
+                line,
+                column,
+                format!(
+                    "the table must declare from 1 to {MAX_CLASSES} movement classes, got {}",
+                    file.classes.len()
+                ),
+            ));
+        }
+        for (i, class) in file.classes.iter().enumerate() {
+            if file.classes[..i].iter().any(|c| c.name == class.name) {
+                return Err(at(
+                    &class.name,
+                    format!("movement class `{}` is declared twice", class.name),
+                ));
+            }
+            if !(class.speed.is_finite() && class.speed > 0.0) {
+                return Err(at(
+                    &class.name,
+                    format!(
+                        "movement class `{}`: the speed must be a positive number, got {}",
+                        class.name, class.speed
+                    ),
+                ));
+            }
+        }
+        let names: Vec<&str> = file.classes.iter().map(|c| c.name.as_str()).collect();
+        if file.terrains.is_empty() {
             return Err(ParseError::new(1, 1, "the table has no terrains"));
         }
-        for (i, terrain) in table.terrains.iter().enumerate() {
-            let earlier = &table.terrains[..i];
+        let mut terrains: Vec<Terrain> = Vec::with_capacity(file.terrains.len());
+        for terrain in file.terrains {
+            let earlier = &terrains;
             if earlier.iter().any(|t| t.name == terrain.name) {
                 return Err(at(
-                    terrain,
+                    &terrain.name,
                     format!("terrain `{}` is defined twice", terrain.name),
                 ));
             }
             if terrain.glyphs.is_empty() {
                 return Err(at(
-                    terrain,
+                    &terrain.name,
                     format!("terrain `{}` has no glyphs", terrain.name),
                 ));
             }
             for glyph in terrain.glyphs.chars() {
                 if glyph.is_whitespace() || glyph == '/' || glyph == '[' {
                     return Err(at(
-                        terrain,
+                        &terrain.name,
                         format!(
                             "terrain `{}`: `{glyph}` cannot be a glyph (whitespace, `/` and `[` mark comments and sections in maps)",
                             terrain.name
@@ -90,7 +144,7 @@ impl TerrainTable {
                 }
                 if let Some(other) = earlier.iter().find(|t| t.glyphs.contains(glyph)) {
                     return Err(at(
-                        terrain,
+                        &terrain.name,
                         format!(
                             "glyph `{glyph}` stands for both `{}` and `{}`",
                             other.name, terrain.name
@@ -100,29 +154,83 @@ impl TerrainTable {
             }
             if terrain.tile >= ATLAS_TILES {
                 return Err(at(
-                    terrain,
+                    &terrain.name,
                     format!(
                         "terrain `{}`: tile {} is not in the atlas (0..{ATLAS_TILES})",
                         terrain.name, terrain.tile
                     ),
                 ));
             }
-            for class in MovementClass::ALL {
+            // A cost's class, at its own key on the terrain's line (or after it).
+            let cost_at = |class: &str, message: String| {
+                let entry = find(&format!("\"{}\"", terrain.name), 0).map_or(0, |(l, _)| l - 1);
+                let (line, column) = find(&format!("\"{class}\""), entry).unwrap_or((entry + 1, 1));
+                ParseError::new(line, column, message)
+            };
+            let mut costs = vec![None; names.len()];
+            for (class, &cost) in &terrain.cost {
+                let Some(index) = names.iter().position(|n| n == class) else {
+                    return Err(cost_at(
+                        class,
+                        format!(
+                            "terrain `{}`: unknown movement class `{class}` (the table declares {})",
+                            terrain.name,
+                            names.join(", ")
+                        ),
+                    ));
+                };
                 // The bounds the search can order exactly (see `tilewalk_path::MIN_COST`).
-                if let Some(cost) = terrain.cost(class)
-                    && !(MIN_COST..=MAX_COST).contains(&cost)
-                {
-                    return Err(at(
-                        terrain,
+                if !(MIN_COST..=MAX_COST).contains(&cost) {
+                    return Err(cost_at(
+                        class,
                         format!(
                             "terrain `{}`: the {class} cost must be between {MIN_COST} and {MAX_COST}, got {cost}",
                             terrain.name,
                         ),
                     ));
                 }
+                costs[index] = Some(cost);
             }
+            terrains.push(Terrain {
+                name: terrain.name,
+                glyphs: terrain.glyphs,
+                tile: terrain.tile,
+                costs,
+            });
         }
-        Ok(table)
+        Ok(Self {
+            classes: file
+                .classes
+                .into_iter()
+                .map(|c| ClassSpec::new(c.name, c.speed))
+                .collect(),
+            terrains,
+        })
+    }
+
+    /// The class named `name`.
+    pub fn class(&self, name: &str) -> Option<MovementClass> {
+        let i = self.classes.iter().position(|c| c.name == name)?;
+        Some(MovementClass(i as u8))
+    }
+
+    /// Every class, in index order.
+    pub fn all_classes(&self) -> impl Iterator<Item = MovementClass> + use<> {
+        (0..self.classes.len()).map(|i| MovementClass(i as u8))
+    }
+
+    /// A class's name (`?` for one the table does not declare).
+    pub fn class_name(&self, class: MovementClass) -> &str {
+        self.classes.get(class.index()).map_or("?", |c| &c.name)
+    }
+
+    /// The classes' names, for error messages: `foot, horse or flyer`.
+    pub fn class_list(&self) -> String {
+        let names: Vec<&str> = self.classes.iter().map(|c| c.name.as_str()).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.join(""),
+        }
     }
 
     /// The terrain a glyph stands for, by index.
@@ -152,64 +260,112 @@ mod tests {
     fn the_shipped_table_parses_and_says_what_the_defaults_promise() {
         let text = std::fs::read_to_string("assets/terrain.ron").unwrap();
         let table = TerrainTable::parse(&text).unwrap();
-        let cost = |name: &str, class| {
+        let cost = |name: &str, class: &str| {
             table
                 .terrains
                 .iter()
                 .find(|t| t.name == name)
                 .unwrap()
-                .cost(class)
+                .cost(table.class(class).unwrap())
         };
-        assert_eq!(cost("mud", MovementClass::Foot), Some(3.0));
-        assert_eq!(
-            cost("water", MovementClass::Horse),
-            None,
-            "horses cannot swim"
-        );
-        assert_eq!(cost("rock", MovementClass::Flyer), None);
-        assert_eq!(cost("forest", MovementClass::Flyer), Some(1.0));
+        assert_eq!(table.class_list(), "foot, horse or flyer");
+        assert_eq!(cost("mud", "foot"), Some(3.0));
+        assert_eq!(cost("water", "horse"), None, "horses cannot swim");
+        assert_eq!(cost("rock", "flyer"), None);
+        assert_eq!(cost("forest", "flyer"), Some(1.0));
         for glyph in ".GSWT@O".chars() {
             assert!(table.by_glyph(glyph).is_some(), "Moving AI glyph {glyph}");
         }
     }
 
     #[test]
+    fn the_advance_wars_table_gives_each_of_its_five_classes_its_own_costs() {
+        let text = std::fs::read_to_string("assets/classes/advance_wars.ron").unwrap();
+        let table = TerrainTable::parse(&text).unwrap();
+        let names: Vec<&str> = table.classes.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["infantry", "mech", "tires", "treads", "air"]);
+        let cost = |name: &str, class: &str| {
+            let terrain = table.terrains.iter().find(|t| t.name == name).unwrap();
+            terrain.cost(table.class(class).unwrap())
+        };
+        // Advance Wars' movement costs: mountains (rock) only for foot soldiers, woods cost
+        // tires 3 and treads 2, rivers (water) foot only, air 1 everywhere.
+        assert_eq!(cost("rock", "infantry"), Some(2.0));
+        assert_eq!(cost("rock", "mech"), Some(1.0));
+        assert_eq!(cost("rock", "tires"), None);
+        assert_eq!(cost("forest", "tires"), Some(3.0));
+        assert_eq!(cost("forest", "treads"), Some(2.0));
+        assert_eq!(cost("water", "treads"), None);
+        assert!(
+            table
+                .terrains
+                .iter()
+                .all(|t| t.cost(table.class("air").unwrap()) == Some(1.0))
+        );
+    }
+
+    #[test]
     fn errors_point_at_the_fault() {
         let err = |text: &str| TerrainTable::parse(text).unwrap_err().to_string();
+        let classes = "classes: [(name: \"foot\", speed: 3.0), (name: \"horse\", speed: 3.0)],";
+        let table = |terrains: &str| format!("({classes}\nterrains: [\n{terrains}\n])");
         assert_eq!(
-            err("(terrains: [(name: \"a\", glyphs: \".\", tile: 0, foot: 1.0)"),
-            "1:52: `foot` is optional: write `foot: Some(1.0)`, or put `#![enable(implicit_some)]` before the file's opening `(` (Expected option)"
+            err(&table(
+                " (name: \"a\", glyphs: \".\", tile: 0, cost: {\"boat\": 1.0}),"
+            )),
+            "3:43: terrain `a`: unknown movement class `boat` (the table declares foot, horse)"
         );
-        let unclosed = "#![enable(implicit_some)]\n(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0,\n (name: \"b\", glyphs: \"x\", tile: 1),\n])";
+        let unclosed = "(classes: [(name: \"foot\", speed: 3.0)], terrains: [\n (name: \"a\", glyphs: \".\", tile: 0,\n (name: \"b\", glyphs: \"x\", tile: 1),\n])";
         assert_eq!(
             err(unclosed),
-            "4:2: Expected identifier (unclosed `(` opened at 3:2)"
+            "3:2: Expected identifier (unclosed `(` opened at 2:2)"
         );
-        let comma = "(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0)\n (name: \"b\", glyphs: \"x\", tile: 1),\n])";
         assert_eq!(
-            err(comma),
-            "3:2: Expected comma: a `,` is missing before this"
+            err(&table(
+                " (name: \"a\", glyphs: \".\", tile: 0)\n (name: \"b\", glyphs: \"x\", tile: 1),"
+            )),
+            "4:2: Expected comma: a `,` is missing before this"
         );
-        let twice = "(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0),\n (name: \"b\", glyphs: \"x.\", tile: 1),\n])";
-        assert_eq!(err(twice), "3:9: glyph `.` stands for both `a` and `b`");
-        let negative = "#![enable(implicit_some)]\n(terrains: [\n (name: \"a\", glyphs: \".\", tile: 0, horse: -1.0),\n])";
         assert_eq!(
-            err(negative),
-            "3:9: terrain `a`: the horse cost must be between 0.001 and 1000000, got -1"
+            err(&table(
+                " (name: \"a\", glyphs: \".\", tile: 0),\n (name: \"b\", glyphs: \"x.\", tile: 1),"
+            )),
+            "4:9: glyph `.` stands for both `a` and `b`"
+        );
+        let negative = table(" (name: \"a\", glyphs: \".\", tile: 0, cost: {\"horse\": -1.0}),");
+        assert_eq!(
+            err(&negative),
+            "3:43: terrain `a`: the horse cost must be between 0.001 and 1000000, got -1"
         );
         for bad in ["1e308", "1e-320", "0.0", "inf", "NaN"] {
             let text = negative.replace("-1.0", bad);
             assert!(
-                err(&text).starts_with("3:9: terrain `a`: the horse cost must be between"),
+                err(&text).starts_with("3:43: terrain `a`: the horse cost must be between"),
                 "{bad}: {}",
                 err(&text)
             );
         }
-        let tile = "(terrains: [(name: \"a\", glyphs: \".\", tile: 9)])";
         assert_eq!(
-            err(tile),
-            "1:20: terrain `a`: tile 9 is not in the atlas (0..7)"
+            err(&table(" (name: \"a\", glyphs: \".\", tile: 9),")),
+            "3:9: terrain `a`: tile 9 is not in the atlas (0..7)"
         );
-        assert!(err("(terrains: [(name: \"a\", glyph: \".\", tile: 0)])").starts_with("1:"));
+        assert_eq!(
+            err("(classes: [], terrains: [(name: \"a\", glyphs: \".\", tile: 0)])"),
+            "1:2: the table must declare from 1 to 64 movement classes, got 0"
+        );
+        assert_eq!(
+            err(
+                "(classes: [(name: \"foot\", speed: 3.0), (name: \"foot\", speed: 1.0)], terrains: [])"
+            ),
+            "1:19: movement class `foot` is declared twice"
+        );
+        assert_eq!(
+            err("(classes: [(name: \"foot\", speed: 0.0)], terrains: [])"),
+            "1:19: movement class `foot`: the speed must be a positive number, got 0"
+        );
+        assert!(
+            err("(classes: [], terrains: [(name: \"a\", glyph: \".\", tile: 0)])")
+                .starts_with("1:")
+        );
     }
 }

@@ -209,7 +209,8 @@ pub(crate) fn headless_map_app(
 ) -> Result<App, Failure> {
     let app = crate::headless_app(map, table).map_err(|e| AssetFileError::in_file(file, e))?;
     let level = app.world().resource::<crate::level::Level>();
-    for warning in crate::level::stranded_units(map, level) {
+    let nav = app.world().resource::<bevy_tilewalk::Navigation>();
+    for warning in crate::level::stranded_units(map, level, nav) {
         eprintln!("warning: {}", AssetFileError::in_file(file, warning));
     }
     Ok(app)

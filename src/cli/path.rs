@@ -12,7 +12,6 @@ use super::{Failure, say};
 use crate::assets::{AssetFileError, read_file};
 use crate::level::Level;
 use crate::map::{MapAsset, parse_pos};
-use crate::units::MovementClass;
 
 #[derive(clap::Args, Debug)]
 pub struct PathArgs {
@@ -41,9 +40,10 @@ pub struct PathArgs {
     /// Print one JSON object instead of a drawing.
     #[arg(long)]
     json: bool,
-    /// The movement class whose costs apply on a tilewalk map.
-    #[arg(long, value_parser = class_arg, default_value = "foot")]
-    class: MovementClass,
+    /// The movement class whose costs apply on a tilewalk or Tiled map, by its name in the
+    /// terrain table.
+    #[arg(long, default_value = "foot")]
+    class: String,
     /// The terrain table for a tilewalk map (default: assets/terrain.ron, or the built-in table
     /// where it is not).
     #[arg(long)]
@@ -82,10 +82,6 @@ fn board_arg(text: &str) -> Result<Board, String> {
         .map_err(|e: tilewalk_path::UnknownBoard| e.to_string())
 }
 
-fn class_arg(text: &str) -> Result<MovementClass, String> {
-    MovementClass::parse(text).ok_or_else(|| format!("expected foot, horse or flyer, got `{text}`"))
-}
-
 /// A map in any of the three formats, reduced to what a search and a drawing need.
 struct Loaded {
     grid: Grid,
@@ -112,7 +108,14 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
     };
     if let Some(map) = map {
         let table = super::read_terrain(args.terrain.as_deref())?;
-        let level = Level::build(&map, &table).map_err(in_file)?;
+        let class = table.class(&args.class).ok_or_else(|| {
+            format!(
+                "--class: unknown movement class `{}` (the terrain table has {})",
+                args.class,
+                table.class_list()
+            )
+        })?;
+        let (level, nav) = Level::build(&map, &table).map_err(in_file)?;
         // A Tiled cell is drawn with its terrain's first glyph (`?` for a tile without one).
         let glyphs = level
             .cells()
@@ -124,7 +127,7 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
             .collect();
         let board = level.board;
         return Ok(Loaded {
-            grid: level.into_grid(args.class),
+            grid: nav.into_grid(class),
             board,
             glyphs,
             start: None,

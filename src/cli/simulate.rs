@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use bevy::prelude::*;
+use bevy_tilewalk::{MoveOrder, Navigation, Path, Pending, free_walk_seconds};
 use tilewalk_path::{Pos, SearchContext};
 
 use super::{Failure, say};
@@ -15,8 +16,6 @@ use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal, round_seconds};
 use crate::level::Level;
 use crate::map::parse_pos;
-use crate::movement::free_walk_seconds;
-use crate::pathing::{MoveOrder, Path, Pending};
 use crate::units::{MovementClass, Team, Tile, Unit};
 
 #[derive(clap::Args, Debug)]
@@ -178,9 +177,21 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
     let started = Instant::now();
     for frame in 0..=frames {
         let now = app.world().resource::<Time>().elapsed_secs_f64();
-        while let Some((_, level)) = reloads.next_if(|(at, _)| *at <= now) {
-            let change = app.world_mut().resource_mut::<Level>().replace(level);
+        while let Some((_, (level, nav))) = reloads.next_if(|(at, _)| *at <= now) {
+            let renamed = app.world().resource::<Level>().renamed_classes(&level);
+            let world = app.world_mut();
+            for mut class in world.query::<&mut MovementClass>().iter_mut(world) {
+                if let Some(new) = renamed(*class) {
+                    *class = new;
+                }
+            }
+            let costs = app.world_mut().resource_mut::<Navigation>().replace(nav);
+            let change = app
+                .world_mut()
+                .resource_mut::<Level>()
+                .replace(level, &costs);
             app.world_mut().write_message(change);
+            app.world_mut().write_message(costs);
         }
         let tick = Instant::now();
         app.update();
@@ -202,7 +213,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
     finals.sort_by_key(|(e, ..)| units.iter().position(|(u, ..)| u == e));
     let (mut arrived_units, mut gave_up) = (0, 0);
     let (mut makespan, mut free_makespan) = (None::<f64>, None::<f64>);
-    let level = world.resource::<Level>();
+    let nav = world.resource::<Navigation>();
     let mut context = SearchContext::new();
     for (entity, name, tile) in finals {
         // How its last order ended: an arrival or a refusal (stepping off is on the way).
@@ -210,8 +221,8 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
             Entry::Arrived { unit, seconds, .. } if *unit == name => {
                 Some((true, Some(round_seconds(*seconds)), None))
             }
-            Entry::Refused { unit, reason, .. } if *unit == name => {
-                Some((false, None, Some(reason.to_string())))
+            Entry::Refused { unit, message, .. } if *unit == name => {
+                Some((false, None, Some(message.clone())))
             }
             _ => None,
         });
@@ -221,7 +232,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
             gave_up += usize::from(reason.is_some());
             if let (Some(seconds), Some(&(start, class))) = (seconds, starts.get(&entity)) {
                 makespan = Some(makespan.map_or(seconds, |m| m.max(seconds)));
-                let free = free_walk_seconds(&mut context, level, class, start, tile);
+                let free = free_walk_seconds(&mut context, nav, class, start, tile);
                 free_makespan = Some(free_makespan.map_or(free, |m| m.max(free)));
             }
         }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bevy::prelude::*;
+use bevy_tilewalk::Path;
 use serde_json::{Value, json};
 use tilewalk_path::Pos;
 
@@ -13,9 +14,8 @@ use super::{Failure, say};
 use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal};
 use crate::map::parse_pos;
-use crate::pathing::Path;
 use crate::tactics::{EndTurn, EnemyTurn, Mode, TacticsMove, TacticsRules, Turn, with_board};
-use crate::units::Team;
+use crate::units::{Team, Unit};
 
 #[derive(clap::Args, Debug)]
 pub struct TacticsArgs {
@@ -89,7 +89,7 @@ const RULES: super::Settings = super::Settings {
 /// are none, unless another file is given).
 pub(crate) fn read_rules(file: Option<&std::path::Path>) -> Result<TacticsRules, String> {
     let (file, text) = RULES.read(file)?;
-    TacticsRules::parse(&text).map_err(|e| AssetFileError::in_file(&file, e).to_string())
+    crate::tactics::parse_rules(&text).map_err(|e| AssetFileError::in_file(&file, e).to_string())
 }
 
 pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
@@ -104,10 +104,14 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
         .set(Mode::Tactics);
     app.update();
     let unit = |app: &mut App, name: &str| {
-        with_board(app.world_mut(), |board, _| {
-            board.pieces.iter().find(|p| p.name == name).cloned()
-        })?
-        .ok_or_else(|| format!("no unit named `{name}` on {}", args.map.display()))
+        let world = app.world_mut();
+        let entity = world
+            .query_filtered::<(Entity, &Name), With<Unit>>()
+            .iter(world)
+            .find_map(|(e, n)| (n.as_str() == name).then_some(e));
+        entity
+            .and_then(|e| with_board(world, |board, _| board.piece(e).cloned()).ok()?)
+            .ok_or_else(|| format!("no unit named `{name}` on {}", args.map.display()))
     };
     for action in actions {
         let line = match action {
@@ -118,7 +122,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
                     let range = board.range(context, &piece);
                     let micros = started.elapsed().as_secs_f64() * 1e6;
                     let cells: Vec<Value> = range.cells().iter().map(|r| json!({"tile": [r.pos.x, r.pos.y], "cost": r.cost, "stop": r.can_stop})).collect();
-                    json!({"action": "range", "unit": name, "points": board.rules.movement_points.get(piece.class), "micros": micros, "tiles": cells})
+                    json!({"action": "range", "unit": name, "points": board.rules.movement_points(board.nav.name(piece.class)), "micros": micros, "tiles": cells})
                 })?
             }
             Action::Attack(name) => {
@@ -143,7 +147,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
                 let refusal = app.world().resource::<Journal>().0[seen..]
                     .iter()
                     .find_map(|e| match e {
-                        Entry::Refused { reason, .. } => Some(reason.to_string()),
+                        Entry::Refused { message, .. } => Some(message.clone()),
                         Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
                     });
                 match (
@@ -161,7 +165,13 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
             Action::EndTurn => {
                 app.world_mut().write_message(EndTurn);
                 settle(&mut app);
-                let moves: Vec<Value> = app.world().resource::<EnemyTurn>().moves.iter().map(|(unit, from, to)| json!({"unit": unit, "from": [from.x, from.y], "to": [to.x, to.y]})).collect();
+                let world = app.world();
+                let name = |e: Entity| {
+                    world
+                        .get::<Name>(e)
+                        .map_or_else(|| e.to_string(), |n| n.as_str().to_owned())
+                };
+                let moves: Vec<Value> = world.resource::<EnemyTurn>().moves.iter().map(|&(unit, from, to)| json!({"unit": name(unit), "from": [from.x, from.y], "to": [to.x, to.y]})).collect();
                 json!({"action": "end_turn", "turn": app.world().resource::<Turn>().number, "enemy_moves": moves})
             }
         };

@@ -4,6 +4,7 @@
 
 use bevy::asset::AssetPath;
 use bevy::prelude::*;
+use bevy_tilewalk::{Navigation, NavigationChanged};
 use tilewalk_path::Pos;
 
 use super::{Level, LevelChanged, spawn_units, stranded_units};
@@ -14,6 +15,7 @@ use crate::assets::{
 };
 use crate::map::{MapAsset, TmxLoader, repaint, write_atomically};
 use crate::terrain::TerrainTable;
+use crate::units::{MovementClass, Unit};
 
 #[derive(Resource)]
 struct LevelHandles {
@@ -82,8 +84,11 @@ fn rebuild_level(
     maps: Res<Assets<MapAsset>>,
     tables: Res<Assets<TerrainTable>>,
     level: Option<ResMut<Level>>,
+    nav: Option<ResMut<Navigation>>,
     mut errors: ResMut<FileErrors>,
     mut changed: MessageWriter<LevelChanged>,
+    mut costs_changed: MessageWriter<NavigationChanged>,
+    mut classes: Query<&mut MovementClass, With<Unit>>,
     map_file: Res<MapFile>,
 ) {
     let Some(handles) = handles else { return };
@@ -104,7 +109,7 @@ fn rebuild_level(
     errors.0.retain(|file, _| {
         !(map_touched && *file == map_name || terrain_touched && file.ends_with("terrain.ron"))
     });
-    let built = match Level::build(map, table) {
+    let (built, built_nav) = match Level::build(map, table) {
         Ok(built) => built,
         Err(error) => {
             let message = AssetFileError::in_file(&map_file.0, error).to_string();
@@ -113,18 +118,29 @@ fn rebuild_level(
             return;
         }
     };
-    match level {
-        Some(mut level) => {
-            let change = level.replace(built);
+    match (level, nav) {
+        (Some(mut level), Some(mut nav)) => {
+            let renamed = level.renamed_classes(&built);
+            for mut class in &mut classes {
+                if let Some(new) = renamed(*class)
+                    && new != *class
+                {
+                    *class = new;
+                }
+            }
+            let costs = nav.replace(built_nav);
+            let change = level.replace(built, &costs);
             info!("level reloaded: {} cells changed", change.cells.len());
             changed.write(change);
+            costs_changed.write(costs);
         }
-        None => {
-            for warning in stranded_units(map, &built) {
+        _ => {
+            for warning in stranded_units(map, &built, &built_nav) {
                 warn!("{}", AssetFileError::in_file(&map_file.0, warning));
             }
             spawn_units(&mut commands, map, &built);
             commands.insert_resource(built);
+            commands.insert_resource(built_nav);
         }
     }
 }

@@ -1,12 +1,14 @@
-//! The level: the map's terrain under the current terrain table, with one cost grid per
-//! movement class, and the diff between two levels when a file changes. The files behind it
-//! (loading, hot reload, errors) are [`files`].
+//! The level: the map's terrain under the current terrain table, and the plugin's
+//! [`Navigation`] built from it (one cost grid per movement class); the diff between two
+//! levels when a file changes. The files behind it (loading, hot reload, errors) are
+//! `files`.
 
 mod files;
 
 pub use files::{EditMap, MapEdited, MapHistory, plugin as assets_plugin};
 
 use bevy::prelude::*;
+use bevy_tilewalk::{Labels, Navigation, NavigationChanged, Precedence};
 use tilewalk_path::formats::ParseError;
 use tilewalk_path::{Board, Grid, Pos};
 
@@ -14,7 +16,7 @@ use crate::convert::Geometry;
 use crate::map::MapAsset;
 use crate::map::tmx::TilesetImage;
 use crate::terrain::{Terrain, TerrainTable};
-use crate::units::{AttackRange, MovementClass, UNIT_Z, unit};
+use crate::units::{AttackRange, Motion, MovementClass, Tile, UNIT_Z, Unit, unit};
 
 /// The most cells a level's grids may store, the map's cells with the one-cell border around
 /// them: 2^25. It only limits maps one or two tiles high or wide, whose border is up to two
@@ -24,7 +26,8 @@ use crate::units::{AttackRange, MovementClass, UNIT_Z, unit};
 /// along all of it (`docs/benchmarks.md`, memory and load time).
 pub const MAX_STORED_CELLS: u64 = 1 << 25;
 
-/// The terrain of every cell and what it costs each movement class.
+/// The terrain of every cell: what the view draws and names. What it costs each movement
+/// class is the [`Navigation`] built with it.
 #[derive(Resource, Clone, Debug)]
 pub struct Level {
     pub width: u32,
@@ -37,13 +40,12 @@ pub struct Level {
     /// A Tiled map's tileset image, which draws it instead of the terrain atlas.
     pub tileset: Option<TilesetImage>,
     terrain: Vec<usize>,
-    grids: [Grid; 3],
 }
 
 impl Level {
-    /// Combines a map with a terrain table; fails on a glyph or terrain name the table does
-    /// not know.
-    pub fn build(map: &MapAsset, table: &TerrainTable) -> Result<Self, ParseError> {
+    /// Combines a map with a terrain table into the level and its navigation; fails on a
+    /// glyph, terrain or class name the table does not know.
+    pub fn build(map: &MapAsset, table: &TerrainTable) -> Result<(Self, Navigation), ParseError> {
         let stored = (u64::from(map.width) + 2) * (u64::from(map.height) + 2);
         if stored > MAX_STORED_CELLS {
             let (line, column) = map.first_row_at();
@@ -60,57 +62,33 @@ impl Level {
                 ),
             ));
         }
+        map.check_classes(table)?;
         let (table, terrain) = map.resolve(table)?;
-        let grid = |class| {
-            Grid::from_fn(map.width, map.height, |p| {
-                table.terrains[terrain[(p.y * map.width + p.x) as usize]].cost(class)
+        let grids = table
+            .all_classes()
+            .map(|class| {
+                Grid::from_fn(map.width, map.height, |p| {
+                    table.terrains[terrain[(p.y * map.width + p.x) as usize]].cost(class)
+                })
+                .map_err(|e| ParseError::new(1, 1, e.to_string()))
             })
-            .map_err(|e| ParseError::new(1, 1, e.to_string()))
-        };
-        let grids = [
-            grid(MovementClass::Foot)?,
-            grid(MovementClass::Horse)?,
-            grid(MovementClass::Flyer)?,
-        ];
-        // Every order asks which region its units and goal are in: label the board's
-        // regions now, not in the frame of the first order.
-        for grid in &grids {
-            grid.label_regions(map.board);
-        }
-        Ok(Self {
+            .collect::<Result<Vec<_>, _>>()?;
+        let nav = Navigation::new(map.board, table.classes.clone(), grids)
+            .map_err(|e| ParseError::new(1, 1, e.to_string()))?;
+        let level = Self {
             width: map.width,
             height: map.height,
             board: map.board,
             table,
             tileset: map.tiles.as_ref().map(|t| t.image.clone()),
-            grids,
             terrain,
-        })
+        };
+        Ok((level, nav))
     }
 
     /// Where the cells are in the world.
     pub fn geometry(&self) -> Geometry {
         Geometry::new(self.board, self.width, self.height)
-    }
-
-    /// The cost grid searches use for a movement class.
-    pub fn grid(&self, class: MovementClass) -> &Grid {
-        &self.grids[class as usize]
-    }
-
-    /// The grid of one movement class, keeping no other part of the level.
-    pub fn into_grid(self, class: MovementClass) -> Grid {
-        let [foot, horse, flyer] = self.grids;
-        match class {
-            MovementClass::Foot => foot,
-            MovementClass::Horse => horse,
-            MovementClass::Flyer => flyer,
-        }
-    }
-
-    /// Every movement class's grid, indexed by class: what a group order is planned on.
-    pub fn grids(&self) -> &[Grid] {
-        &self.grids
     }
 
     pub fn contains(&self, pos: Pos) -> bool {
@@ -122,73 +100,95 @@ impl Level {
             .then(|| &self.table.terrains[self.terrain[(pos.y * self.width + pos.x) as usize]])
     }
 
+    /// A movement class's name.
+    pub fn class_name(&self, class: MovementClass) -> &str {
+        self.table.class_name(class)
+    }
+
     /// Every cell, row by row.
     pub fn cells(&self) -> impl Iterator<Item = Pos> + use<> {
-        self.grids[0].cells()
+        let width = self.width;
+        (0..self.width * self.height).map(move |i| Pos::new(i % width, i / width))
     }
 
-    /// Replaces this level with `new` and says what changed.
-    pub fn replace(&mut self, new: Level) -> LevelChanged {
-        let changed = self.diff(&new);
-        *self = new;
-        changed
+    /// Where each class of this level is in `new`'s table, by name: units keep their class
+    /// across a reload that declares the classes in another order. `None` for a class `new`
+    /// does not declare.
+    pub fn renamed_classes(
+        &self,
+        new: &Level,
+    ) -> impl Fn(MovementClass) -> Option<MovementClass> + use<> {
+        let renamed: Vec<Option<MovementClass>> = self
+            .table
+            .classes
+            .iter()
+            .map(|c| new.table.class(&c.name))
+            .collect();
+        move |class| renamed.get(class.index()).copied().flatten()
     }
 
-    /// What differs in `new`: the cells whose terrain or cost for some class changed (all of
-    /// them when the size or the board changed), and the classes for which some cell got
-    /// cheaper (or passable).
-    pub fn diff(&self, new: &Level) -> LevelChanged {
-        if (self.width, self.height, self.board) != (new.width, new.height, new.board) {
-            return LevelChanged {
-                cells: new.cells().collect(),
-                cheaper: MovementClass::ALL.to_vec(),
-            };
-        }
-        let cheaper = |class: MovementClass, p: Pos| match (
-            self.grid(class).cost(p),
-            new.grid(class).cost(p),
-        ) {
-            (Some(old), Some(new)) => new < old,
-            (None, Some(_)) => true,
-            (_, None) => false,
+    /// Replaces this level with `new` and says which cells the view redraws: those whose
+    /// terrain's tile changed, with those whose costs changed (`costs`), or every cell when
+    /// the size or the board changed.
+    pub fn replace(&mut self, new: Level, costs: &NavigationChanged) -> LevelChanged {
+        let cells = if (self.width, self.height, self.board) != (new.width, new.height, new.board) {
+            new.cells().collect()
+        } else {
+            let mut cells: Vec<Pos> = self
+                .cells()
+                .filter(|&p| self.terrain(p).map(|t| t.tile) != new.terrain(p).map(|t| t.tile))
+                .chain(costs.cells.iter().copied())
+                .collect();
+            cells.sort_by_key(|p| (p.y, p.x));
+            cells.dedup();
+            cells
         };
-        let cells: Vec<Pos> = self
-            .cells()
-            .filter(|&p| {
-                self.terrain(p).map(|t| t.tile) != new.terrain(p).map(|t| t.tile)
-                    || MovementClass::ALL
-                        .iter()
-                        .any(|&c| self.grid(c).cost(p) != new.grid(c).cost(p))
-            })
-            .collect();
-        let cheaper = MovementClass::ALL
-            .into_iter()
-            .filter(|&c| cells.iter().any(|&p| cheaper(c, p)))
-            .collect();
-        LevelChanged { cells, cheaper }
+        *self = new;
+        LevelChanged { cells }
     }
 }
 
-/// The level was rebuilt after a file changed.
+/// The level was rebuilt after a file changed: the cells to redraw.
 #[derive(Message, Clone, Debug, Default, PartialEq)]
 pub struct LevelChanged {
     /// The cells whose terrain or costs changed (all of them when the size or board changed).
     pub cells: Vec<Pos>,
-    /// The classes for which some cell got cheaper or passable: any of their paths may now
-    /// have a cheaper way, wherever it runs.
-    pub cheaper: Vec<MovementClass>,
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_message::<LevelChanged>();
+    app.add_message::<LevelChanged>().add_systems(
+        Update,
+        place_units
+            .in_set(crate::AppSystems::Place)
+            .run_if(resource_exists::<Level>),
+    );
+}
+
+/// Sprites follow their units: those under way are between their step's tiles, those whose
+/// step ended stand on their tile. The others have not moved, unless the level changed, and
+/// are left alone: a still army costs nothing.
+fn place_units(
+    level: Res<Level>,
+    mut units: Query<(Ref<Motion>, &Tile, &mut Transform), With<Unit>>,
+) {
+    let geometry = level.geometry();
+    let everyone = level.is_changed();
+    for (motion, tile, mut transform) in &mut units {
+        if everyone || motion.is_changed() {
+            let at = motion.position(tile.0, |p| geometry.center(p));
+            transform.translation = at.extend(UNIT_Z);
+        }
+    }
 }
 
 /// Units the map places on terrain impassable for their class, as warnings at their tile's
 /// `line:col` (they are not lost: an order makes them step off first).
-pub fn stranded_units(map: &MapAsset, level: &Level) -> Vec<ParseError> {
+pub fn stranded_units(map: &MapAsset, level: &Level, nav: &Navigation) -> Vec<ParseError> {
     map.units
         .iter()
-        .filter(|u| !level.grid(u.class).is_passable(u.pos))
+        .filter_map(|u| Some((u, level.table.class(&u.class)?)))
+        .filter(|(u, class)| !nav.grid(*class).is_passable(u.pos))
+        .map(|(u, _)| u)
         .map(|u| {
             let terrain = level.terrain(u.pos).map_or("?", |t| t.name.as_str());
             ParseError::new(
@@ -203,13 +203,46 @@ pub fn stranded_units(map: &MapAsset, level: &Level) -> Vec<ParseError> {
         .collect()
 }
 
-/// Spawns the units a map places.
+/// Spawns the units a map places, in the map's order, each with its name's place in
+/// alphabetical order as its [`Precedence`]: the units of an order are planned, and a tactics
+/// side's units move, in the order of their names.
 pub fn spawn_units(commands: &mut Commands, map: &MapAsset, level: &Level) {
+    let mut names: Vec<&str> = map.units.iter().map(|u| u.name.as_str()).collect();
+    names.sort_unstable();
     for spawn in &map.units {
+        let rank = names
+            .binary_search(&spawn.name.as_str())
+            .unwrap_or_default();
+        // `Level::build` checked every unit's class.
+        let class = level.table.class(&spawn.class).unwrap_or_default();
         let at = level.geometry().center(spawn.pos).extend(UNIT_Z);
-        let mut entity = commands.spawn(unit(&spawn.name, spawn.team, spawn.class, spawn.pos, at));
+        let mut entity = commands.spawn((
+            unit(&spawn.name, spawn.team, class, spawn.pos, at),
+            Precedence(rank as u32),
+        ));
         if let Some((min, max)) = spawn.attack {
             entity.insert(AttackRange(min, max));
         }
+    }
+}
+
+/// The names the game gives in messages: units by their `Name` (`name_of`), classes and
+/// terrains as the level names them.
+pub struct GameLabels<'a, F> {
+    pub level: &'a Level,
+    pub name_of: F,
+}
+
+impl<F: Fn(Entity) -> String> Labels for GameLabels<'_, F> {
+    fn unit(&self, unit: Entity) -> String {
+        (self.name_of)(unit)
+    }
+
+    fn class(&self, class: MovementClass) -> String {
+        self.level.class_name(class).to_owned()
+    }
+
+    fn terrain(&self, pos: Pos) -> Option<String> {
+        self.level.terrain(pos).map(|t| t.name.clone())
     }
 }

@@ -15,8 +15,8 @@
 //! ```
 //! The optional `board:` line, before `[terrain]`, names the board's shape: `square-8` (the
 //! default), `square-4`, `hex-odd-r`, `hex-even-r`, `hex-odd-q` or `hex-even-q`. Glyphs come
-//! from the terrain table; teams are `blue` (the player) and `red`; classes are `foot`,
-//! `horse` and `flyer`.
+//! from the terrain table; teams are `blue` (the player) and `red`; classes are those the
+//! terrain table declares (`foot`, `horse` and `flyer` in the shipped one).
 //!
 //! Tiled maps (`.tmx`) become the same [`MapAsset`]: see [`tmx`].
 
@@ -35,7 +35,7 @@ use tilewalk_path::formats::{ParseError, is_movingai_map, parse_movingai_map};
 use tilewalk_path::{Board, Pos, UnknownBoard};
 
 use crate::terrain::TerrainTable;
-use crate::units::{MAX_ATTACK_RANGE, MovementClass, Team};
+use crate::units::{MAX_ATTACK_RANGE, Team};
 
 /// The most units a map may place.
 pub const MAX_UNITS: usize = 100_000;
@@ -45,13 +45,16 @@ pub const MAX_UNITS: usize = 100_000;
 pub struct UnitSpawn {
     pub name: String,
     pub team: Team,
-    pub class: MovementClass,
+    /// Its movement class's name, checked against the terrain table when the level is built.
+    pub class: String,
     pub pos: Pos,
     /// Its own attack range (min, max) for tactics, instead of its class's.
     pub attack: Option<(u32, u32)>,
     /// Where its tile is written (line, column), for messages.
     pub line: usize,
     pub column: usize,
+    /// Where its class is written.
+    pub class_column: usize,
 }
 
 /// A parsed map: glyphs row by row and the units it places. Glyphs are checked against
@@ -106,6 +109,22 @@ impl MapAsset {
         match &self.tiles {
             Some(tiles) => tiles.resolve(table),
             None => Ok((table.clone(), self.terrain(table)?)),
+        }
+    }
+
+    /// Fails at the first unit whose class the table does not declare.
+    pub fn check_classes(&self, table: &TerrainTable) -> Result<(), ParseError> {
+        match self.units.iter().find(|u| table.class(&u.class).is_none()) {
+            Some(u) => Err(ParseError::new(
+                u.line,
+                u.class_column,
+                format!(
+                    "unknown movement class `{}` (expected {})",
+                    u.class,
+                    table.class_list()
+                ),
+            )),
+            None => Ok(()),
         }
     }
 
@@ -300,15 +319,16 @@ impl MapAsset {
             ),
         ];
         for (team, names, spots) in teams {
-            for ((name, class), pos) in names.iter().zip(MovementClass::ALL).zip(spots) {
+            for ((name, class), pos) in names.iter().zip(["foot", "horse", "flyer"]).zip(spots) {
                 units.push(UnitSpawn {
                     name: (*name).to_owned(),
                     team,
-                    class,
+                    class: class.to_owned(),
                     pos: *pos,
                     attack: None,
                     line: 1,
                     column: 1,
+                    class_column: 1,
                 });
             }
         }
@@ -365,13 +385,6 @@ fn parse_unit(number: usize, line: &str) -> Result<UnitSpawn, ParseError> {
             format!("unknown team `{team}` (expected blue or red)"),
         )
     })?;
-    let class = MovementClass::parse(class).ok_or_else(|| {
-        ParseError::new(
-            number,
-            class_col,
-            format!("unknown movement class `{class}` (expected foot, horse or flyer)"),
-        )
-    })?;
     let pos = parse_pos(pos).ok_or_else(|| {
         ParseError::new(
             number,
@@ -385,11 +398,12 @@ fn parse_unit(number: usize, line: &str) -> Result<UnitSpawn, ParseError> {
     Ok(UnitSpawn {
         name: name.to_owned(),
         team,
-        class,
+        class: class.to_owned(),
         pos,
         attack,
         line: number,
         column: pos_col,
+        class_column: class_col,
     })
 }
 
@@ -432,11 +446,12 @@ mod tests {
             UnitSpawn {
                 name: "bat".into(),
                 team: Team::Red,
-                class: MovementClass::Flyer,
+                class: "flyer".into(),
                 pos: Pos::new(2, 1),
                 attack: None,
                 line: 8,
-                column: 15
+                column: 15,
+                class_column: 9,
             }
         );
         let terrain = map.terrain(&table()).unwrap();
@@ -460,8 +475,10 @@ mod tests {
             err("[terrain]\n...\n[units]\nk green foot 0,0\n"),
             "4:3: unknown team `green` (expected blue or red)"
         );
+        // Classes are the terrain table's: the level checks them (`check_classes`).
+        let boat = MapAsset::parse("[terrain]\n...\n[units]\nk blue boat 0,0\n").unwrap();
         assert_eq!(
-            err("[terrain]\n...\n[units]\nk blue boat 0,0\n"),
+            boat.check_classes(&table()).unwrap_err().to_string(),
             "4:8: unknown movement class `boat` (expected foot, horse or flyer)"
         );
         assert_eq!(

@@ -8,9 +8,10 @@
 //!   axis Y, odd or even rows shifted right) and `hex-odd-q` / `hex-even-q` (stagger axis X,
 //!   columns shifted down). Tiled's row 0 is the top row, as in map files.
 //! - One tileset with one image, one finite tile layer with a tile in every cell.
-//! - A tile's terrain is its `terrain` string property, else its Class; numeric `foot`,
-//!   `horse`, `flyer` properties override that terrain's costs for this tile (a tile with
-//!   costs may name no terrain; a class missing from both is impassable).
+//! - A tile's terrain is its `terrain` string property, else its Class; a numeric property
+//!   named like a movement class of the terrain table (`foot`, `horse`, `flyer` in the
+//!   shipped one) overrides that terrain's cost for this tile (a tile with costs may name no
+//!   terrain; a class missing from both is impassable).
 //! - Every object of every object layer is a unit: `name` property (else the object's
 //!   name), `team` property, `class` property (else the object's Class), optional `attack`
 //!   (`N` or `MIN-MAX`). It stands on the tile under its centre (tile objects hang up from
@@ -54,9 +55,20 @@ pub struct TilesetImage {
 struct TileKind {
     /// The terrain of the terrain table it names.
     terrain: Option<String>,
-    /// Its own costs (foot, horse, flyer), over the terrain's.
-    costs: [Option<f64>; 3],
+    /// Its properties other than `terrain`, by name: one named like a movement class of the
+    /// terrain table is that class's cost over the terrain's.
+    costs: Vec<CostProperty>,
     /// Where its `<tile>` element is (line, column) in the file that holds the tileset.
+    at: (usize, usize),
+}
+
+/// A tile property read as a cost.
+#[derive(Clone, Debug, PartialEq)]
+struct CostProperty {
+    name: String,
+    /// The cost, or why the value is none.
+    cost: Result<f64, String>,
+    /// Where it is written.
     at: (usize, usize),
 }
 
@@ -94,27 +106,58 @@ impl TiledTerrain {
                     ),
                     None => None,
                 };
-                let cost = |class: MovementClass| {
-                    kind.costs[class as usize].or_else(|| base.and_then(|t| t.cost(class)))
-                };
+                let costs = table
+                    .classes
+                    .iter()
+                    .enumerate()
+                    .map(
+                        |(i, class)| match kind.costs.iter().find(|p| p.name == class.name) {
+                            Some(CostProperty { cost: Ok(cost), .. }) => Ok(Some(*cost)),
+                            Some(CostProperty {
+                                cost: Err(e), at, ..
+                            }) => Err(self.in_tileset(id, *at, e)),
+                            None => Ok(base.and_then(|t| t.cost(MovementClass(i as u8)))),
+                        },
+                    )
+                    .collect::<Result<_, ParseError>>()?;
                 Ok(Terrain {
                     name: base.map_or_else(|| format!("tile {id}"), |t| t.name.clone()),
                     glyphs: base.map_or_else(String::new, |t| t.glyphs.clone()),
                     tile: id as u32,
-                    foot: cost(MovementClass::Foot),
-                    horse: cost(MovementClass::Horse),
-                    flyer: cost(MovementClass::Flyer),
+                    costs,
                 })
             })
             .collect::<Result<_, ParseError>>()?;
         Ok((
-            TerrainTable { terrains },
+            TerrainTable {
+                classes: table.classes.clone(),
+                terrains,
+            },
             self.cells.iter().map(|&id| id as usize).collect(),
         ))
     }
 
     /// The error for a tile naming a terrain the table lacks, at the tile in an embedded
     /// tileset, else at the map's `<tileset>` with the tileset file's own position.
+    /// An error about tile `id` written at `at` in the tileset: there, or for an external
+    /// tileset at the line of the map that names it, saying where in the tileset.
+    fn in_tileset(&self, id: usize, at: (usize, usize), message: &str) -> ParseError {
+        match &self.tileset_file {
+            None => ParseError::new(at.0, at.1, format!("tile {id}: {message}")),
+            Some(file) => ParseError::new(
+                self.tileset_at.0,
+                self.tileset_at.1,
+                format!(
+                    "tile {id} of {} ({}:{}:{}): {message}",
+                    file.display(),
+                    file.display(),
+                    at.0,
+                    at.1
+                ),
+            ),
+        }
+    }
+
     fn unknown_terrain(
         &self,
         id: usize,
@@ -408,7 +451,7 @@ fn tile_kind(
     let Some(tile) = tileset.get_tile(id) else {
         return Ok(TileKind {
             terrain: None,
-            costs: [None; 3],
+            costs: Vec::new(),
             at,
         });
     };
@@ -436,13 +479,19 @@ fn tile_kind(
         }
         None => (!tile.user_type.is_empty()).then(|| tile.user_type.clone()),
     };
-    let mut costs = [None; 3];
-    for class in MovementClass::ALL {
-        if let Some(value) = tile.properties.get(class.name()) {
-            let at = property_at(class.name());
-            costs[class as usize] = Some(cost(value).map_err(|e| (at, format!("tile {id}: {e}")))?);
-        }
-    }
+    // Which are costs depends on the terrain table's classes: every other property is kept
+    // with its reading as a cost, and used if a class has its name.
+    let mut costs: Vec<_> = tile
+        .properties
+        .iter()
+        .filter(|(name, _)| *name != "terrain")
+        .map(|(name, value)| CostProperty {
+            name: name.clone(),
+            cost: cost(value),
+            at: property_at(name),
+        })
+        .collect();
+    costs.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(TileKind { terrain, costs, at })
 }
 
@@ -559,11 +608,11 @@ fn terrain_cells(
                     ),
                 ));
             };
-            if kind.terrain.is_none() && kind.costs.iter().all(Option::is_none) {
+            if kind.terrain.is_none() && kind.costs.iter().all(|p| p.cost.is_err()) {
                 return Err((
                     cell_at(index),
                     format!(
-                        "layer `{name}`: cell {x},{y} has tile {}, which names no terrain (give it a Class or `terrain` property from the terrain table, or foot/horse/flyer costs)",
+                        "layer `{name}`: cell {x},{y} has tile {}, which names no terrain (give it a Class or `terrain` property from the terrain table, or costs named after movement classes)",
                         tile.id()
                     ),
                 ));
@@ -616,11 +665,6 @@ fn units(map: &::tiled::Map, board: Board, elements: &[Element]) -> Result<Vec<U
                 ))
             })?;
             let class = text("class")?.unwrap_or_else(|| object.user_type.clone());
-            let class = MovementClass::parse(&class).ok_or_else(|| {
-                unit(format!(
-                    "its movement class (Class or `class` property) must be foot, horse or flyer, got `{class}`"
-                ))
-            })?;
             let attack = text("attack")?
                 .map(|range| parse_attack(&range))
                 .transpose()
@@ -655,6 +699,7 @@ fn units(map: &::tiled::Map, board: Board, elements: &[Element]) -> Result<Vec<U
                 attack,
                 line: at.0,
                 column: at.1,
+                class_column: at.1,
             });
         }
     }

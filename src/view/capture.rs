@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 
+use bevy_tilewalk::{MoveOrder, Path};
 use tilewalk_path::Pos;
 
 use super::Cursor;
@@ -15,7 +16,6 @@ use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::journal::EventLog;
 use crate::level::Level;
-use crate::pathing::{MoveOrder, Path};
 use crate::tactics::TacticsMove;
 use crate::units::{Selected, Tile};
 

@@ -4,6 +4,7 @@
 //! search's expanded cells).
 
 use bevy::prelude::*;
+use bevy_tilewalk::{Path, PathWork, SearchRecord, Searches};
 use tilewalk_path::{Board, HexLayout};
 
 use super::{ARMY_AT, Cursor, DragBox, LastOrder, NOTICE_SECS, Notice, SearchView, outline};
@@ -12,8 +13,8 @@ use crate::assets::FileErrors;
 use crate::convert::TILE_SIZE;
 use crate::journal::{Entry, Journal};
 use crate::level::Level;
-use crate::pathing::{Path, PathWork, Refusal, SearchRecord, Searches};
 use crate::tactics::Mode;
+use crate::terrain::TerrainTable;
 use crate::units::{Motion, MovementClass, Selected};
 
 #[derive(Component)]
@@ -127,10 +128,10 @@ fn notice_journal(
     time: Res<Time>,
 ) {
     let new = &journal.0[*seen..];
-    let refused: Vec<&Refusal> = new
+    let refused: Vec<&String> = new
         .iter()
         .filter_map(|e| match e {
-            Entry::Refused { goal, reason, .. } if Some(*goal) == last.goal => Some(reason),
+            Entry::Refused { goal, message, .. } if Some(*goal) == last.goal => Some(message),
             _ => None,
         })
         .collect();
@@ -138,7 +139,7 @@ fn notice_journal(
     for entry in new {
         match entry {
             Entry::Refused { .. } if summed => {}
-            Entry::Refused { reason, .. } => notice.say(format!("order refused: {reason}")),
+            Entry::Refused { message, .. } => notice.say(format!("order refused: {message}")),
             Entry::Arrived { unit, tile, .. } => notice.say(format!("{unit} arrived at {tile}")),
             Entry::SteppingOff {
                 unit,
@@ -176,6 +177,7 @@ fn update_status(
     mut frame_ms: Local<f32>,
     mut notice: ResMut<Notice>,
     selected: Query<(&Name, &MovementClass), With<Selected>>,
+    names: Query<&Name>,
     mut text: Single<&mut Text, With<StatusText>>,
 ) {
     let classes: Vec<MovementClass> = {
@@ -183,7 +185,7 @@ fn update_status(
         c.sort();
         c.dedup();
         if c.is_empty() {
-            vec![MovementClass::Foot]
+            vec![MovementClass::default()]
         } else {
             c
         }
@@ -195,8 +197,8 @@ fn update_status(
                 let costs: Vec<String> = classes
                     .iter()
                     .map(|&c| match terrain.cost(c) {
-                        Some(cost) => format!("{} {cost}", c.name()),
-                        None => format!("{} impassable", c.name()),
+                        Some(cost) => format!("{} {cost}", level.class_name(c)),
+                        None => format!("{} impassable", level.class_name(c)),
                     })
                     .collect();
                 format!("tile {pos} {}: {}", terrain.name, costs.join(", "))
@@ -204,7 +206,7 @@ fn update_status(
             None => "tile: -".to_owned(),
         },
     );
-    lines.push(selected_line(&selected));
+    lines.push(selected_line(&selected, &level.table));
     let shown = match view.0 {
         Some(i) => searches
             .0
@@ -213,7 +215,7 @@ fn update_status(
         None => searches.0.back().map(|s| ("last search".to_owned(), s)),
     };
     if let Some((label, search)) = shown {
-        lines.push(describe(&label, search));
+        lines.push(describe(&label, search, &names));
     }
     // Frame time, smoothed; long gaps mean nothing changed and nothing was drawn.
     let delta = time.delta_secs() * 1000.0;
@@ -248,21 +250,27 @@ fn update_status(
 
 /// The units selected, by name; an army box-selected (more than [`NAMED_AT_MOST`]) as a
 /// count per class, e.g. `selected: 2500 units (1875 foot, 625 horse)`.
-fn selected_line(selected: &Query<(&Name, &MovementClass), With<Selected>>) -> String {
+fn selected_line(
+    selected: &Query<(&Name, &MovementClass), With<Selected>>,
+    table: &TerrainTable,
+) -> String {
     let count = selected.iter().len();
     if count == 0 {
         return "selected: none".to_owned();
     }
     if count > NAMED_AT_MOST {
-        let per_class: Vec<String> = MovementClass::ALL
-            .iter()
-            .map(|&class| (class, selected.iter().filter(|u| *u.1 == class).count()))
+        let per_class: Vec<String> = table
+            .all_classes()
+            .map(|class| (class, selected.iter().filter(|u| *u.1 == class).count()))
             .filter(|&(_, n)| n > 0)
-            .map(|(class, n)| format!("{n} {class}"))
+            .map(|(class, n)| format!("{n} {}", table.class_name(class)))
             .collect();
         return format!("selected: {count} units ({})", per_class.join(", "));
     }
-    let mut names: Vec<String> = selected.iter().map(|(n, c)| format!("{n} ({c})")).collect();
+    let mut names: Vec<String> = selected
+        .iter()
+        .map(|(n, &c)| format!("{n} ({})", table.class_name(c)))
+        .collect();
     names.sort();
     format!("selected: {}", names.join(", "))
 }
@@ -271,17 +279,21 @@ fn selected_line(selected: &Query<(&Name, &MovementClass), With<Selected>>) -> S
 const NAMED_AT_MOST: usize = 8;
 
 /// One search, in a line.
-fn describe(label: &str, s: &SearchRecord) -> String {
+fn describe(label: &str, s: &SearchRecord, names: &Query<&Name>) -> String {
     let ms = s.micros / 1000.0;
+    let unit = s
+        .unit
+        .and_then(|e| names.get(e).ok())
+        .map_or("", |n| n.as_str());
     if s.found {
         format!(
             "{label}: {} for {}: cost {:.2}, {} steps, {} nodes expanded, {ms:.3} ms",
-            s.algorithm, s.unit, s.cost, s.steps, s.expanded
+            s.algorithm, unit, s.cost, s.steps, s.expanded
         )
     } else {
         format!(
             "{label}: {} for {}: no path, {} nodes expanded, {ms:.3} ms",
-            s.algorithm, s.unit, s.expanded
+            s.algorithm, unit, s.expanded
         )
     }
 }
@@ -426,16 +438,21 @@ mod tests {
     use super::*;
 
     /// The HUD's selection line for units of these classes, all selected.
-    fn line_for(classes: &[MovementClass]) -> String {
+    fn line_for(classes: &[&str]) -> String {
+        let text = std::fs::read_to_string("assets/terrain.ron").unwrap();
+        let table = TerrainTable::parse(&text).unwrap();
+        let classes: Vec<MovementClass> = classes.iter().map(|c| table.class(c).unwrap()).collect();
         let mut world = World::new();
         for (i, &class) in classes.iter().enumerate() {
             world.spawn((Name::new(format!("u{i:02}")), class, Selected));
         }
-        world.spawn((Name::new("idle"), MovementClass::Foot));
+        world.spawn((Name::new("idle"), MovementClass::default()));
         world
-            .run_system_once(|selected: Query<(&Name, &MovementClass), With<Selected>>| {
-                selected_line(&selected)
-            })
+            .run_system_once(
+                move |selected: Query<(&Name, &MovementClass), With<Selected>>| {
+                    selected_line(&selected, &table)
+                },
+            )
             .unwrap()
     }
 
@@ -443,16 +460,16 @@ mod tests {
     fn a_few_selected_units_are_named_and_an_army_is_counted_per_class() {
         assert_eq!(line_for(&[]), "selected: none");
         assert_eq!(
-            line_for(&[MovementClass::Horse, MovementClass::Foot]),
+            line_for(&["horse", "foot"]),
             "selected: u00 (horse), u01 (foot)"
         );
-        let named = line_for(&[MovementClass::Foot; NAMED_AT_MOST]);
+        let named = line_for(&["foot"; NAMED_AT_MOST]);
         assert!(
             named.starts_with("selected: u00 (foot), u01 (foot)"),
             "{named}"
         );
-        let mut army = vec![MovementClass::Foot; 1200];
-        army.extend([MovementClass::Flyer; 300]);
+        let mut army = vec!["foot"; 1200];
+        army.extend(["flyer"; 300]);
         assert_eq!(
             line_for(&army),
             "selected: 1500 units (1200 foot, 300 flyer)"

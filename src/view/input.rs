@@ -5,13 +5,13 @@
 use bevy::prelude::*;
 use bevy::ui::RelativeCursorPosition;
 use bevy::window::PrimaryWindow;
+use bevy_tilewalk::{MoveOrder, RecordSearches, Searches, StopOrder};
 
 use super::paint::Painter;
 use super::{Cursor, DragBox, LastOrder, Notice, SearchView, TakesClicks};
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
-use crate::pathing::{MoveOrder, RecordSearches, Searches, StopOrder};
 use crate::tactics::Mode;
 use crate::units::{Selected, Unit};
 

@@ -79,7 +79,7 @@ pub struct Cursor {
 }
 
 /// Units walking or waiting for a path.
-type Walking = Or<(With<crate::pathing::Path>, With<crate::pathing::Pending>)>;
+type Walking = Or<(With<bevy_tilewalk::Path>, With<bevy_tilewalk::Pending>)>;
 
 /// Asks for the next frame while something on screen changes by itself: units walking or
 /// waiting for their paths, an enemy turn, a key held to pan, a marker fading, a notice on screen, a screenshot pending.

@@ -4,12 +4,12 @@
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
+use bevy_tilewalk::{OrderRefused, Pending, Refusal};
 
 use super::{ARMY_AT, Cursor};
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
-use crate::pathing::{OrderRefused, Pending, Refusal};
 use crate::units::{AttackRange, MovementClass, Selected, Team, Tile, Unit};
 
 pub const BLUE: Color = Color::srgb(0.30, 0.55, 1.0);
@@ -54,14 +54,15 @@ pub fn team_color(team: Team) -> Color {
     }
 }
 
-/// What a unit looks like: its movement class, and for soldiers on foot whether they fight
-/// from a distance (an attack reach beyond 1 makes an archer).
-fn sprite_file(class: MovementClass, attack: Option<&AttackRange>) -> &'static str {
+/// What a unit looks like: its movement class's name (`horse`, `flyer`; any other class is
+/// drawn as a soldier on foot), and for soldiers whether they fight from a distance (an
+/// attack reach beyond 1 makes an archer).
+fn sprite_file(class: &str, attack: Option<&AttackRange>) -> &'static str {
     match class {
-        MovementClass::Foot if attack.is_some_and(|a| a.1 > 1) => "textures/unit_archer.png",
-        MovementClass::Foot => "textures/unit_foot.png",
-        MovementClass::Horse => "textures/unit_horse.png",
-        MovementClass::Flyer => "textures/unit_flyer.png",
+        "horse" => "textures/unit_horse.png",
+        "flyer" => "textures/unit_flyer.png",
+        _ if attack.is_some_and(|a| a.1 > 1) => "textures/unit_archer.png",
+        _ => "textures/unit_foot.png",
     }
 }
 
@@ -78,6 +79,7 @@ struct NewUnit {
 fn dress_units(
     mut commands: Commands,
     server: Res<AssetServer>,
+    level: Res<Level>,
     units: Query<NewUnit, Added<Unit>>,
 ) {
     for NewUnitItem {
@@ -92,7 +94,7 @@ fn dress_units(
             .entity(entity)
             .insert((
                 Sprite {
-                    image: server.load(sprite_file(*class, attack)),
+                    image: server.load(sprite_file(level.class_name(*class), attack)),
                     color: team_color(*team),
                     custom_size: Some(Vec2::splat(TILE_SIZE * 1.1)),
                     ..default()

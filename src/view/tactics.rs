@@ -6,13 +6,13 @@
 use std::collections::BTreeSet;
 
 use bevy::prelude::*;
+use bevy_tilewalk::{Navigation, Refusal};
 use tilewalk_path::{Pos, Range, SearchContext};
 
 use super::sprites::team_color;
 use super::{Cursor, Notice, TileShape, outline};
 use crate::AppSystems;
 use crate::level::Level;
-use crate::pathing::Refusal;
 use crate::tactics::{
     Board, EndTurn, EnemyTurn, Mode, Moved, PieceQuery, TacticsMove, TacticsRules, Turn,
 };
@@ -145,6 +145,7 @@ type BoardChanged = Or<(Changed<Tile>, Added<Selected>, Added<Moved>, Added<Unit
 
 fn update_range(
     level: Res<Level>,
+    nav: Res<Navigation>,
     rules: Res<TacticsRules>,
     units: PieceQuery,
     selected: Query<Entity, With<Selected>>,
@@ -159,7 +160,7 @@ fn update_range(
     if !(resources || turn.is_changed() || removed || !changed.is_empty()) {
         return;
     }
-    let board = Board::new(&level, &rules, &units);
+    let board = Board::new(&nav, &rules, &units);
     let piece = single(&selected).and_then(|e| board.piece(e));
     let (range, attack) = match piece {
         Some(piece) => {
@@ -239,6 +240,7 @@ fn draw_preview(
     shown: Res<ShownRange>,
     cursor: Res<Cursor>,
     level: Res<Level>,
+    nav: Res<Navigation>,
     rules: Res<TacticsRules>,
     units: Query<(&Name, &MovementClass), With<Unit>>,
     mut notice: ResMut<Notice>,
@@ -266,9 +268,9 @@ fn draw_preview(
         return;
     };
     // The hints are the refusals a move there would get, word for word.
-    let unit = name.as_str().to_owned();
+    let unit = name.as_str();
     if shown.moved {
-        notice.hint(Refusal::AlreadyMoved { unit }.to_string());
+        notice.hint(Refusal::AlreadyMoved.message(unit, &*nav));
         return;
     }
     match (shown.range.get(pos), shown.range.path_to(pos)) {
@@ -278,10 +280,10 @@ fn draw_preview(
             notice.hint(format!(
                 "{name} to {pos}: cost {:.2} of {} points",
                 reached.cost,
-                rules.movement_points.get(class)
+                rules.movement_points(nav.name(class))
             ));
         }
-        (Some(_), _) => notice.hint(Refusal::Occupied { unit, to: pos }.to_string()),
+        (Some(_), _) => notice.hint(Refusal::Occupied { to: pos }.message(unit, &*nav)),
         _ => {
             let centre = geometry.center(pos);
             gizmos.line_2d(
@@ -294,7 +296,7 @@ fn draw_preview(
                 centre + Vec2::new(10.0, -10.0),
                 Color::srgb(0.95, 0.3, 0.25),
             );
-            notice.hint(Refusal::OutOfRange { unit, to: pos }.to_string());
+            notice.hint(Refusal::OutOfRange { to: pos }.message(unit, &*nav));
         }
     }
 }

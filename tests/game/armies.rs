@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
-use tilewalk::pathing::{PathBudget, PathWork, Pending, Refusal, StopOrder};
+use bevy_tilewalk::{PathBudget, PathWork, Pending, Refusal, StopOrder};
 
 use super::*;
 
@@ -494,13 +494,7 @@ fn a_terrain_change_mid_march_replans_only_the_paths_it_crosses() {
             }
         })
         .collect();
-    let level =
-        tilewalk::level::Level::build(&MapAsset::parse(&walled).unwrap(), &table()).unwrap();
-    let change = app
-        .world_mut()
-        .resource_mut::<tilewalk::level::Level>()
-        .replace(level);
-    app.world_mut().write_message(change);
+    rebuild(&mut app, &walled, &table());
     for _ in 0..5 {
         app.update();
     }

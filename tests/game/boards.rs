@@ -7,7 +7,6 @@ use std::collections::BTreeSet;
 use bevy_ecs_tilemap::helpers::hex_grid::neighbors::HexNeighbors;
 use bevy_ecs_tilemap::prelude::*;
 use tilewalk::convert::{Geometry, TILE_SIZE};
-use tilewalk::movement::UNIT_SPEED_TILES_PER_SEC;
 use tilewalk::tactics::{Mode, PerClass, TacticsRules, ZoneOfControl, with_board};
 use tilewalk_path::{Board, HexLayout};
 
@@ -77,10 +76,7 @@ fn units_walk_hex_steps_in_cost_over_speed_and_a_group_gets_distinct_tiles() {
     }
     run_until_idle(&mut app, 60.0);
     let (_, seconds) = arrival(&app, "a").expect("a arrived");
-    assert!(
-        (seconds - 8.0 / UNIT_SPEED_TILES_PER_SEC).abs() < 1e-6,
-        "{seconds}"
-    );
+    assert!((seconds - 8.0 / SPEED).abs() < 1e-6, "{seconds}");
 
     order(&mut app, &["a", "b", "c"], Pos::new(3, 0), false);
     run_until_idle(&mut app, 60.0);
@@ -104,27 +100,16 @@ fn four_way_boards_never_step_diagonally() {
     assert_eq!(walked.cost, 5.0);
     run_until_idle(&mut app, 30.0);
     let (_, seconds) = arrival(&app, "k").unwrap();
-    assert!(
-        (seconds - 5.0 / UNIT_SPEED_TILES_PER_SEC).abs() < 1e-6,
-        "{seconds}"
-    );
+    assert!((seconds - 5.0 / SPEED).abs() < 1e-6, "{seconds}");
 }
 
 fn tactics(map: &str) -> App {
     let mut app = app(map);
     app.insert_resource(TacticsRules {
-        movement_points: PerClass {
-            foot: 9.0,
-            horse: 9.0,
-            flyer: 9.0,
-        },
-        attack_range: PerClass {
-            foot: (2, 3),
-            horse: (1, 1),
-            flyer: (1, 1),
-        },
+        movement_points: PerClass::from([("*", 9.0)]),
+        attack_range: PerClass::from([("foot", (2, 3)), ("*", (1, 1))]),
         zone_of_control: ZoneOfControl::EndsMove,
-        flyers_obey_zone_of_control: true,
+        ignore_zone_of_control: Vec::new(),
     });
     app.world_mut()
         .resource_mut::<NextState<Mode>>()
@@ -162,13 +147,9 @@ fn zones_of_control_and_attack_reach_follow_the_board() {
         let mut app = tactics(&format!(
             "board: {board}\n[terrain]\n.........\n.........\n.........\n.........\n.........\n[units]\nknight blue foot 0,2\norc red foot 4,2\n"
         ));
+        let knight_unit = unit(&mut app, "knight");
         let (zone, reach) = with_board(app.world_mut(), |b, context| {
-            let piece = b
-                .pieces
-                .iter()
-                .find(|p| p.name == "knight")
-                .unwrap()
-                .clone();
+            let piece = b.piece(knight_unit).unwrap().clone();
             let range = b.range(context, &piece);
             // The orc's zone: the tiles next to it, entered but never left.
             let zone: BTreeSet<Pos> = range

@@ -541,8 +541,8 @@ fn simulate_reloads_terrain_mid_run_and_cheaper_mud_brings_the_archer_sooner() {
     let cheap = file(
         "cheap-mud.ron",
         &include_str!("../../assets/terrain.ron").replace(
-            r#"(name: "mud", glyphs: ",S", tile: 4, foot: 3.0,"#,
-            r#"(name: "mud", glyphs: ",S", tile: 4, foot: 0.5,"#,
+            r#"(name: "mud", glyphs: ",S", tile: 4, cost: {"foot": 3.0,"#,
+            r#"(name: "mud", glyphs: ",S", tile: 4, cost: {"foot": 0.5,"#,
         ),
     );
     let seconds = |extra: &[&str]| {
@@ -568,6 +568,36 @@ fn simulate_reloads_terrain_mid_run_and_cheaper_mud_brings_the_archer_sooner() {
     let reload = format!("1:{}", cheap.display());
     let (before, after) = (seconds(&[]), seconds(&["--reload-terrain", &reload]));
     assert!(after < before - 1.0, "{after} vs {before}");
+
+    // A table that declares the same classes in another order changes nothing: units keep
+    // their class by name (a lancer read as a flyer would cross the river anywhere).
+    let shuffled = file(
+        "shuffled.ron",
+        &include_str!("../../assets/terrain.ron").replace(
+            "        (name: \"foot\", speed: 3.0),\n        (name: \"horse\", speed: 3.0),\n        (name: \"flyer\", speed: 3.0),",
+            "        (name: \"flyer\", speed: 3.0),\n        (name: \"foot\", speed: 3.0),\n        (name: \"horse\", speed: 3.0),",
+        ),
+    );
+    let lancer = |extra: &[&str]| {
+        let mut args = vec![
+            "simulate",
+            "--map",
+            meadow,
+            "--order",
+            "lancer:28,5",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let output = tilewalk(&args);
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let reload = format!("0.5:{}", shuffled.display());
+    assert_ne!(
+        std::fs::read_to_string(&shuffled).unwrap(),
+        include_str!("../../assets/terrain.ron")
+    );
+    assert_eq!(lancer(&["--reload-terrain", &reload]), lancer(&[]));
 
     let broken = file("broken.ron", "(terrains: [");
     let output = tilewalk(&[
@@ -701,5 +731,82 @@ fn simulate_stats_give_the_makespan_and_its_free_path_ideal() {
     assert!(
         stats["makespan_s"].is_null() && stats["free_makespan_s"].is_null(),
         "{stats}"
+    );
+}
+
+#[test]
+fn classes_come_from_the_terrain_table_and_an_unknown_one_is_refused_where_it_is_written() {
+    // A unit line naming a class the table does not declare: refused at its line and column.
+    let map = file("boat.map", "[terrain]\n....\n[units]\nk blue boat 0,0\n");
+    let output = tilewalk(&["simulate", "--map", map.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{}:4:8: unknown movement class `boat` (expected foot, horse or flyer)",
+            map.display()
+        )),
+        "{stderr}"
+    );
+    // With the Advance Wars table the same classes are unknown and its own are at home: a
+    // tank (treads) goes round the mountain a soldier climbs over.
+    let table = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/classes/advance_wars.ron"
+    );
+    let ridge = file(
+        "ridge.map",
+        "[terrain]\n..#..\n..#..\n.....\n[units]\nsoldier blue infantry 0,0\ntank blue treads 0,1\n",
+    );
+    let ridge = ridge.to_str().unwrap();
+    let run = |unit: &str, goal: &str| {
+        let order = format!("{unit}:{goal}");
+        let args = [
+            "simulate",
+            "--map",
+            ridge,
+            "--terrain",
+            table,
+            "--order",
+            &order,
+            "--json",
+        ];
+        let output = tilewalk(&args);
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        let text = String::from_utf8(output.stdout).unwrap();
+        text.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|v| v["unit"] == unit)
+            .unwrap()
+    };
+    // Straight over the ridge: 1 + 2 (mountain) + 1 + 1 = 5 at 3 tiles a second.
+    let soldier = run("soldier", "4,0");
+    assert_eq!(soldier["arrived"], true);
+    assert!(
+        (soldier["seconds"].as_f64().unwrap() - 5.0 / 3.0).abs() < 1e-3,
+        "{soldier}"
+    );
+    let tank = run("tank", "4,1");
+    assert_eq!(tank["arrived"], true);
+    // Round the ridge's foot at row 2, at 5 tiles a second: more than the 4 straight steps.
+    assert!(
+        tank["seconds"].as_f64().unwrap() > 4.0 / 5.0 + 0.1,
+        "{tank}"
+    );
+    let path = tilewalk(&[
+        "path",
+        "--map",
+        ridge,
+        "--terrain",
+        table,
+        "--class",
+        "boat",
+    ]);
+    assert_eq!(path.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&path.stderr).contains(
+            "--class: unknown movement class `boat` (the terrain table has infantry, mech, tires, treads or air)"
+        ),
+        "{path:?}"
     );
 }

@@ -9,7 +9,7 @@ use tilewalk::assets::{TextError, decode_text};
 use tilewalk::cli::Cli;
 use tilewalk::level::{Level, stranded_units};
 use tilewalk::map::MapAsset;
-use tilewalk::tactics::TacticsRules;
+use tilewalk::tactics::parse_rules;
 use tilewalk::terrain::TerrainTable;
 use tilewalk_path::formats::ParseError;
 
@@ -122,8 +122,8 @@ proptest! {
         let text = mutate(MAPS[base], &edits);
         match MapAsset::parse(&text) {
             Ok(map) => match Level::build(&map, &table()) {
-                Ok(level) => {
-                    for warning in stranded_units(&map, &level) {
+                Ok((level, nav)) => {
+                    for warning in stranded_units(&map, &level, &nav) {
                         located(&warning, &text);
                     }
                 }
@@ -142,7 +142,7 @@ proptest! {
             located(&error, &terrain);
         }
         let rules = mutate(RULES, &edits);
-        if let Err(error) = TacticsRules::parse(&rules) {
+        if let Err(error) = parse_rules(&rules) {
             located(&error, &rules);
         }
     }
@@ -154,7 +154,7 @@ proptest! {
                 let errors = [
                     MapAsset::parse(&text).err(),
                     TerrainTable::parse(&text).err(),
-                    TacticsRules::parse(&text).err(),
+                    parse_rules(&text).err(),
                 ];
                 for error in errors.iter().flatten() {
                     located(error, &text);
@@ -212,8 +212,8 @@ fn the_cases_the_fuzz_campaign_found_stay_fixed() {
     };
     assert_eq!((error.line, error.column), (2, 3));
     // Costs the search cannot order, and tactics numbers beyond any map.
-    assert!(TerrainTable::parse(&TERRAIN.replace("foot: 6.0", "foot: 1e308")).is_err());
-    assert!(TacticsRules::parse(&RULES.replace("foot: 5.0", "foot: 1e300")).is_err());
+    assert!(TerrainTable::parse(&TERRAIN.replace(r#""foot": 6.0"#, r#""foot": 1e308"#)).is_err());
+    assert!(parse_rules(&RULES.replace(r#""foot": 5.0"#, r#""foot": 1e300"#)).is_err());
     let far = "[terrain]\n...\n[units]\nk blue foot 0,0 1-10000\n";
     assert!(
         MapAsset::parse(far)

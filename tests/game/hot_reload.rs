@@ -5,18 +5,18 @@ use std::path::{Path as FsPath, PathBuf};
 use std::time::Duration;
 
 use bevy::time::TimeUpdateStrategy;
+use bevy_tilewalk::Navigation;
 use tilewalk::assets::{FileErrors, MapFile, register_map_source};
 use tilewalk::level::{EditMap, Level, MapEdited, MapHistory, assets_plugin};
 use tilewalk::simulation_plugin;
 use tilewalk::tactics::{self, TacticsRules};
-use tilewalk::units::MovementClass;
 use tilewalk_path::{SearchOptions, find_path};
 
 use super::*;
 
 const TERRAIN: &str = include_str!("../../assets/terrain.ron");
 const RULES: &str = include_str!("../../assets/tactics.ron");
-const GRASS: &str = r#"(name: "grass", glyphs: ".G", tile: 0, foot: 1.0,"#;
+const GRASS: &str = r#"(name: "grass", glyphs: ".G", tile: 0, cost: {"foot": 1.0,"#;
 const MAP: &str = "\
 [terrain]
 ==========
@@ -99,21 +99,18 @@ fn a_terrain_cost_edit_replans_paths_through_the_changed_cells() {
 
     edit(
         dir.join("terrain.ron"),
-        &TERRAIN.replace(GRASS, &GRASS.replace("foot: 1.0", "foot: 5.0")),
+        &TERRAIN.replace(GRASS, &GRASS.replace(r#""foot": 1.0"#, r#""foot": 5.0"#)),
     );
     update_until(&mut app, "the path is re-planned", |app| {
         path(app, "knight").is_some_and(|p| p != before)
     });
     let after = path(&mut app, "knight").unwrap();
-    let level = app.world().resource::<Level>().clone();
-    assert_eq!(
-        level.grid(MovementClass::Foot).cost(Pos::new(5, 2)),
-        Some(5.0)
-    );
+    let level = nav(&app).clone();
+    assert_eq!(level.grid(FOOT).cost(Pos::new(5, 2)), Some(5.0));
     // From the tile it holds now (it may have started its first step).
     let from = tile(&mut app, "knight");
     let core = find_path(
-        level.grid(MovementClass::Foot),
+        level.grid(FOOT),
         from,
         Pos::new(9, 2),
         &SearchOptions::default(),
@@ -134,8 +131,8 @@ fn broken_edits_are_reported_with_file_line_col_and_keep_the_last_good_level() {
     let mut app = watching_app(&dir);
     let grass = |app: &App| {
         app.world()
-            .resource::<Level>()
-            .grid(MovementClass::Foot)
+            .resource::<Navigation>()
+            .grid(FOOT)
             .cost(Pos::new(1, 1))
     };
     assert_eq!(grass(&app), Some(1.0));
@@ -151,7 +148,7 @@ fn broken_edits_are_reported_with_file_line_col_and_keep_the_last_good_level() {
     // A syntax error in the terrain table.
     edit(
         dir.join("terrain.ron"),
-        &TERRAIN.replace(GRASS, &GRASS.replace("foot: 1.0", "foot: 5.0 horse")),
+        &TERRAIN.replace(GRASS, &GRASS.replace(r#""foot": 1.0,"#, r#""foot": 5.0"#)),
     );
     update_until(&mut app, "the terrain error shows", |app| {
         !errors(app).is_empty()
@@ -228,7 +225,7 @@ fn broken_edits_are_reported_with_file_line_col_and_keep_the_last_good_level() {
     // Fixing both files clears the errors and applies the fix.
     edit(
         dir.join("terrain.ron"),
-        &TERRAIN.replace(GRASS, &GRASS.replace("foot: 1.0", "foot: 2.0")),
+        &TERRAIN.replace(GRASS, &GRASS.replace(r#""foot": 1.0"#, r#""foot": 2.0"#)),
     );
     edit(dir.join("field.map"), MAP);
     update_until(&mut app, "the fixes load", |app| {
@@ -244,14 +241,14 @@ fn tactics_rules_hot_reload_and_a_broken_edit_keeps_the_last_good_rules() {
     let foot_points = |app: &App| {
         app.world()
             .get_resource::<TacticsRules>()
-            .map(|r| r.movement_points.foot)
+            .and_then(|r| r.movement_points.get("foot"))
     };
     update_until(&mut app, "the rules load", |app| {
         foot_points(app) == Some(5.0)
     });
     edit(
         dir.join("tactics.ron"),
-        &RULES.replace("foot: 5.0", "foot: 7.0"),
+        &RULES.replace(r#""foot": 5.0"#, r#""foot": 7.0"#),
     );
     update_until(&mut app, "the edit applies", |app| {
         foot_points(app) == Some(7.0)
@@ -259,7 +256,7 @@ fn tactics_rules_hot_reload_and_a_broken_edit_keeps_the_last_good_rules() {
 
     edit(
         dir.join("tactics.ron"),
-        &RULES.replace("foot: 5.0", "foot: -1.0"),
+        &RULES.replace(r#""foot": 5.0"#, r#""foot": -1.0"#),
     );
     update_until(&mut app, "the error shows", |app| {
         !app.world().resource::<FileErrors>().0.is_empty()
@@ -312,7 +309,7 @@ fn hostile_edits_while_playing_are_reported_and_change_nothing() {
     // A cost the search cannot order, at the terrain's line.
     edit(
         dir.join("terrain.ron"),
-        &TERRAIN.replace(GRASS, &GRASS.replace("foot: 1.0", "foot: 1e308")),
+        &TERRAIN.replace(GRASS, &GRASS.replace(r#""foot": 1.0"#, r#""foot": 1e308"#)),
     );
     let message = wait_for(&mut app, "terrain.ron", "between 0.001 and 1000000");
     let line = 1 + TERRAIN.lines().position(|l| l.contains(GRASS)).unwrap();
@@ -321,11 +318,8 @@ fn hostile_edits_while_playing_are_reported_and_change_nothing() {
         "{message}"
     );
 
-    let level = app.world().resource::<Level>();
-    assert_eq!(
-        level.grid(MovementClass::Foot).cost(Pos::new(1, 1)),
-        Some(1.0)
-    );
+    let level = nav(&app);
+    assert_eq!(level.grid(FOOT).cost(Pos::new(1, 1)), Some(1.0));
     assert_eq!(tile(&mut app, "knight"), Pos::new(0, 2), "nothing was lost");
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -341,12 +335,7 @@ fn a_tiled_map_reloads_when_it_or_its_tileset_is_saved_and_broken_saves_keep_the
     std::fs::write(dir.join("terrain.tsx"), TSX).unwrap();
     let mut app = watching(dir.join("square.tmx"));
     let ford = Pos::new(9, 3);
-    let foot = |app: &App, pos| {
-        app.world()
-            .resource::<Level>()
-            .grid(MovementClass::Foot)
-            .cost(pos)
-    };
+    let foot = |app: &App, pos| app.world().resource::<Navigation>().grid(FOOT).cost(pos);
     assert_eq!(foot(&app, ford), Some(2.0), "the ford's own cost");
     // Beside the brute, who holds (15,3).
     let goal = Pos::new(14, 3);
@@ -369,15 +358,9 @@ fn a_tiled_map_reloads_when_it_or_its_tileset_is_saved_and_broken_saves_keep_the
     });
     assert_eq!(foot(&app, ford), Some(9.0));
     let after = path(&mut app, "knight").unwrap();
-    let level = app.world().resource::<Level>().clone();
+    let level = nav(&app).clone();
     let from = tile(&mut app, "knight");
-    let core = find_path(
-        level.grid(MovementClass::Foot),
-        from,
-        goal,
-        &SearchOptions::default(),
-    )
-    .unwrap();
+    let core = find_path(level.grid(FOOT), from, goal, &SearchOptions::default()).unwrap();
     assert_eq!(after.cells, core.path.cells);
     assert!(
         after.cells.contains(&Pos::new(9, 8)),
@@ -468,14 +451,14 @@ fn painting_replans_undoes_and_saves_only_the_painted_glyphs() {
     );
     let foot = |app: &App, p: (u32, u32)| {
         app.world()
-            .resource::<Level>()
-            .grid(MovementClass::Foot)
+            .resource::<Navigation>()
+            .grid(FOOT)
             .cost(p.into())
     };
     assert_eq!((foot(&app, (5, 1)), foot(&app, (5, 2))), (None, None));
-    let level = app.world().resource::<Level>().clone();
+    let level = nav(&app).clone();
     let optimal = find_path(
-        level.grid(MovementClass::Foot),
+        level.grid(FOOT),
         tile(&mut app, "knight"),
         Pos::new(9, 2),
         &SearchOptions::default(),

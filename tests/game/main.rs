@@ -14,17 +14,53 @@ mod tiled;
 mod window;
 
 use bevy::prelude::*;
+use bevy_tilewalk::{MoveOrder, Path};
 use tilewalk::headless_app;
 use tilewalk::journal::{Entry, Journal};
 use tilewalk::map::MapAsset;
-use tilewalk::pathing::{MoveOrder, Path};
 use tilewalk::terrain::TerrainTable;
-use tilewalk::units::{Team, Tile, Unit};
+use tilewalk::units::{MovementClass, Team, Tile, Unit};
 use tilewalk_path::Pos;
 
 /// Counts the bytes allocated, for the memory tests.
 #[global_allocator]
 static ALLOCATOR: memory::Counting = memory::Counting;
+
+/// The shipped table's classes, in its order.
+pub const FOOT: MovementClass = MovementClass(0);
+pub const HORSE: MovementClass = MovementClass(1);
+pub const FLYER: MovementClass = MovementClass(2);
+
+/// The speed of every class of the shipped table, in cost-1 tiles a second.
+pub const SPEED: f64 = 3.0;
+
+/// The shipped tactics rules.
+pub fn rules() -> tilewalk::tactics::TacticsRules {
+    tilewalk::tactics::parse_rules(include_str!("../../assets/tactics.ron"))
+        .expect("the shipped rules parse")
+}
+
+/// Swaps in the level and navigation of `map` under `table`, as a hot reload does, and
+/// returns what changed for paths.
+pub fn rebuild(app: &mut App, map: &str, table: &TerrainTable) -> bevy_tilewalk::NavigationChanged {
+    let map = MapAsset::parse(map).expect("test map parses");
+    let (level, nav) = tilewalk::level::Level::build(&map, table).expect("test map builds");
+    let world = app.world_mut();
+    let costs = world
+        .resource_mut::<bevy_tilewalk::Navigation>()
+        .replace(nav);
+    let change = world
+        .resource_mut::<tilewalk::level::Level>()
+        .replace(level, &costs);
+    world.write_message(change);
+    world.write_message(costs.clone());
+    costs
+}
+
+/// The navigation the app's units walk on.
+pub fn nav(app: &App) -> &bevy_tilewalk::Navigation {
+    app.world().resource::<bevy_tilewalk::Navigation>()
+}
 
 pub fn table() -> TerrainTable {
     TerrainTable::parse(include_str!("../../assets/terrain.ron"))

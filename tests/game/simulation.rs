@@ -1,10 +1,9 @@
 //! Orders, paths and movement in a headless app with a fixed time step.
 
+use bevy_tilewalk::{MAX_REPLANS, Navigation, Refusal};
 use tilewalk::convert::step_length;
 use tilewalk::journal::Entry;
 use tilewalk::level::Level;
-use tilewalk::movement::{MAX_REPLANS, UNIT_SPEED_TILES_PER_SEC};
-use tilewalk::pathing::Refusal;
 use tilewalk::units::MovementClass;
 use tilewalk_path::{Algorithm, NoPath, Pos, SearchOptions, find_path};
 
@@ -23,17 +22,16 @@ lancer  blue horse 0,3
 griffin blue flyer 0,4
 ";
 
-/// What walking `cells` costs `class` on `level`, checking that each step goes to a passable
+/// What walking `cells` costs `class` on `nav`, checking that each step goes to a passable
 /// neighbour.
-fn walked_cost(level: &Level, class: MovementClass, cells: &[Pos]) -> f64 {
-    let grid = level.grid(class);
+fn walked_cost(nav: &Navigation, class: MovementClass, cells: &[Pos]) -> f64 {
+    let grid = nav.grid(class);
     cells
         .windows(2)
         .map(|step| {
             let (from, to) = (step[0], step[1]);
             assert!(
-                level
-                    .board
+                nav.board()
                     .neighbours(from, grid.width(), grid.height())
                     .any(|n| n == to),
                 "{from} to {to} is not a step"
@@ -41,7 +39,7 @@ fn walked_cost(level: &Level, class: MovementClass, cells: &[Pos]) -> f64 {
             let cost = grid
                 .cost(to)
                 .unwrap_or_else(|| panic!("{to} is impassable"));
-            cost * step_length(level.board, from, to)
+            cost * step_length(nav.board(), from, to)
         })
         .sum()
 }
@@ -52,20 +50,10 @@ fn an_order_stores_the_cores_path_for_the_units_class() {
     order(&mut app, &["knight"], Pos::new(8, 1), false);
     order(&mut app, &["lancer"], Pos::new(8, 2), false);
     app.update();
-    let level = app.world().resource::<Level>().clone();
+    let level = nav(&app).clone();
     for (name, class, from, to) in [
-        (
-            "knight",
-            MovementClass::Foot,
-            Pos::new(0, 1),
-            Pos::new(8, 1),
-        ),
-        (
-            "lancer",
-            MovementClass::Horse,
-            Pos::new(0, 3),
-            Pos::new(8, 2),
-        ),
+        ("knight", FOOT, Pos::new(0, 1), Pos::new(8, 1)),
+        ("lancer", HORSE, Pos::new(0, 3), Pos::new(8, 2)),
     ] {
         let stored = path(&mut app, name).expect("an order gives a path");
         let core = find_path(level.grid(class), from, to, &SearchOptions::default()).unwrap();
@@ -105,10 +93,7 @@ fn a_unit_arrives_on_its_goal_when_the_cost_model_says() {
     let (at, seconds) = arrival(&app, "griffin").expect("it arrived");
     assert_eq!(at, Pos::new(9, 4));
     // Nine grass tiles at cost 1 for a flyer.
-    assert!(
-        (seconds - 9.0 / UNIT_SPEED_TILES_PER_SEC).abs() < 1e-6,
-        "{seconds}"
-    );
+    assert!((seconds - 9.0 / SPEED).abs() < 1e-6, "{seconds}");
     assert!(path(&mut app, "griffin").is_none(), "the path is done");
 }
 
@@ -128,7 +113,7 @@ wet  blue foot 0,2
     run_until_idle(&mut app, 30.0);
     let (_, dry) = arrival(&app, "dry").unwrap();
     let (_, wet) = arrival(&app, "wet").unwrap();
-    assert!((dry - 4.0 / UNIT_SPEED_TILES_PER_SEC).abs() < 1e-6, "{dry}");
+    assert!((dry - 4.0 / SPEED).abs() < 1e-6, "{dry}");
     assert!(
         (wet / dry - 3.0).abs() < 1e-6,
         "mud costs 3, grass 1: {wet} vs {dry}"
@@ -153,44 +138,44 @@ lancer blue horse 0,1
     app.update();
     assert!(path(&mut app, "knight").is_none());
     assert!(path(&mut app, "lancer").is_none());
-    let reasons: Vec<Refusal> = journal(&app)
+    let (reasons, messages): (Vec<Refusal>, Vec<String>) = journal(&app)
         .into_iter()
         .filter_map(|e| match e {
-            Entry::Refused { reason, .. } => Some(reason),
+            Entry::Refused {
+                reason, message, ..
+            } => Some((reason, message)),
             Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
         })
-        .collect();
+        .unzip();
     assert_eq!(
         reasons,
         [
             Refusal::Impassable {
-                unit: "knight".into(),
-                terrain: "rock".into(),
                 goal: Pos::new(3, 1),
-                class: MovementClass::Foot
+                class: FOOT
             },
             Refusal::Unreachable {
-                unit: "knight".into(),
                 goal: Pos::new(4, 1),
                 why: NoPath::DifferentRegions
             },
             Refusal::Impassable {
-                unit: "lancer".into(),
-                terrain: "water".into(),
                 goal: Pos::new(6, 2),
-                class: MovementClass::Horse
+                class: HORSE
             },
             Refusal::OutsideMap {
-                unit: "lancer".into(),
                 goal: Pos::new(7, 0),
             },
         ]
     );
     assert_eq!(
-        reasons[1].to_string(),
-        "knight: (4,1) cannot be reached: start and goal are in different regions"
+        messages,
+        [
+            "knight: rock at (3,1) is impassable for foot",
+            "knight: (4,1) cannot be reached: start and goal are in different regions",
+            "lancer: water at (6,2) is impassable for horse",
+            "lancer: (7,0) is outside the map",
+        ]
     );
-    assert_eq!(reasons[3].to_string(), "lancer: (7,0) is outside the map");
     app.update();
     assert_eq!(
         tile(&mut app, "knight"),
@@ -284,17 +269,17 @@ r2 red  foot  5,5
     let starts: Vec<Pos> = blue.iter().map(|n| tile(&mut app, n)).collect();
     order(&mut app, &blue, click, false);
     app.update();
-    let level = app.world().resource::<Level>().clone();
+    let level = nav(&app).clone();
     let dijkstra = SearchOptions {
         algorithm: Algorithm::Dijkstra,
-        ..SearchOptions::on(level.board)
+        ..SearchOptions::on(level.board())
     };
     let cheapest = |class: MovementClass, from: Pos, to: Pos| {
         find_path(level.grid(class), from, to, &dijkstra).map(|f| f.path.cost)
     };
     let mut taken: Vec<Pos> = vec![Pos::new(6, 4), Pos::new(5, 5)];
     // Classes pick in order: foot first, then horse from the tiles foot left.
-    for (class, units) in [(MovementClass::Foot, 0..5), (MovementClass::Horse, 5..8)] {
+    for (class, units) in [(FOOT, 0..5), (HORSE, 5..8)] {
         // The free tiles' travel costs, each by its own search to the click: the tiles of
         // the class must cost what the cheapest of them cost.
         let mut free: Vec<f64> = level
@@ -321,7 +306,7 @@ r2 red  foot  5,5
             costs.push(cheapest(class, goal, click).unwrap());
         }
         costs.sort_by(f64::total_cmp);
-        assert_eq!(costs, free[..units.len()], "{class}");
+        assert_eq!(costs, free[..units.len()], "{class:?}");
     }
 }
 
@@ -411,7 +396,12 @@ guard  red  foot  8,1
     for frame in 0.. {
         assert!(frame < 600, "the walker never re-planned three times");
         app.update();
-        if path(&mut app, "walker").is_some_and(|p| p.replans == MAX_REPLANS) {
+        let walker = unit(&mut app, "walker");
+        if app
+            .world()
+            .get::<bevy_tilewalk::Walk>(walker)
+            .is_some_and(|w| w.replans == MAX_REPLANS)
+        {
             break;
         }
     }
@@ -477,8 +467,8 @@ fn a_cost_decrease_off_the_path_replans_onto_the_cheaper_route() {
     let meadow = include_str!("../../assets/maps/meadow.map");
     let cheap_mud =
         tilewalk::terrain::TerrainTable::parse(&include_str!("../../assets/terrain.ron").replace(
-            r#"(name: "mud", glyphs: ",S", tile: 4, foot: 3.0,"#,
-            r#"(name: "mud", glyphs: ",S", tile: 4, foot: 0.5,"#,
+            r#"(name: "mud", glyphs: ",S", tile: 4, cost: {"foot": 3.0,"#,
+            r#"(name: "mud", glyphs: ",S", tile: 4, cost: {"foot": 0.5,"#,
         ))
         .unwrap();
     let goal = Pos::new(18, 2);
@@ -490,7 +480,7 @@ fn a_cost_decrease_off_the_path_replans_onto_the_cheaper_route() {
         }
         let expected = edit.then(|| {
             let map = tilewalk::map::MapAsset::parse(meadow).unwrap();
-            let level = Level::build(&map, &cheap_mud).unwrap();
+            let (_, new) = Level::build(&map, &cheap_mud).unwrap();
             let from = tile(&mut app, "archer");
             let entity = unit(&mut app, "archer");
             let stride = app
@@ -499,13 +489,12 @@ fn a_cost_decrease_off_the_path_replans_onto_the_cheaper_route() {
                 .unwrap()
                 .stride;
             let left = stride.map_or(0.0, |s| s.duration - s.elapsed);
-            let options = SearchOptions::on(level.board);
-            let rest = find_path(level.grid(MovementClass::Foot), from, goal, &options).unwrap();
+            let options = SearchOptions::on(new.board());
+            let rest = find_path(new.grid(FOOT), from, goal, &options).unwrap();
             let now = app.world().resource::<Time>().elapsed_secs_f64();
-            let change = app.world_mut().resource_mut::<Level>().replace(level);
-            assert!(change.cheaper.contains(&MovementClass::Foot));
-            app.world_mut().write_message(change);
-            now + left + rest.path.cost / UNIT_SPEED_TILES_PER_SEC
+            let change = rebuild(&mut app, meadow, &cheap_mud);
+            assert!(change.cheaper.contains(&FOOT));
+            now + left + rest.path.cost / SPEED
         });
         run_until_idle(&mut app, 60.0);
         let (at, seconds) = arrival(&app, "archer").unwrap();
@@ -527,12 +516,7 @@ fn a_unit_on_terrain_made_impassable_steps_off_and_says_so() {
     // The knight stands on a field that turns to rock under it; ordered on, it first steps
     // onto the neighbour that makes its way cheapest, and the journal says so.
     let mut app = app("[terrain]\n......\n......\n......\n[units]\nknight blue foot 1,1\n");
-    let rocky = {
-        let map = tilewalk::map::MapAsset::parse("[terrain]\n......\n.#....\n......\n").unwrap();
-        Level::build(&map, &table()).unwrap()
-    };
-    let change = app.world_mut().resource_mut::<Level>().replace(rocky);
-    app.world_mut().write_message(change);
+    rebuild(&mut app, "[terrain]\n......\n.#....\n......\n", &table());
     order(&mut app, &["knight"], Pos::new(5, 1), false);
     run_until_idle(&mut app, 30.0);
     assert_eq!(tile(&mut app, "knight"), Pos::new(5, 1));
@@ -553,12 +537,7 @@ fn a_unit_on_terrain_made_impassable_steps_off_and_says_so() {
     let mut app = super::app(
         "[terrain]\n......\n......\n......\n[units]\nknight blue foot 1,1\narcher blue foot 0,2\n",
     );
-    let rocky = {
-        let map = tilewalk::map::MapAsset::parse("[terrain]\n......\n.#....\n......\n").unwrap();
-        Level::build(&map, &table()).unwrap()
-    };
-    let change = app.world_mut().resource_mut::<Level>().replace(rocky);
-    app.world_mut().write_message(change);
+    rebuild(&mut app, "[terrain]\n......\n.#....\n......\n", &table());
     order(&mut app, &["knight", "archer"], Pos::new(5, 1), false);
     run_until_idle(&mut app, 30.0);
     assert_eq!(tile(&mut app, "archer"), Pos::new(5, 1));
@@ -573,12 +552,7 @@ fn a_unit_on_terrain_made_impassable_steps_off_and_says_so() {
     );
     // Boxed in by rock, it cannot leave, and the refusal says why.
     let mut boxed = super::app("[terrain]\n###..\n#.#..\n###..\n[units]\nknight blue foot 1,1\n");
-    let walled = {
-        let map = tilewalk::map::MapAsset::parse("[terrain]\n###..\n###..\n###..\n").unwrap();
-        Level::build(&map, &table()).unwrap()
-    };
-    let change = boxed.world_mut().resource_mut::<Level>().replace(walled);
-    boxed.world_mut().write_message(change);
+    rebuild(&mut boxed, "[terrain]\n###..\n###..\n###..\n", &table());
     order(&mut boxed, &["knight"], Pos::new(4, 1), false);
     boxed.update();
     assert!(matches!(

@@ -1,8 +1,7 @@
 //! Tactics mode, headless: ranges under the rules, moves that walk exactly the previewed
 //! path, turns, threat and the enemy's moves.
 
-use tilewalk::movement::UNIT_SPEED_TILES_PER_SEC;
-use tilewalk::pathing::Refusal;
+use bevy_tilewalk::Refusal;
 use tilewalk::tactics::{
     EndTurn, EnemyTurn, Mode, PerClass, TacticsMove, TacticsRules, ZoneOfControl, with_board,
 };
@@ -12,18 +11,10 @@ use super::*;
 
 fn rules(zone_of_control: ZoneOfControl) -> TacticsRules {
     TacticsRules {
-        movement_points: PerClass {
-            foot: 5.0,
-            horse: 8.0,
-            flyer: 6.0,
-        },
-        attack_range: PerClass {
-            foot: (1, 1),
-            horse: (1, 1),
-            flyer: (1, 1),
-        },
+        movement_points: PerClass::from([("foot", 5.0), ("horse", 8.0), ("flyer", 6.0)]),
+        attack_range: PerClass::from([("*", (1, 1))]),
         zone_of_control,
-        flyers_obey_zone_of_control: false,
+        ignore_zone_of_control: vec!["flyer".into()],
     }
 }
 
@@ -38,13 +29,9 @@ fn tactics_app(map: &str, rules: TacticsRules) -> App {
 }
 
 fn range(app: &mut App, name: &str) -> Range {
+    let entity = unit(app, name);
     with_board(app.world_mut(), |board, context| {
-        let piece = board
-            .pieces
-            .iter()
-            .find(|p| p.name == name)
-            .unwrap()
-            .clone();
+        let piece = board.piece(entity).unwrap().clone();
         board.range(context, &piece)
     })
     .unwrap()
@@ -61,6 +48,16 @@ fn refusals(app: &App) -> Vec<Refusal> {
         .into_iter()
         .filter_map(|e| match e {
             Entry::Refused { reason, .. } => Some(reason),
+            Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
+        })
+        .collect()
+}
+
+fn refused_messages(app: &App) -> Vec<String> {
+    journal(app)
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Refused { message, .. } => Some(message),
             Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
         })
         .collect()
@@ -99,7 +96,7 @@ fn the_walk_takes_exactly_the_previewed_path_and_cost() {
     assert_eq!(tile, goal);
     // The walk's time is the range's cost at the unit's speed: the same numbers throughout.
     assert!(
-        (seconds - planned.cost / UNIT_SPEED_TILES_PER_SEC).abs() < 1.0 / 60.0,
+        (seconds - planned.cost / SPEED).abs() < 1.0 / 60.0,
         "{seconds}"
     );
 }
@@ -117,13 +114,14 @@ fn a_moved_unit_cannot_move_again_until_the_next_turn() {
         matches!(
             &refused[..],
             [
-                Refusal::AlreadyMoved { unit: knight },
-                Refusal::NotYourTurn { unit: orc, turn: Team::Blue },
-            ] if knight == "knight" && orc == "orc"
+                Refusal::AlreadyMoved,
+                Refusal::NotYourTurn { turn: Team::Blue },
+            ]
         ),
         "{refused:?}"
     );
-    assert_eq!(refused[1].to_string(), "orc cannot move: it is blue's turn");
+    let said = refused_messages(&app);
+    assert_eq!(said[1], "orc cannot move: it is blue's turn");
     assert_eq!(tile(&mut app, "knight"), Pos::new(1, 1));
     app.world_mut().write_message(EndTurn);
     run_until_idle(&mut app, 60.0);
@@ -163,13 +161,7 @@ orc    red  foot 5,1
         "the orc blocks"
     );
     tactics_move(&mut app, "knight", Pos::new(1, 1));
-    assert_eq!(
-        refusals(&app),
-        [Refusal::Occupied {
-            unit: "knight".into(),
-            to: Pos::new(1, 1)
-        }]
-    );
+    assert_eq!(refusals(&app), [Refusal::Occupied { to: Pos::new(1, 1) }]);
     tactics_move(&mut app, "knight", Pos::new(3, 1));
     assert_eq!(
         tile(&mut app, "knight"),
@@ -230,7 +222,7 @@ fn threat_on_a_hand_built_board() {
     // straight step. With attack range 1 (one orthogonal step), it threatens the diamond of
     // radius 2.
     let mut one_point = rules(ZoneOfControl::EndsMove);
-    one_point.movement_points.foot = 1.0;
+    one_point.movement_points.0.insert("foot".into(), 1.0);
     let mut app = tactics_app(
         "\
 board: square-4
@@ -321,11 +313,5 @@ fn the_enemy_moves_one_unit_at_a_time_and_then_it_is_the_players_turn() {
         },
         "the turn passes when the enemy is done"
     );
-    assert_eq!(
-        refusals(&app),
-        [Refusal::NotYourTurn {
-            unit: "knight".into(),
-            turn: Team::Red
-        }]
-    );
+    assert_eq!(refusals(&app), [Refusal::NotYourTurn { turn: Team::Red }]);
 }

@@ -8,14 +8,14 @@ use std::process::Command;
 use tilewalk::level::Level;
 use tilewalk::map::tmx;
 use tilewalk::terrain::TerrainTable;
-use tilewalk::units::MovementClass;
+
 use tilewalk_path::{Board, HexLayout};
 
 use super::*;
 
 /// The ford of the example tileset (tile 7: water with its own foot and horse costs) as a
 /// terrain of its own, for the `.map` fixtures.
-const FORD: &str = "(name: \"ford\", glyphs: \"F\", tile: 5, foot: 2.0, horse: 3.0, flyer: 1.0),\n";
+const FORD: &str = "(name: \"ford\", glyphs: \"F\", tile: 5, cost: {\"foot\": 2.0, \"horse\": 3.0, \"flyer\": 1.0}),\n";
 
 fn table_with_ford_text() -> String {
     let shipped = include_str!("../../assets/terrain.ron");
@@ -53,20 +53,20 @@ fn the_example_tiled_maps_load_like_their_map_fixtures() {
         let strip = |map: &MapAsset| {
             map.units
                 .iter()
-                .map(|u| (u.name.clone(), u.team, u.class, u.pos, u.attack))
+                .map(|u| (u.name.clone(), u.team, u.class.clone(), u.pos, u.attack))
                 .collect::<Vec<_>>()
         };
         assert_eq!(strip(&tiled), strip(&plain), "{tmx_file}");
         assert_eq!(tiled.units.len(), plain.units.len());
 
-        let from_tiled = Level::build(&tiled, &table()).unwrap();
-        let from_fixture = Level::build(&plain, &table_with_ford()).unwrap();
+        let (from_tiled, tiled_nav) = Level::build(&tiled, &table()).unwrap();
+        let (from_fixture, fixture_nav) = Level::build(&plain, &table_with_ford()).unwrap();
         for pos in from_fixture.cells() {
-            for class in MovementClass::ALL {
+            for class in [FOOT, HORSE, FLYER] {
                 assert_eq!(
-                    from_tiled.grid(class).cost(pos),
-                    from_fixture.grid(class).cost(pos),
-                    "{tmx_file} {pos} {class}"
+                    tiled_nav.grid(class).cost(pos),
+                    fixture_nav.grid(class).cost(pos),
+                    "{tmx_file} {pos} {class:?}"
                 );
             }
             let name = from_fixture.terrain(pos).unwrap().name.as_str();
@@ -147,23 +147,22 @@ fn per_tile_costs_override_the_table_and_a_tile_may_bring_its_own() {
         "><properties><property name=\"foot\" type=\"int\" value=\"7\"/></properties>",
     ]);
     let map = tiled(&tmx_text(ORTHOGONAL, 4, &[0, 1, 2, 3], ""), &tileset).unwrap();
-    let level = Level::build(&map, &table()).unwrap();
-    let cost = |x, class| level.grid(class).cost(Pos::new(x, 0));
-    use MovementClass::*;
+    let (level, nav) = Level::build(&map, &table()).unwrap();
+    let cost = |x, class| nav.grid(class).cost(Pos::new(x, 0));
     assert_eq!(
-        [cost(0, Foot), cost(0, Horse), cost(0, Flyer)],
+        [cost(0, FOOT), cost(0, HORSE), cost(0, FLYER)],
         [Some(1.0), Some(0.75), Some(1.0)]
     );
     assert_eq!(
-        [cost(1, Foot), cost(1, Horse), cost(1, Flyer)],
+        [cost(1, FOOT), cost(1, HORSE), cost(1, FLYER)],
         [Some(4.0), Some(0.75), Some(1.0)]
     );
     assert_eq!(
-        [cost(2, Foot), cost(2, Horse), cost(2, Flyer)],
+        [cost(2, FOOT), cost(2, HORSE), cost(2, FLYER)],
         [Some(6.0), Some(2.5), Some(1.0)]
     );
     assert_eq!(
-        [cost(3, Foot), cost(3, Horse), cost(3, Flyer)],
+        [cost(3, FOOT), cost(3, HORSE), cost(3, FLYER)],
         [Some(7.0), None, None]
     );
     assert_eq!(level.terrain(Pos::new(2, 0)).unwrap().name, "water");
@@ -272,15 +271,15 @@ fn units_stand_on_the_tile_under_their_centre_whatever_the_object_shape() {
     let placed: Vec<_> = map
         .units
         .iter()
-        .map(|u| (u.name.as_str(), u.pos, u.class, u.attack))
+        .map(|u| (u.name.as_str(), u.pos, u.class.as_str(), u.attack))
         .collect();
     assert_eq!(
         placed,
         [
-            ("rect", Pos::new(1, 0), MovementClass::Foot, None),
+            ("rect", Pos::new(1, 0), "foot", None),
             // A tile object's y is its bottom edge: it covers row 1, not row 2.
-            ("tile", Pos::new(2, 1), MovementClass::Horse, Some((2, 2))),
-            ("bat", Pos::new(0, 1), MovementClass::Flyer, None),
+            ("tile", Pos::new(2, 1), "horse", Some((2, 2))),
+            ("bat", Pos::new(0, 1), "flyer", None),
         ]
     );
     let rect_line = 1 + text.lines().position(|l| l.contains("\"rect\"")).unwrap();
@@ -330,20 +329,29 @@ fn broken_tiled_files_are_reported_at_their_file_line_and_column() {
         "{error}"
     );
 
-    // A cost that is not a number, at the property's line.
+    // A cost that is not a number, at the property's line: a property is a cost when the
+    // terrain table has a class of its name, so the level says so.
     let fast = tsx_text(&[
         " type=\"grass\"><properties>\n  <property name=\"foot\" value=\"fast\"/></properties>",
     ]);
+    let cost_error = |tsx: &str| {
+        let map = tiled(&good, tsx).unwrap();
+        Level::build(&map, &table()).unwrap_err().to_string()
+    };
     assert_eq!(
-        tiled(&good, &fast).unwrap_err(),
-        "t/tiles.tsx:5:3: tile 0: the cost must be a number, got `fast`"
+        cost_error(&fast),
+        format!(
+            "{}:2: tile 0 of tiles.tsx (tiles.tsx:5:3): the cost must be a number, got `fast`",
+            line_of(&good, "<tileset")
+        )
     );
     let negative = fast.replace("fast", "-1");
-    assert!(
-        tiled(&good, &negative)
-            .unwrap_err()
-            .contains("tile 0: the cost must be between 0.001 and 1000000, got -1"),
-    );
+    assert!(cost_error(&negative).contains(
+        "tile 0 of tiles.tsx (tiles.tsx:5:3): the cost must be between 0.001 and 1000000, got -1"
+    ),);
+    // A property no class is named after is no cost, whatever it holds.
+    let other = fast.replace("name=\"foot\"", "name=\"speed\"");
+    assert!(Level::build(&tiled(&good, &other).unwrap(), &table()).is_ok());
 
     // A unit outside the map.
     let outside = tmx_text(

@@ -484,8 +484,8 @@ fn is_lab_open(p: [u8; 3]) -> bool {
 #[test]
 #[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
 fn the_lab_replays_a_search_step_by_step_in_a_real_window() {
+    use super::FOOT;
     use tilewalk::level::Level;
-    use tilewalk::units::MovementClass;
     use tilewalk_path::{CellState, Direction, Replay, SearchContext, SearchOptions, Trace};
 
     let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
@@ -534,8 +534,8 @@ fn the_lab_replays_a_search_step_by_step_in_a_real_window() {
     // The same search, replayed by the core to the same step, says which tiles are expanded
     // and which wait on the frontier; the screenshot must tint exactly those.
     let map = MapAsset::parse(&std::fs::read_to_string(meadow).unwrap()).unwrap();
-    let level = Level::build(&map, &super::table()).unwrap();
-    let grid = level.grid(MovementClass::Foot);
+    let (_, nav) = Level::build(&map, &super::table()).unwrap();
+    let grid = nav.grid(FOOT);
     let mut trace = Trace::new();
     let (start, goal) = (Pos::new(1, 4), Pos::new(9, 2));
     SearchContext::new()

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy::window::RequestRedraw;
+use bevy_tilewalk::Navigation;
 use tilewalk_path::{
     Algorithm, Board, Diagonal, Found, Heuristic, NoPath, Pos, Replay, SearchContext,
     SearchOptions, Trace,
@@ -244,9 +245,9 @@ pub(super) struct Lab {
 }
 
 impl Lab {
-    fn new(level: &Level, ends: LabEnds) -> Self {
-        let class = MovementClass::Foot;
-        let grid = level.grid(class);
+    fn new(level: &Level, nav: &Navigation, ends: LabEnds) -> Self {
+        let class = MovementClass::default();
+        let grid = nav.grid(class);
         let near = |want: Pos| {
             level
                 .cells()
@@ -297,8 +298,8 @@ impl Lab {
     }
 
     /// Runs the configurations on the level and shows the active one's end.
-    fn search(&mut self, level: &Level, context: &mut SearchContext) {
-        let grid = level.grid(self.class);
+    fn search(&mut self, nav: &Navigation, context: &mut SearchContext) {
+        let grid = nav.grid(self.class);
         let order = if self.compare {
             vec![self.active, 1 - self.active]
         } else {
@@ -308,7 +309,7 @@ impl Lab {
             .into_iter()
             .map(|i| {
                 let config = self.configs[i];
-                let options = config.options(level.board);
+                let options = config.options(nav.board());
                 let mut trace = Trace::new();
                 let result =
                     context.search_traced(grid, self.start, self.goal, &options, &mut trace);
@@ -328,10 +329,10 @@ impl Lab {
                 }
             })
             .collect();
-        if self.replay.size() == (level.width, level.height) {
+        if self.replay.size() == (nav.width(), nav.height()) {
             self.replay.reset();
         } else {
-            self.replay = Replay::new(level.width, level.height);
+            self.replay = Replay::new(nav.width(), nav.height());
         }
         self.position = self.events() as f64;
         self.playing = false;
@@ -457,8 +458,8 @@ fn toggle_lab(
     }
 }
 
-fn open_lab(mut commands: Commands, level: Res<Level>, ends: Res<LabEnds>) {
-    commands.insert_resource(Lab::new(&level, *ends));
+fn open_lab(mut commands: Commands, level: Res<Level>, nav: Res<Navigation>, ends: Res<LabEnds>) {
+    commands.insert_resource(Lab::new(&level, &nav, *ends));
 }
 
 fn close_lab(mut painter: ResMut<Painter>) {
@@ -550,7 +551,8 @@ fn act(mut actions: MessageReader<LabAction>, mut lab: ResMut<Lab>, level: Res<L
         let end = lab.events() as f64;
         match action {
             LabAction::Class => {
-                lab.class = next(&MovementClass::ALL, lab.class);
+                let classes: Vec<MovementClass> = level.table.all_classes().collect();
+                lab.class = next(&classes, lab.class);
                 lab.stale = true;
             }
             LabAction::Algorithm => {
@@ -617,6 +619,7 @@ fn act(mut actions: MessageReader<LabAction>, mut lab: ResMut<Lab>, level: Res<L
 fn search(
     mut lab: ResMut<Lab>,
     level: Res<Level>,
+    nav: Res<Navigation>,
     mut context: Local<SearchContext>,
     mut notice: ResMut<Notice>,
 ) {
@@ -625,9 +628,9 @@ fn search(
     }
     if !level.contains(lab.start) || !level.contains(lab.goal) {
         // The map shrank under the markers: start over.
-        *lab = Lab::new(&level, LabEnds::default());
+        *lab = Lab::new(&level, &nav, LabEnds::default());
     }
-    lab.search(&level, &mut context);
+    lab.search(&nav, &mut context);
     if let Some(Err(why)) = lab.run().map(|r| &r.result) {
         notice.say(format!("no path: {why}"));
     }
@@ -661,7 +664,7 @@ fn report(
         "event": "lab",
         "start": [lab.start.x, lab.start.y],
         "goal": [lab.goal.x, lab.goal.y],
-        "class": lab.class.name(),
+        "class": level.class_name(lab.class),
         "search": lab.config().label(level.board),
         "step": lab.replay.step(),
         "events": lab.events(),
@@ -686,23 +689,23 @@ mod tests {
 
     /// The lab on `assets/maps/corner.map` from its top-left to its bottom-right corner,
     /// comparing, before its first search.
-    fn corner_lab() -> (Level, Lab) {
+    fn corner_lab() -> (Level, Navigation, Lab) {
         let table = TerrainTable::parse(include_str!("../../../assets/terrain.ron")).unwrap();
         let map = MapAsset::parse(include_str!("../../../assets/maps/corner.map")).unwrap();
-        let level = Level::build(&map, &table).unwrap();
+        let (level, nav) = Level::build(&map, &table).unwrap();
         let ends = LabEnds {
             start: Some(Pos::new(0, 0)),
             goal: Some(Pos::new(4, 4)),
         };
-        let mut lab = Lab::new(&level, ends);
+        let mut lab = Lab::new(&level, &nav, ends);
         lab.compare = true;
-        (level, lab)
+        (level, nav, lab)
     }
 
     #[test]
     fn compare_shows_manhattans_costlier_path_on_the_corner_map() {
-        let (level, mut lab) = corner_lab();
-        lab.search(&level, &mut SearchContext::new());
+        let (level, nav, mut lab) = corner_lab();
+        lab.search(&nav, &mut SearchContext::new());
         let cost = |run: &Run| run.result.as_ref().unwrap().path.cost;
         let [octile, manhattan] = &lab.runs[..] else {
             panic!("two runs when comparing");
@@ -724,13 +727,13 @@ mod tests {
 
     #[test]
     fn each_run_is_checked_against_the_optimum_of_its_own_board() {
-        let (level, mut lab) = corner_lab();
+        let (level, nav, mut lab) = corner_lab();
         // The second search moves 4-way: its 8 steps are the cheapest there are on its board.
         lab.configs[1] = Config {
             diagonal: Diagonal::Never,
             ..Config::new(None)
         };
-        lab.search(&level, &mut SearchContext::new());
+        lab.search(&nav, &mut SearchContext::new());
         let four_way = &lab.runs[1];
         assert_eq!(four_way.result.as_ref().unwrap().path.cost, 8.0);
         assert_eq!(four_way.optimal(), Some(true));

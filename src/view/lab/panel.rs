@@ -294,7 +294,7 @@ fn update_settings(lab: Res<Lab>, level: Res<Level>, mut texts: Query<(&Setting,
     let config = lab.config();
     for (setting, mut text) in &mut texts {
         let value = match setting {
-            Setting::Class => format!("class: {}  (C)", lab.class),
+            Setting::Class => format!("class: {}  (C)", level.class_name(lab.class)),
             Setting::Algorithm => format!("algorithm: {}  (G)", config.algorithm.name()),
             Setting::Heuristic if config.algorithm.guided() => {
                 format!("heuristic: {}  (H)", config.heuristic_name(level.board))
@@ -334,6 +334,7 @@ fn update_palette(painter: Res<Painter>, mut buttons: Query<(&PaletteButton, &mu
 
 fn update_replay(
     lab: Res<Lab>,
+    level: Res<Level>,
     history: Res<MapHistory>,
     mut replay: Single<&mut Text, (With<ReplayText>, Without<FooterText>)>,
     mut footer: Single<&mut Text, (With<FooterText>, Without<ReplayText>)>,
@@ -365,7 +366,7 @@ fn update_replay(
         "S {} to G {} ({})   Ctrl+S save{}   Ctrl+Z undo",
         lab.start,
         lab.goal,
-        lab.class,
+        level.class_name(lab.class),
         if history.unsaved {
             " (unsaved changes)"
         } else {

@@ -55,7 +55,7 @@
 //!   its own is taken), and gives up after [`MAX_REPLANS`] tries without getting nearer its
 //!   goal; a re-plan that finds no way keeps the walker waiting on its path. It goes around
 //!   the units at rest of the other side, the one in its way, those that stopped it before
-//!   since it last got nearer its goal ([`Path::blockers`]), and, when it stands where they
+//!   since it last got nearer its goal ([`Walk::blockers`](crate::Walk::blockers)), and, when it stands where they
 //!   cannot, those of its side that cannot make way for it from some tile beside them (they
 //!   cannot stand there, and have no free tile beside them); and through the rest of its
 //!   own side's crowd, walking or at rest, which the rules above move out of its way: a
@@ -66,7 +66,7 @@
 //!   it, it would turn from one horse to the next until it gave up). Had the re-plan taken
 //!   every unit for a wall, it would find no way out of a crowd of its own side;
 //! - **walled in**: a walker whose re-plan around units finds no way, or whose re-plans run
-//!   out, is walled in by the other side ([`Path::walled`]): for the rest of its walk the
+//!   out, is walled in by the other side ([`Walk::walled`]): for the rest of its walk the
 //!   other side's units at rest make way for it as its own side's do (aside and back, or
 //!   onto its tile and back), its re-plans walk through them, and it has its
 //!   [`MAX_REPLANS`] again; it gives up only when those run out too, at a unit that cannot
@@ -85,17 +85,18 @@
 
 use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::QueryData;
+use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
 use tilewalk_path::{Pos, SearchContext, SearchOptions};
 
-use crate::AppSystems;
-use crate::level::Level;
-use crate::pathing::{OrderRefused, Path, Pending, Refusal, Replan, Side, Squad, StoppedShort};
-use crate::units::{Motion, MovementClass, Stride, Team, Tile, UNIT_Z, Unit};
+use crate::TilewalkSystems;
+use crate::navigation::Navigation;
+use crate::pathing::{
+    OrderRefused, Path, Pending, Refusal, Replan, Side, Squad, StoppedShort, Walk,
+};
+use crate::units::{Motion, MovementClass, Precedence, Stride, Team, Tile, Unit, precedence};
 
-/// How many cost-1 tiles a unit crosses per second (straight steps).
-pub const UNIT_SPEED_TILES_PER_SEC: f64 = 3.0;
 /// How long a unit waits for a tile held by a unit at rest that will not make way (another
 /// side or class) before it looks for a way around.
 pub const WAIT_FOR_IDLE_SECS: f32 = 0.5;
@@ -104,55 +105,45 @@ pub const WAIT_FOR_IDLE_SECS: f32 = 0.5;
 /// tiles, the larger of the column and row differences) gives it these re-plans again, so
 /// a long march through a crowd, blocked many times on the way, does not spend them before
 /// its last tile; that distance only shrinks from one fresh count to the next, so a walk
-/// still ends. A walker walled in by the other side ([`Path::walled`]) has them once more.
+/// still ends. A walker walled in by the other side ([`Walk::walled`]) has them once more.
 /// More lets a walker try more ways around a crowd that keeps moving; fewer gives up sooner
 /// on a way that stays shut (each re-plan is a search, and waits [`WAIT_FOR_IDLE_SECS`]
 /// first).
 pub const MAX_REPLANS: u32 = 3;
 
-/// How long `class` takes to walk from `start` to `end` on `level` with no other unit on the
+/// How long `class` takes to walk from `start` to `end` on `nav` with no other unit on the
 /// map, the ideal a crowd's walks are measured against (`simulate --stats`'s
 /// `free_makespan_s`): the cost of its cheapest path over its speed (a step takes its length
-/// times the entered tile's cost over [`UNIT_SPEED_TILES_PER_SEC`] seconds). 0 when it has
-/// none.
+/// times the entered tile's cost over the class's speed in seconds). 0 when it has none.
 pub fn free_walk_seconds(
     context: &mut SearchContext,
-    level: &Level,
+    nav: &Navigation,
     class: MovementClass,
     start: Pos,
     end: Pos,
 ) -> f64 {
     context
-        .search(
-            level.grid(class),
-            start,
-            end,
-            &SearchOptions::on(level.board),
-        )
-        .map_or(0.0, |found| found.path.cost / UNIT_SPEED_TILES_PER_SEC)
+        .search(nav.grid(class), start, end, &SearchOptions::on(nav.board()))
+        .map_or(0.0, |found| found.path.cost / nav.speed(class))
 }
 
 /// A unit reached the end of its path.
 #[derive(Message, Clone, Copy, Debug)]
 pub struct Arrived {
+    /// The unit.
     pub unit: Entity,
+    /// The tile it stands on.
     pub tile: Pos,
     /// Simulated seconds since the app started, exact to the step (not to the frame).
     pub seconds: f64,
 }
 
-/// How long a step of `length` (1 straight or across a hex side, √2 diagonally) into a tile
-/// of cost `cost` takes.
-pub fn step_seconds(length: f64, cost: f64) -> f64 {
-    length * cost / UNIT_SPEED_TILES_PER_SEC
-}
-
-pub(super) fn plugin(app: &mut App) {
+pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
     app.add_message::<Arrived>().add_systems(
-        Update,
+        schedule,
         follow_paths
-            .in_set(AppSystems::Move)
-            .run_if(resource_exists::<Level>),
+            .in_set(TilewalkSystems::Move)
+            .run_if(resource_exists::<Navigation>),
     );
 }
 
@@ -161,16 +152,16 @@ pub(super) fn plugin(app: &mut App) {
 #[query_data(mutable)]
 struct Walker {
     entity: Entity,
-    name: &'static Name,
     team: &'static Team,
     class: &'static MovementClass,
     tile: &'static mut Tile,
     motion: &'static mut Motion,
     path: Option<&'static mut Path>,
+    walk: Option<&'static mut Walk>,
+    precedence: Option<&'static Precedence>,
     pending: Has<Pending>,
     squad: Option<&'static Squad>,
     stopped_short: Has<StoppedShort>,
-    transform: &'static mut Transform,
 }
 
 /// What a unit is doing this frame, as the others see it.
@@ -203,7 +194,7 @@ struct Waiter {
     pass_through: bool,
     /// It is making way ([`Path::aside`]): it yields its tiles to the units walking on.
     making_way: bool,
-    /// Units at rest wall it in ([`Path::walled`]): the other side's make way for it too.
+    /// Units at rest wall it in ([`Walk::walled`]): the other side's make way for it too.
     walled: bool,
 }
 
@@ -235,36 +226,42 @@ enum Outcome {
 fn follow_paths(
     mut commands: Commands,
     time: Res<Time>,
-    level: Res<Level>,
+    nav: Res<Navigation>,
     mut units: Query<Walker, With<Unit>>,
     mut arrived: MessageWriter<Arrived>,
     mut replan: MessageWriter<Replan>,
     mut refused: MessageWriter<OrderRefused>,
-    names: Query<&Name, With<Unit>>,
     mut scratch: Local<Scratch>,
 ) {
     let now = time.elapsed_secs_f64();
-    let geometry = level.geometry();
     // 1. Steps under way go on; units whose path is done arrive; the others want a tile.
     let Scratch {
         holders,
         doing,
         waiters,
-        ended,
+        order,
     } = &mut *scratch;
     holders.clear();
     doing.clear();
     waiters.clear();
-    ended.clear();
-    for mut unit in &mut units {
+    // Units are visited in their `Precedence` order, not in the order the world happens to
+    // store them: who steps first into a tile decides the rest.
+    order.clear();
+    order.extend(units.iter().map(|u| precedence(u.entity, u.precedence)));
+    order.sort_unstable();
+    let mut visit = units.iter_many_mut(order.iter().map(|o| o.2));
+    while let Some(mut unit) = visit.fetch_next() {
         holders.insert(unit.tile.0, unit.entity);
         let mut left = time.delta_secs_f64();
-        if let Some(stride) = &mut unit.motion.stride {
-            stride.elapsed += left;
-            left = stride.elapsed - stride.duration;
-            if left >= 0.0 {
-                unit.motion.stride = None;
-                ended.push(unit.entity);
+        // `Motion` changes only for units under way: `Changed<Motion>` finds them.
+        if unit.motion.stride.is_some() {
+            let motion = &mut *unit.motion;
+            if let Some(stride) = &mut motion.stride {
+                stride.elapsed += left;
+                left = stride.elapsed - stride.duration;
+                if left >= 0.0 {
+                    motion.stride = None;
+                }
             }
         }
         let what = match (&unit.motion.stride, unit.path.as_deref()) {
@@ -288,13 +285,13 @@ fn follow_paths(
                         entity: unit.entity,
                         from: unit.tile.0,
                         want,
-                        cost: level.grid(*unit.class).cost(want),
+                        cost: nav.grid(*unit.class).cost(want),
                         left,
                         last: path.next + 1 == path.cells.len(),
                         after: path.cells.get(path.next + 1).copied(),
                         pass_through: path.pass_through,
                         making_way: path.making_way,
-                        walled: path.walled,
+                        walled: unit.walk.as_ref().is_some_and(|w| w.walled),
                     });
                     Doing::Waiting(waiters.len() - 1)
                 }
@@ -314,7 +311,7 @@ fn follow_paths(
         );
     }
     // 2. Who steps, who waits, who trades.
-    let outcomes = settle(&level, waiters, holders, doing);
+    let outcomes = settle(&nav, waiters, holders, doing);
     // 3. Steps start, walks change hands, waits run out.
     for (w, outcome) in waiters.iter().zip(&outcomes) {
         let Outcome::Trade(other) = *outcome else {
@@ -322,68 +319,81 @@ fn follow_paths(
         };
         // Each takes the other's walk from the tile it stands on: the other's next tile.
         if let Ok(theirs) = units.get(waiters[other].entity)
-            && let Some(theirs) = theirs.path
+            && let Some(path) = theirs.path
         {
-            let cost = walk_cost(&level, doing[&w.entity].class, &theirs.cells[theirs.next..]);
+            let cost = walk_cost(&nav, doing[&w.entity].class, &path.cells[path.next..]);
+            let walk = theirs.walk.cloned().unwrap_or_default();
             commands
                 .entity(w.entity)
-                .insert(theirs.rest(theirs.next, cost));
+                .insert((path.rest(path.next, cost), walk));
         }
     }
     for (w, outcome) in waiters.iter().zip(outcomes) {
-        let Ok(mut unit) = units.get_mut(w.entity) else {
+        let Ok(unit) = units.get_mut(w.entity) else {
             continue;
         };
-        let class = *unit.class;
-        let Some(path) = unit.path.as_deref_mut() else {
+        let WalkerItem {
+            class,
+            mut tile,
+            mut motion,
+            path: Some(mut path),
+            walk: Some(mut walk),
+            ..
+        } = unit
+        else {
             continue;
         };
+        let class = *class;
         match outcome {
             Outcome::Step => {
-                path.waited = 0.0;
+                walk.waited = 0.0;
                 path.next += 1;
                 let (from, to) = (w.from, w.want);
                 let goal = path.goal();
                 let away = to.x.abs_diff(goal.x).max(to.y.abs_diff(goal.y));
-                if away < path.nearest {
-                    path.nearest = away;
-                    path.replans = 0;
-                    path.blockers.clear();
+                if away < walk.nearest {
+                    walk.nearest = away;
+                    walk.replans = 0;
+                    walk.blockers.clear();
                 }
                 let cost = w.cost.expect("only passable tiles are stepped onto");
-                unit.tile.0 = to;
-                unit.motion.stride = Some(Stride {
+                tile.0 = to;
+                motion.stride = Some(Stride {
                     from,
                     to,
                     elapsed: w.left,
-                    duration: step_seconds(geometry.step_length(from, to), cost),
+                    duration: nav.step_seconds(class, nav.step_length(from, to), cost),
                 });
             }
-            Outcome::Queue | Outcome::Trade(_) => path.waited = 0.0,
+            Outcome::Queue | Outcome::Trade(_) => walk.waited = 0.0,
             Outcome::MakeWay { holder, to } => {
-                path.waited = 0.0;
+                walk.waited = 0.0;
                 // Aside (or onto the walker's tile) and back once the way is clear.
                 let (class, from) = (doing[&holder].class, w.want);
-                let cost = walk_cost(&level, class, &[from, to, from]);
-                commands.entity(holder).insert(Path::aside(from, to, cost));
+                let cost = walk_cost(&nav, class, &[from, to, from]);
+                commands
+                    .entity(holder)
+                    .insert((Path::aside(from, to, cost), Walk::default()));
             }
             Outcome::HandOver { holder } => {
                 let at = path.next;
-                let rest = walk_cost(&level, class, &path.cells[at..]);
-                commands.entity(holder).insert(path.rest(at, rest));
-                let head = walk_cost(&level, class, &path.cells[..=at]);
+                let rest = walk_cost(&nav, class, &path.cells[at..]);
+                commands
+                    .entity(holder)
+                    .insert((path.rest(at, rest), walk.clone()));
+                let head = walk_cost(&nav, class, &path.cells[..=at]);
                 path.stop_at(at, head);
             }
             Outcome::Blocked { holder } => {
-                path.waited += w.left as f32;
-                if path.waited < WAIT_FOR_IDLE_SECS {
+                walk.waited += w.left as f32;
+                if walk.waited < WAIT_FOR_IDLE_SECS {
                     continue;
                 }
-                path.waited = 0.0;
-                if path.replans < MAX_REPLANS {
-                    path.replans += 1;
-                    if !path.blockers.contains(&w.want) {
-                        path.blockers.push(w.want);
+                walk.waited = 0.0;
+                if walk.replans < MAX_REPLANS {
+                    walk.replans += 1;
+                    if !walk.blockers.contains(&w.want) {
+                        walk.blockers.push(w.want);
                     }
                     replan.write(Replan {
                         unit: w.entity,
@@ -393,7 +403,7 @@ fn follow_paths(
                 }
                 // Its ways around them ran out: the other side's units at rest make way
                 // from now on, and it has its re-plans again (once).
-                if path.wall_in() {
+                if walk.wall_in() {
                     continue;
                 }
                 let goal = path.goal();
@@ -401,40 +411,15 @@ fn follow_paths(
                     .entity(w.entity)
                     .remove::<Path>()
                     .insert(StoppedShort);
-                let blocker = names.get(holder).map_or("another unit", |n| n.as_str());
                 refused.write(OrderRefused {
                     unit: w.entity,
                     goal,
                     reason: Refusal::GaveUp {
-                        unit: unit.name.as_str().into(),
-                        blocker: blocker.into(),
+                        blocker: holder,
                         at: w.want,
                     },
                 });
             }
-        }
-    }
-    // 4. Sprites follow: units whose step ended this frame stand on their tile, units under
-    // way are between theirs (a step begun just now included). The others have not moved,
-    // unless the level changed shape, and are left alone: a still army costs nothing.
-    let everyone = level.is_changed();
-    let place = |unit: &mut WalkerItem| {
-        let position = match unit.motion.stride {
-            Some(s) => geometry.center(s.from).lerp(
-                geometry.center(s.to),
-                (s.elapsed / s.duration).min(1.0) as f32,
-            ),
-            None => geometry.center(unit.tile.0),
-        };
-        unit.transform.translation = position.extend(UNIT_Z);
-    };
-    let mut still = units.iter_many_mut(ended.iter());
-    while let Some(mut unit) = still.fetch_next() {
-        place(&mut unit);
-    }
-    for mut unit in &mut units {
-        if unit.motion.stride.is_some() || everyone {
-            place(&mut unit);
         }
     }
 }
@@ -446,8 +431,8 @@ struct Scratch {
     holders: HashMap<Pos, Entity>,
     doing: EntityHashMap<Doer>,
     waiters: Vec<Waiter>,
-    /// Units whose step ended this frame.
-    ended: Vec<Entity>,
+    /// Every unit, in the order they are visited.
+    order: Vec<(u32, u32, Entity)>,
 }
 
 /// A unit as the others see it this frame.
@@ -479,7 +464,7 @@ impl Doer {
 /// Decides, in the waiting units' order, what each does this frame; `holders` and `doing`
 /// follow the decisions (a tile stepped off is free for the next unit in the order).
 fn settle(
-    level: &Level,
+    nav: &Navigation,
     waiters: &[Waiter],
     holders: &mut HashMap<Pos, Entity>,
     doing: &mut EntityHashMap<Doer>,
@@ -532,7 +517,7 @@ fn settle(
                             Outcome::HandOver { holder }
                         } else if !w.last
                             && let Some(to) = aside(
-                                level,
+                                nav,
                                 holders,
                                 wanted.get_or_insert_with(|| {
                                     waiters
@@ -547,7 +532,7 @@ fn settle(
                         {
                             holders.insert(to, holder);
                             Outcome::MakeWay { holder, to }
-                        } else if !w.last && level.grid(theirs.class).is_passable(w.from) {
+                        } else if !w.last && nav.grid(theirs.class).is_passable(w.from) {
                             // No room: onto the walker's tile (it holds `from`) and back.
                             Outcome::MakeWay { holder, to: w.from }
                         } else {
@@ -585,15 +570,14 @@ fn settle(
 /// neighbour (in the board's order) it can enter that nobody holds, that no waiting unit
 /// wants, and that is neither where `w` stands nor where it goes next.
 fn aside(
-    level: &Level,
+    nav: &Navigation,
     holders: &HashMap<Pos, Entity>,
     wanted: &HashSet<Pos>,
     class: MovementClass,
     w: &Waiter,
 ) -> Option<Pos> {
-    let grid = level.grid(class);
-    level
-        .board
+    let grid = nav.grid(class);
+    nav.board()
         .neighbours(w.want, grid.width(), grid.height())
         .find(|&n| {
             n != w.from
@@ -633,13 +617,12 @@ fn rings(next: &[Option<usize>]) -> Vec<Vec<usize>> {
     rings
 }
 
-/// What walking `cells` costs `class` on the level now (the first cell is where it starts).
-fn walk_cost(level: &Level, class: MovementClass, cells: &[Pos]) -> f64 {
-    let grid = level.grid(class);
-    let geometry = level.geometry();
+/// What walking `cells` costs `class` on the navigation now (the first cell is where it starts).
+fn walk_cost(nav: &Navigation, class: MovementClass, cells: &[Pos]) -> f64 {
+    let grid = nav.grid(class);
     cells
         .windows(2)
-        .map(|w| grid.cost(w[1]).unwrap_or(f64::INFINITY) * geometry.step_length(w[0], w[1]))
+        .map(|w| grid.cost(w[1]).unwrap_or(f64::INFINITY) * nav.step_length(w[0], w[1]))
         .sum()
 }
 

@@ -8,16 +8,17 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
 use bevy::ecs::query::QueryData;
+use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::prelude::*;
 use tilewalk_path::{Board, Grid, NoPath, Passage, Pos, SearchContext, SearchOptions};
 
 pub use requests::{DEFAULT_PATH_WORK, PathBudget, PathWork, Pending};
 use requests::{Kind, Requests};
 
-use crate::AppSystems;
-use crate::convert::step_length;
-use crate::level::{Level, LevelChanged};
-use crate::units::{MovementClass, Selected, Team, Tile, Unit};
+use crate::TilewalkSystems;
+use crate::navigation::step_length;
+use crate::navigation::{Navigation, NavigationChanged};
+use crate::units::{MovementClass, Precedence, Selected, Team, Tile, Unit, precedence};
 
 /// Orders units to a tile. Each unit gets its own free tile: the free tiles nearest the click
 /// by travel cost (what walking from the tile to the click costs its class), planned for the
@@ -26,103 +27,186 @@ use crate::units::{MovementClass, Selected, Team, Tile, Unit};
 /// click in a straight line. The units wait ([`Pending`]) until their paths are served.
 #[derive(Message, Clone, Debug)]
 pub struct MoveOrder {
+    /// The units ordered; the order they are listed in does not matter.
     pub units: Vec<Entity>,
+    /// The tile clicked.
     pub goal: Pos,
+    /// Add the trip after each unit's current path instead of replacing it.
     pub append: bool,
 }
 
 /// Drops the units' paths and the requests they wait for; a step under way is finished.
 #[derive(Message, Clone, Debug)]
 pub struct StopOrder {
+    /// The units stopped.
     pub units: Vec<Entity>,
 }
 
 /// An order, or a path, that could not be carried out, and why.
 #[derive(Message, Clone, Debug)]
 pub struct OrderRefused {
+    /// The unit refused.
     pub unit: Entity,
+    /// The tile it was ordered to.
     pub goal: Pos,
+    /// Why.
     pub reason: Refusal,
 }
 
-/// Why an order (real-time or tactics) was refused or given up, naming the unit. The HUD, the
-/// journal and the JSON outputs print its `Display`.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+/// Why an order (real-time or tactics) was refused or given up. Its [`Refusal::message`]
+/// names the unit, the classes and the terrain as the host labels them ([`Labels`]).
+#[derive(Clone, Debug, PartialEq)]
 pub enum Refusal {
-    #[error("{unit}: {goal} is outside the map")]
-    OutsideMap { unit: String, goal: Pos },
-    #[error("{unit}: {terrain} at {goal} is impassable for {class}")]
-    Impassable {
-        unit: String,
-        terrain: String,
+    /// The goal is off the map.
+    OutsideMap {
+        /// The goal.
         goal: Pos,
+    },
+    /// The goal is impassable for the unit's class.
+    Impassable {
+        /// The goal.
+        goal: Pos,
+        /// The unit's class.
         class: MovementClass,
     },
-    #[error("{unit}: it stands on terrain impassable for {class}")]
-    StandsOnImpassable { unit: String, class: MovementClass },
-    #[error("{unit}: {goal} cannot be reached: {why}")]
+    /// The unit stands on terrain impassable for its class with no way off it.
+    StandsOnImpassable {
+        /// The unit's class.
+        class: MovementClass,
+    },
+    /// The goal is in a region the unit cannot reach.
     Unreachable {
-        unit: String,
+        /// The goal.
         goal: Pos,
+        /// Why no path exists.
         why: NoPath,
     },
-    #[error("{unit}: no free tile near there")]
-    NoFreeTile { unit: String },
-    #[error("{unit}: {why}")]
-    NoPath { unit: String, why: NoPath },
-    #[error("{unit}: no way on to {goal}: {why}")]
+    /// Every tile near the goal that the unit can reach is taken.
+    NoFreeTile,
+    /// The search found no path.
+    NoPath {
+        /// Why.
+        why: NoPath,
+    },
+    /// A re-plan found no way on to the goal.
     NoWayOn {
-        unit: String,
+        /// The goal.
         goal: Pos,
+        /// Why.
         why: NoPath,
     },
-    #[error("{unit}: gave up, {blocker} blocks the way at {at}")]
+    /// The unit gave up: a unit at rest that will not make way blocks it, and its
+    /// re-plans ran out ([`MAX_REPLANS`](crate::MAX_REPLANS)).
     GaveUp {
-        unit: String,
-        blocker: String,
+        /// The unit in the way.
+        blocker: Entity,
+        /// The tile it holds.
         at: Pos,
     },
-    #[error("{unit} cannot move: it is {turn}'s turn")]
-    NotYourTurn { unit: String, turn: Team },
-    #[error("{unit} has already moved this turn")]
-    AlreadyMoved { unit: String },
-    #[error("{unit} cannot stop on {to}: a unit stands there")]
-    Occupied { unit: String, to: Pos },
-    #[error("{to} is out of {unit}'s range")]
-    OutOfRange { unit: String, to: Pos },
-    #[error("wait: units are still moving")]
+    /// Tactics: it is the other side's turn.
+    NotYourTurn {
+        /// Whose turn it is.
+        turn: Team,
+    },
+    /// Tactics: the unit has moved this turn.
+    AlreadyMoved,
+    /// Tactics: a unit stands on the tile.
+    Occupied {
+        /// The tile.
+        to: Pos,
+    },
+    /// Tactics: the tile is outside the unit's movement range.
+    OutOfRange {
+        /// The tile.
+        to: Pos,
+    },
+    /// Tactics: the turn cannot end while units are still moving.
     StillMoving,
+}
+
+/// The names a refusal's message uses; every method has a plain default.
+pub trait Labels {
+    /// A unit's name.
+    fn unit(&self, unit: Entity) -> String {
+        unit.to_string()
+    }
+
+    /// A movement class's name.
+    fn class(&self, class: MovementClass) -> String {
+        format!("class {}", class.0)
+    }
+
+    /// The terrain at a tile, if the host names terrains.
+    fn terrain(&self, _pos: Pos) -> Option<String> {
+        None
+    }
+}
+
+impl Labels for Navigation {
+    fn class(&self, class: MovementClass) -> String {
+        self.name(class).to_owned()
+    }
+}
+
+impl Refusal {
+    /// What a player reads: `unit` is the refused unit's name.
+    pub fn message(&self, unit: &str, labels: &impl Labels) -> String {
+        match *self {
+            Self::OutsideMap { goal } => format!("{unit}: {goal} is outside the map"),
+            Self::Impassable { goal, class } => {
+                let class = labels.class(class);
+                match labels.terrain(goal) {
+                    Some(terrain) => {
+                        format!("{unit}: {terrain} at {goal} is impassable for {class}")
+                    }
+                    None => format!("{unit}: {goal} is impassable for {class}"),
+                }
+            }
+            Self::StandsOnImpassable { class } => format!(
+                "{unit}: it stands on terrain impassable for {}",
+                labels.class(class)
+            ),
+            Self::Unreachable { goal, why } => format!("{unit}: {goal} cannot be reached: {why}"),
+            Self::NoFreeTile => format!("{unit}: no free tile near there"),
+            Self::NoPath { why } => format!("{unit}: {why}"),
+            Self::NoWayOn { goal, why } => format!("{unit}: no way on to {goal}: {why}"),
+            Self::GaveUp { blocker, at } => format!(
+                "{unit}: gave up, {} blocks the way at {at}",
+                labels.unit(blocker)
+            ),
+            Self::NotYourTurn { turn } => format!("{unit} cannot move: it is {turn}'s turn"),
+            Self::AlreadyMoved => format!("{unit} has already moved this turn"),
+            Self::Occupied { to } => format!("{unit} cannot stop on {to}: a unit stands there"),
+            Self::OutOfRange { to } => format!("{to} is out of {unit}'s range"),
+            Self::StillMoving => "wait: units are still moving".to_owned(),
+        }
+    }
 }
 
 /// A unit standing on terrain impassable for its class (a designer made it so, or the map
 /// placed it there) leaves it by its first step, onto the neighbour that makes its way cheapest.
-#[derive(Message, Clone, Debug)]
+#[derive(Message, Clone, Copy, Debug)]
 pub struct SteppingOff {
+    /// The unit.
     pub unit: Entity,
+    /// The impassable tile it leaves.
     pub from: Pos,
+    /// The tile it steps onto.
     pub onto: Pos,
-    /// The terrain it leaves.
-    pub terrain: String,
 }
 
 impl SteppingOff {
-    /// The message when `path` starts on a tile `level` makes impassable for `class`.
-    fn of(unit: Entity, path: &Path, level: &Level, class: MovementClass) -> Option<Self> {
+    /// The message when `path` starts on a tile `nav` makes impassable for `class`.
+    fn of(unit: Entity, path: &Path, nav: &Navigation, class: MovementClass) -> Option<Self> {
         let (&from, &onto) = (path.cells.first()?, path.cells.get(1)?);
-        (!level.grid(class).is_passable(from)).then(|| Self {
-            unit,
-            from,
-            onto,
-            terrain: level
-                .terrain(from)
-                .map_or_else(String::new, |t| t.name.clone()),
-        })
+        (!nav.grid(class).is_passable(from)).then_some(Self { unit, from, onto })
     }
 }
 
 /// Asks for a new path through the unit's remaining waypoints.
 #[derive(Message, Clone, Copy, Debug)]
 pub struct Replan {
+    /// The unit.
     pub unit: Entity,
     /// Go around units (sent when the unit is blocked): the other side's units at rest and
     /// the one on its next tile are walls; its own side's crowd makes way.
@@ -130,18 +214,36 @@ pub struct Replan {
 }
 
 /// The route a unit follows. `cells[0]` is where it started; `next` indexes the next tile
-/// to enter; `cost` is the whole route's cost under the unit's class.
+/// to enter; `cost` is the whole route's cost under the unit's class. How the walk along it
+/// is going is the unit's [`Walk`].
 #[derive(Component, Clone, Debug, PartialEq)]
+#[require(Walk)]
 pub struct Path {
+    /// The tiles, from the one it started on to the goal.
     pub cells: Vec<Pos>,
+    /// What the whole route costs the unit's class.
     pub cost: f64,
+    /// The index in `cells` of the next tile to enter.
     pub next: usize,
     /// Indices in `cells` of the tiles the player ordered, in order; the last is the goal.
     pub waypoints: Vec<usize>,
+    /// Tactics moves may pass through allies (the range already checked every tile); a
+    /// real-time path waits for whoever holds its next tile.
+    pub pass_through: bool,
+    /// A step aside and back to let a walker of its side pass ([`Path::aside`]): no order of
+    /// the unit's, so walking it to the end is no arrival.
+    pub making_way: bool,
+}
+
+/// How a unit's walk along its [`Path`] is going, as the crowd rules keep it: the state of
+/// the walk, not of the route. A new order starts it afresh; a re-plan keeps it; a walk handed
+/// on to another unit takes it along.
+#[derive(Component, Clone, Debug, PartialEq)]
+pub struct Walk {
     /// Seconds spent waiting for a unit at rest that will not make way to leave the next tile.
     pub waited: f32,
     /// Re-plans caused by blocking units since the walk last got nearer its goal than
-    /// `nearest` (see `movement::MAX_REPLANS`).
+    /// `nearest` (see [`MAX_REPLANS`](crate::MAX_REPLANS)).
     pub replans: u32,
     /// The fewest tiles the unit has stood from its goal since the order, counted as the
     /// larger of the column and row differences (`u32::MAX` before its first step).
@@ -151,17 +253,38 @@ pub struct Path {
     /// such units, one on each side of its way, cannot send it back and forth between them
     /// until it gives up.
     pub blockers: Vec<Pos>,
-    /// Tactics moves may pass through allies (the range already checked every tile); a
-    /// real-time path waits for whoever holds its next tile.
-    pub pass_through: bool,
-    /// A step aside and back to let a walker of its side pass ([`Path::aside`]): no order of
-    /// the unit's, so walking it to the end is no arrival.
-    pub making_way: bool,
     /// A re-plan around units found no way, or its re-plans ran out: units at rest wall it
     /// in (the other side's on a bridge's far end, say), so for the rest of its walk the
     /// other side's units at rest make way for it as its own side's do, and its re-plans
-    /// walk through them (the crowd rules of `movement`).
+    /// walk through them.
     pub walled: bool,
+}
+
+impl Default for Walk {
+    fn default() -> Self {
+        Self {
+            waited: 0.0,
+            replans: 0,
+            nearest: u32::MAX,
+            blockers: Vec::new(),
+            walled: false,
+        }
+    }
+}
+
+impl Walk {
+    /// Walls the walker in ([`Walk::walled`]), once: from now on the other side's units at
+    /// rest make way for it, so those that stopped it are no longer in its way, and it has
+    /// its re-plans again. False, changing nothing, when it was walled in already.
+    pub fn wall_in(&mut self) -> bool {
+        if self.walled {
+            return false;
+        }
+        self.walled = true;
+        self.blockers.clear();
+        self.replans = 0;
+        true
+    }
 }
 
 /// The group order a unit was last sent with (the number of its request). Units of one
@@ -185,7 +308,9 @@ pub struct StoppedShort;
 /// last sent with ([`Squad`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Side {
+    /// The unit's team.
     pub team: Team,
+    /// The group order it was last sent with.
     pub squad: Option<Squad>,
 }
 
@@ -224,16 +349,12 @@ impl Path {
             cost,
             next: 1,
             waypoints: vec![goal],
-            waited: 0.0,
-            replans: 0,
-            nearest: u32::MAX,
-            blockers: Vec::new(),
             pass_through: false,
             making_way: false,
-            walled: false,
         }
     }
 
+    /// The last tile.
     pub fn goal(&self) -> Pos {
         self.cells[self.cells.len() - 1]
     }
@@ -245,9 +366,8 @@ impl Path {
 
     /// The walk from `cells[at]` on, as a unit standing there takes it over (when a walker
     /// hands it to an ally, or two allies trade); `cost` is what it costs that unit. The
-    /// walk keeps its re-plans, nearest distance, blockers and walled state: they are the
-    /// walk's, and a walk handed on from unit to unit at a blockage that started each with
-    /// none would never be given up.
+    /// walker's [`Walk`] goes with it: a walk handed on from unit to unit at a blockage that
+    /// started each with none would never be given up.
     pub fn rest(&self, at: usize, cost: f64) -> Path {
         Path {
             waypoints: self
@@ -256,25 +376,8 @@ impl Path {
                 .filter(|&&i| i > at)
                 .map(|&i| i - at)
                 .collect(),
-            replans: self.replans,
-            nearest: self.nearest,
-            blockers: self.blockers.clone(),
-            walled: self.walled,
             ..Path::to_end(self.cells[at..].to_vec(), cost)
         }
-    }
-
-    /// Walls the walker in ([`Path::walled`]), once: from now on the other side's units at
-    /// rest make way for it, so those that stopped it are no longer in its way, and it has
-    /// its re-plans again. False, changing nothing, when it was walled in already.
-    pub fn wall_in(&mut self) -> bool {
-        if self.walled {
-            return false;
-        }
-        self.walled = true;
-        self.blockers.clear();
-        self.replans = 0;
-        true
     }
 
     /// Ends the walk on `cells[at]`, which now costs `cost` in all.
@@ -294,17 +397,24 @@ impl Path {
     }
 }
 
-/// What one search did, for the HUD and the search view. A unit of a group order has one
+/// What one search did, for a HUD or a search view. A unit of a group order has one
 /// record with its own path; `expanded` and `micros` are then the whole order's (the group
 /// planner works for all its units at once), and there are no expansions to show.
 #[derive(Clone, Debug, Default)]
 pub struct SearchRecord {
-    pub unit: String,
+    /// The unit searched for.
+    pub unit: Option<Entity>,
+    /// The search's name (`A*`, `group order`).
     pub algorithm: &'static str,
+    /// Whether it found a path.
     pub found: bool,
+    /// The path's cost.
     pub cost: f64,
+    /// The path's steps.
     pub steps: usize,
+    /// Cells expanded.
     pub expanded: usize,
+    /// Microseconds it took.
     pub micros: f64,
     /// The expanded cells in order (kept while the search view is on, and for selected units).
     pub expansions: Vec<Pos>,
@@ -332,7 +442,7 @@ impl Searches {
 #[derive(Resource, Clone, Copy, Debug, Default)]
 pub struct RecordSearches(pub bool);
 
-pub(super) fn plugin(app: &mut App) {
+pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
     app.add_message::<MoveOrder>()
         .add_message::<StopOrder>()
         .add_message::<OrderRefused>()
@@ -344,7 +454,7 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<PathBudget>()
         .init_resource::<PathWork>()
         .add_systems(
-            Update,
+            schedule,
             (
                 requests::reserve_planner,
                 stop_units,
@@ -353,8 +463,8 @@ pub(super) fn plugin(app: &mut App) {
                 requests::serve_requests,
             )
                 .chain()
-                .in_set(AppSystems::Plan)
-                .run_if(resource_exists::<Level>),
+                .in_set(TilewalkSystems::Plan)
+                .run_if(resource_exists::<Navigation>),
         );
 }
 
@@ -378,10 +488,11 @@ fn stop_units(
 #[derive(QueryData)]
 struct Planned {
     entity: Entity,
-    name: &'static Name,
     class: &'static MovementClass,
     tile: &'static Tile,
     path: Option<&'static Path>,
+    walk: Option<&'static Walk>,
+    precedence: Option<&'static Precedence>,
     selected: Has<Selected>,
     team: &'static Team,
     squad: Option<&'static Squad>,
@@ -410,7 +521,7 @@ fn plan_orders(
     mut refused: MessageWriter<OrderRefused>,
     mut requests: ResMut<Requests>,
     mut searches: ResMut<Searches>,
-    level: Res<Level>,
+    nav: Res<Navigation>,
     units: Query<Planned, With<Unit>>,
 ) {
     if !orders.is_empty() {
@@ -422,13 +533,13 @@ fn plan_orders(
             .iter()
             .filter_map(|&e| units.get(e).ok())
             .collect();
-        ordered.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
+        ordered.sort_by_key(|u| precedence(u.entity, u.precedence));
         ordered.retain(|unit| {
             let from = match unit.path {
                 Some(path) if order.append => path.goal(),
                 _ => unit.tile.0,
             };
-            match check_goal(&level, unit.name.as_str(), *unit.class, from, order.goal) {
+            match check_goal(&nav, *unit.class, from, order.goal) {
                 Ok(()) => true,
                 Err(reason) => {
                     refused.write(OrderRefused {
@@ -459,38 +570,20 @@ fn plan_orders(
 
 /// Why a goal cannot be ordered. (Called for every unit of an order: it allocates nothing
 /// unless it refuses.)
-fn check_goal(
-    level: &Level,
-    unit: &str,
-    class: MovementClass,
-    from: Pos,
-    goal: Pos,
-) -> Result<(), Refusal> {
-    let grid = level.grid(class);
-    let Some(terrain) = level.terrain(goal) else {
-        return Err(Refusal::OutsideMap {
-            unit: unit.to_owned(),
-            goal,
-        });
-    };
+fn check_goal(nav: &Navigation, class: MovementClass, from: Pos, goal: Pos) -> Result<(), Refusal> {
+    let grid = nav.grid(class);
+    if !nav.contains(goal) {
+        return Err(Refusal::OutsideMap { goal });
+    }
     if !grid.is_passable(goal) {
-        return Err(Refusal::Impassable {
-            unit: unit.to_owned(),
-            terrain: terrain.name.clone(),
-            goal,
-            class,
-        });
+        return Err(Refusal::Impassable { goal, class });
     }
-    let mut exits = exits(grid, level.board, from, None).peekable();
+    let mut exits = exits(grid, nav.board(), from, None).peekable();
     if exits.peek().is_none() {
-        return Err(Refusal::StandsOnImpassable {
-            unit: unit.to_owned(),
-            class,
-        });
+        return Err(Refusal::StandsOnImpassable { class });
     }
-    if !exits.any(|e| grid.connected(e, goal, level.board)) {
+    if !exits.any(|e| grid.connected(e, goal, nav.board())) {
         return Err(Refusal::Unreachable {
-            unit: unit.to_owned(),
             goal,
             why: NoPath::DifferentRegions,
         });
@@ -544,8 +637,8 @@ impl Path {
 
 /// Whose search this is, and whether to keep its expanded cells for the search view.
 #[derive(Clone, Copy)]
-struct Recorder<'a> {
-    unit: &'a str,
+struct Recorder {
+    unit: Entity,
     record: bool,
 }
 
@@ -579,7 +672,7 @@ fn search_legs(
         let started = Instant::now();
         let found = context.search_with(grid, from, to, &options, passage);
         records.push(SearchRecord {
-            unit: recorder.unit.to_owned(),
+            unit: Some(recorder.unit),
             algorithm: "A*",
             found: found.is_ok(),
             cost: found.as_ref().map_or(0.0, |f| f.path.cost),
@@ -646,7 +739,7 @@ fn exits<'a>(
 /// Queues re-plans of the paths a terrain change crosses, and of units movement found blocked.
 fn replan_paths(
     mut commands: Commands,
-    mut changes: MessageReader<LevelChanged>,
+    mut changes: MessageReader<NavigationChanged>,
     mut replans: MessageReader<Replan>,
     mut requests: ResMut<Requests>,
     units: Query<Planned, With<Unit>>,
@@ -740,15 +833,9 @@ mod tests {
     }
 
     #[test]
-    fn a_walk_handed_on_keeps_its_replans_and_blockers() {
-        // Handed on at a blockage with fresh counts, a walk passed between two squadmates
-        // forever (gen seed 17, 96x72, 300 a side, hex-even-q, `--group all:48,36`: 40
-        // units still on their way after 1,500 s).
+    fn the_rest_of_a_walk_starts_where_it_is_taken_over() {
         let walk = Path {
-            replans: 2,
-            nearest: 5,
-            blockers: vec![Pos::new(4, 0)],
-            walled: true,
+            waypoints: vec![1, 3, 5],
             ..Path::to_end((0..6).map(|x| Pos::new(x, 0)).collect(), 5.0)
         };
         let rest = walk.rest(2, 3.0);
@@ -756,10 +843,7 @@ mod tests {
             rest.cells,
             (2..6).map(|x| Pos::new(x, 0)).collect::<Vec<_>>()
         );
-        assert_eq!((rest.next, rest.cost, rest.waypoints), (1, 3.0, vec![3]));
-        assert_eq!((rest.replans, rest.nearest), (2, 5));
-        assert_eq!(rest.blockers, [Pos::new(4, 0)]);
-        assert!(rest.walled);
+        assert_eq!((rest.next, rest.cost, rest.waypoints), (1, 3.0, vec![1, 3]));
     }
 
     #[test]
@@ -769,26 +853,16 @@ mod tests {
             cost: 1.0,
             next: 1,
             waypoints: vec![1],
-            waited: 0.0,
-            replans: 0,
-            nearest: u32::MAX,
-            blockers: Vec::new(),
             pass_through: false,
             making_way: false,
-            walled: false,
         };
         let b = Path {
             cells: vec![Pos::new(1, 0), Pos::new(1, 1), Pos::new(1, 2)],
             cost: 2.5,
             next: 1,
             waypoints: vec![2],
-            waited: 0.0,
-            replans: 0,
-            nearest: u32::MAX,
-            blockers: Vec::new(),
             pass_through: false,
             making_way: false,
-            walled: false,
         };
         let joined = a.extended(b);
         assert_eq!(joined.cells.len(), 4);

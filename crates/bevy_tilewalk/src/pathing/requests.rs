@@ -39,16 +39,19 @@ use tilewalk_path::{
 
 use super::{
     OrderRefused, Path, Planned, RecordSearches, Recorder, Refusal, SearchRecord, Searches, Side,
-    Squad, SteppingOff, StoppedShort, free_goal, search_legs,
+    Squad, SteppingOff, StoppedShort, Walk, free_goal, search_legs,
 };
-use crate::level::{Level, LevelChanged};
-use crate::units::{MovementClass, Selected, Unit};
+use crate::navigation::{Navigation, NavigationChanged};
+use crate::units::{MovementClass, Selected, Unit, precedence};
 
 /// The work a frame's path searches may do: cells expanded by searches and settled by group
-/// orders' fields, and group orders' paths at an eighth of a unit a cell. See the [module
-/// docs](self).
+/// orders' fields, and group orders' paths at an eighth of a unit a cell. A frame stops taking
+/// requests once its work reached the budget (the search that crossed it is finished, and a
+/// budget of 0 still serves one search a frame). Work, not time, is counted, so the same
+/// orders are served in the same frames on any machine.
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PathBudget {
+    /// The work a step may do.
     pub work: usize,
 }
 
@@ -78,7 +81,7 @@ impl Default for PathBudget {
 #[component(storage = "SparseSet")]
 pub struct Pending;
 
-/// What serving path requests did in the last frame (for the HUD, `simulate` and tests).
+/// What serving path requests did in the last frame (for a HUD, statistics and tests).
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PathWork {
     /// Requests still queued after the frame (a group order under way counts as one).
@@ -186,7 +189,6 @@ struct Prepared {
     /// The order's goal, for refusals.
     goal: Pos,
     unit: Entity,
-    name: String,
     class: MovementClass,
     what: Prepare,
 }
@@ -208,7 +210,7 @@ enum Prepare {
 }
 
 /// What a re-plan around units treats as walls: the units at rest that will not make way
-/// for the walker: those of the other side (unless they wall it in, [`Path::walled`]: then
+/// for the walker: those of the other side (unless they wall it in, [`Walk::walled`]: then
 /// they make way, and it walks through them); the one in its way that stopped it (of its
 /// side, but unable to make way: of a class that cannot stand where the walker stands, say,
 /// with no free tile beside it) and those that stopped it before since it last got nearer
@@ -228,9 +230,9 @@ struct Around {
     /// Where the walker stands.
     at: Pos,
     /// The tiles of the one in its way and of those that stopped it before
-    /// ([`Path::blockers`]).
+    /// ([`Walk::blockers`]).
     blockers: Vec<Pos>,
-    /// The walker is walled in ([`Path::walled`]): the other side's units at rest make way
+    /// The walker is walled in ([`Walk::walled`]): the other side's units at rest make way
     /// for it, so they are no walls.
     walled: bool,
 }
@@ -238,7 +240,7 @@ struct Around {
 impl Around {
     /// Whether the re-plan treats `pos` as a wall, in the frame's `crowd` (the tiles units
     /// stand on, and the units at rest by tile).
-    fn walls(&self, level: &Level, crowd: Crowd, pos: Pos) -> bool {
+    fn walls(&self, nav: &Navigation, crowd: Crowd, pos: Pos) -> bool {
         let (held, resting) = crowd;
         if self.blockers.contains(&pos) {
             return true;
@@ -246,7 +248,7 @@ impl Around {
         match resting.get(&pos) {
             None => false,
             Some(unit) if unit.side.makes_way_for(&self.side) => {
-                self.stuck(level, held, unit.class, pos)
+                self.stuck(nav, held, unit.class, pos)
             }
             Some(_) => !self.walled,
         }
@@ -259,9 +261,9 @@ impl Around {
     /// stand on. A horse on a packed river bank, for a soldier in the river: `movement`
     /// cannot move it out of such a walker's way. A walker on ground every class stands on
     /// finds nobody stuck: it walks through its side, which makes way.
-    fn stuck(&self, level: &Level, held: &HashSet<Pos>, class: MovementClass, pos: Pos) -> bool {
-        let (theirs, grid) = (level.grid(class), level.grid(self.class));
-        let beside = || level.board.neighbours(pos, grid.width(), grid.height());
+    fn stuck(&self, nav: &Navigation, held: &HashSet<Pos>, class: MovementClass, pos: Pos) -> bool {
+        let (theirs, grid) = (nav.grid(class), nav.grid(self.class));
+        let beside = || nav.board().neighbours(pos, grid.width(), grid.height());
         !theirs.is_passable(self.at)
             && beside().any(|n| grid.is_passable(n) && !theirs.is_passable(n))
             && beside().all(|n| !theirs.is_passable(n) || held.contains(&n))
@@ -281,7 +283,7 @@ struct Searched {
 /// What one frame's serving shares between its steps.
 struct Frame<'a, 'w, 's> {
     commands: Commands<'w, 's>,
-    level: &'a Level,
+    nav: &'a Navigation,
     units: &'a Query<'w, 's, Planned, With<Unit>>,
     record: bool,
     /// Paths planned this frame, inserted at the end in entity order (so movement visits
@@ -346,21 +348,21 @@ impl Frame<'_, '_, '_> {
     }
 }
 
-/// Sizes the group planner's memory for the level when two or more units are first selected
+/// Sizes the group planner's memory for the navigation when two or more units are first selected
 /// (a group order is then likely), so that the first group order does not pay for it in its
-/// first frames ([`GroupPlanner::reserve`]); a level where no group is ever selected never
-/// pays for it. Memory already sized for the level is kept.
+/// first frames ([`GroupPlanner::reserve`]); a navigation where no group is ever selected never
+/// pays for it. Memory already sized for the navigation is kept.
 pub(super) fn reserve_planner(
     mut requests: ResMut<Requests>,
-    level: Option<Res<Level>>,
+    nav: Option<Res<Navigation>>,
     added: Query<(), Added<Selected>>,
     selected: Query<(), With<Selected>>,
 ) {
-    if let Some(level) = level
+    if let Some(nav) = nav
         && !added.is_empty()
         && selected.iter().nth(1).is_some()
     {
-        requests.planner.reserve(level.grids());
+        requests.planner.reserve(nav.grids());
     }
 }
 
@@ -370,17 +372,17 @@ pub(super) fn serve_requests(
     budget: Res<PathBudget>,
     mut work: ResMut<PathWork>,
     mut searches: ResMut<Searches>,
-    mut changes: MessageReader<LevelChanged>,
+    mut changes: MessageReader<NavigationChanged>,
     mut refused: MessageWriter<OrderRefused>,
     mut stepping: MessageWriter<SteppingOff>,
     record: Res<RecordSearches>,
-    level: Res<Level>,
+    nav: Res<Navigation>,
     units: Query<Planned, With<Unit>>,
 ) {
     if changes.read().count() > 0
         && let Some(group) = requests.group.take()
     {
-        // The planner's fields are the old level's: plan the undecided units again.
+        // The planner's fields are the old navigation's: plan the undecided units again.
         let undecided = group
             .members
             .iter()
@@ -401,7 +403,7 @@ pub(super) fn serve_requests(
     }
     let mut frame = Frame {
         commands,
-        level: &level,
+        nav: &nav,
         units: &units,
         record: record.0,
         planned: BTreeMap::new(),
@@ -448,28 +450,28 @@ pub(super) fn serve_requests(
 /// Starts or resumes the group order at the front of the queue; pops it when every unit is
 /// decided. Returns the work done and that of the last step.
 fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (usize, usize) {
-    let level = frame.level;
-    let grids = level.grids();
+    let nav = frame.nav;
+    let grids = nav.grids();
     if requests.group.is_none() {
         let front = requests.queue.front().expect("a group request is in front");
         let Kind::Group(units) = &front.kind else {
             unreachable!("serve_group serves group requests")
         };
         let (id, goal) = (front.id, front.goal);
-        let mut members: Vec<(&str, Entity, GroupUnit)> = units
+        let mut members: Vec<((u32, u32, Entity), GroupUnit)> = units
             .iter()
             .filter(|&&e| requests.counts(e, id))
             .filter_map(|&e| frame.units.get(e).ok())
             .map(|u| {
                 let unit = GroupUnit {
                     start: u.tile.0,
-                    class: *u.class as usize,
+                    class: u.class.index(),
                 };
-                (u.name.as_str(), u.entity, unit)
+                (precedence(u.entity, u.precedence), unit)
             })
             .collect();
-        members.sort_by(|a, b| a.0.cmp(b.0));
-        let entities: Vec<Entity> = members.iter().map(|m| m.1).collect();
+        members.sort_by_key(|m| m.0);
+        let entities: Vec<Entity> = members.iter().map(|m| m.0.2).collect();
         let in_order: EntityHashSet = entities.iter().copied().collect();
         // Tiles of units outside the order: where they stand, or where they are going.
         let occupied: Vec<Pos> = frame
@@ -478,19 +480,19 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
             .filter(|u| !in_order.contains(&u.entity))
             .map(|u| frame.path_of(u.entity).map_or(u.tile.0, Path::goal))
             .collect();
-        let order_units: Vec<GroupUnit> = members.iter().map(|m| m.2).collect();
+        let order_units: Vec<GroupUnit> = members.iter().map(|m| m.1).collect();
         let started = requests.planner.start(
             grids,
             &GroupOrder {
                 units: &order_units,
                 click: goal,
                 occupied: &occupied,
-                board: level.board,
+                board: nav.board(),
             },
         );
         if started.is_err() {
             // A click outside the map or grids of different sizes: orders are checked
-            // before they are queued, so this only follows a level change; one by one
+            // before they are queued, so this only follows a navigation change; one by one
             // each unit still gets its reason.
             let front = requests.queue.pop_front().expect("in front");
             for unit in entities {
@@ -525,10 +527,10 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
         if !requests.counts(unit, id) {
             continue;
         }
-        let Ok(name) = frame.units.get(unit).map(|u| u.name.as_str().to_owned()) else {
+        if !frame.units.contains(unit) {
             requests.served(&mut frame.commands, unit, id);
             continue;
-        };
+        }
         let reason = match route {
             Ok(Route { tile, path }) => {
                 // (Its path, planned below, claims it for a set gathered later.)
@@ -536,7 +538,7 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
                     claimed.insert(tile);
                 }
                 frame.records.push(SearchRecord {
-                    unit: name,
+                    unit: Some(unit),
                     algorithm: "group order",
                     found: true,
                     cost: path.cost,
@@ -552,13 +554,14 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
                     .commands
                     .entity(unit)
                     .insert(Squad(id))
-                    .remove::<StoppedShort>();
+                    .remove::<StoppedShort>()
+                    .entry::<Walk>()
+                    .and_modify(|mut walk| *walk = Walk::default());
                 requests.served(&mut frame.commands, unit, id);
                 continue;
             }
-            Err(Stranded::NoFreeTile(_)) => Refusal::NoFreeTile { unit: name },
+            Err(Stranded::NoFreeTile(_)) => Refusal::NoFreeTile,
             Err(Stranded::Unreachable(_)) => Refusal::Unreachable {
-                unit: name,
                 goal,
                 why: NoPath::DifferentRegions,
             },
@@ -597,7 +600,7 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
 /// budget takes (see the [module docs](self)). Returns the work done and that of the last
 /// search kept.
 fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (usize, usize) {
-    let level = frame.level;
+    let nav = frame.nav;
     // The batch: the one-unit requests up to the next group order or the next request of a
     // unit already in it (a waypoint builds on the path before it), prepared in order (each
     // claims its goal, so the next picks another).
@@ -639,7 +642,7 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
                         let Some(prepared) = batch_ref.get(i) else {
                             break;
                         };
-                        let searched = search(context, level, prepared, crowd);
+                        let searched = search(context, nav, prepared, crowd);
                         if let Some(s) = &searched {
                             finished.fetch_add(s.work, Ordering::AcqRel);
                         }
@@ -688,14 +691,13 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
             id: request.id,
             goal: request.goal,
             unit,
-            name: String::new(),
-            class: MovementClass::Foot,
+            class: MovementClass::default(),
             what: Prepare::Nothing,
         };
     };
-    let (name, class) = (u.name.as_str().to_owned(), *u.class);
-    let grid = frame.level.grid(class);
-    let board = frame.level.board;
+    let class = *u.class;
+    let grid = frame.nav.grid(class);
+    let board = frame.nav.board();
     let record = frame.record || u.selected;
     let what = if replan {
         match frame.path_of(unit).cloned() {
@@ -715,14 +717,15 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
                 // The unit in its way stands on its next tile; those that stopped it
                 // before are walls too (and those that cannot make way: `Around::walls`).
                 let avoid = avoid_units.then(|| {
-                    let mut blockers = path.blockers.clone();
+                    let walk = u.walk.cloned().unwrap_or_default();
+                    let mut blockers = walk.blockers;
                     blockers.extend(path.cells.get(path.next).copied());
                     Around {
                         side: u.side(),
                         class,
                         at: u.tile.0,
                         blockers,
-                        walled: path.walled,
+                        walled: walk.walled,
                     }
                 });
                 Prepare::Search {
@@ -747,7 +750,7 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
             claimed.insert(own);
         }
         match goal {
-            None => Prepare::Refuse(Refusal::NoFreeTile { unit: name.clone() }),
+            None => Prepare::Refuse(Refusal::NoFreeTile),
             Some(goal) => {
                 claimed.insert(goal);
                 Prepare::Search {
@@ -765,7 +768,6 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
         id: request.id,
         goal: request.goal,
         unit,
-        name,
         class,
         what,
     }
@@ -774,7 +776,7 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
 /// Runs a prepared request's searches (on a worker).
 fn search(
     context: &mut SearchContext,
-    level: &Level,
+    nav: &Navigation,
     prepared: &Prepared,
     crowd: Crowd,
 ) -> Option<Searched> {
@@ -790,18 +792,18 @@ fn search(
     };
     let mut records = Vec::new();
     let recorder = Recorder {
-        unit: &prepared.name,
+        unit: prepared.unit,
         record: *record,
     };
     let walls = avoid
         .as_ref()
-        .map(|around| move |pos: Pos| around.walls(level, crowd, pos));
+        .map(|around| move |pos: Pos| around.walls(nav, crowd, pos));
     let found = search_legs(
         context,
         &mut records,
         recorder,
-        level.grid(prepared.class),
-        level.board,
+        nav.grid(prepared.class),
+        nav.board(),
         *from,
         waypoints,
         walls.as_ref().map(|w| w as &dyn Fn(Pos) -> bool),
@@ -825,7 +827,6 @@ fn apply(
         id,
         goal,
         unit,
-        name,
         class,
         what,
     } = prepared;
@@ -845,25 +846,32 @@ fn apply(
                 frame.records.extend(searched.records);
                 match searched.found {
                     Ok(new) => {
-                        if let Some(message) = SteppingOff::of(unit, &new, frame.level, class) {
+                        if let Some(message) = SteppingOff::of(unit, &new, frame.nav, class) {
                             frame.stepping.push(message);
                         }
                         let path = match base {
-                            Some(old) if replan => Path {
-                                replans: old.replans,
-                                nearest: old.nearest,
-                                blockers: old.blockers,
-                                making_way: old.making_way,
-                                walled: old.walled,
-                                ..new
-                            },
+                            // The walk goes on: its `Walk` stays, but for the wait, which
+                            // was for the old way's next tile.
+                            Some(old) if replan => {
+                                frame
+                                    .commands
+                                    .entity(unit)
+                                    .entry::<Walk>()
+                                    .and_modify(|mut walk| walk.waited = 0.0);
+                                Path {
+                                    making_way: old.making_way,
+                                    ..new
+                                }
+                            }
                             Some(old) if old.goal() == from => old.extended(new),
                             _ => {
                                 // A trip of its own: it leaves its group order's side.
                                 frame
                                     .commands
                                     .entity(unit)
-                                    .remove::<(Squad, StoppedShort)>();
+                                    .remove::<(Squad, StoppedShort)>()
+                                    .entry::<Walk>()
+                                    .and_modify(|mut walk| *walk = Walk::default());
                                 new
                             }
                         };
@@ -877,9 +885,9 @@ fn apply(
                         frame
                             .commands
                             .entity(unit)
-                            .entry::<Path>()
-                            .and_modify(|mut path| {
-                                path.wall_in();
+                            .entry::<Walk>()
+                            .and_modify(|mut walk| {
+                                walk.wall_in();
                             });
                     }
                     Err(why) if replan => {
@@ -890,17 +898,9 @@ fn apply(
                             .entity(unit)
                             .remove::<Path>()
                             .insert(StoppedShort);
-                        frame.refuse(
-                            unit,
-                            goal,
-                            Refusal::NoWayOn {
-                                unit: name,
-                                goal,
-                                why,
-                            },
-                        );
+                        frame.refuse(unit, goal, Refusal::NoWayOn { goal, why });
                     }
-                    Err(why) => frame.refuse(unit, goal, Refusal::NoPath { unit: name, why }),
+                    Err(why) => frame.refuse(unit, goal, Refusal::NoPath { why }),
                 }
             }
             _ => {}

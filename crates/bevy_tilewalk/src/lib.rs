@@ -1,0 +1,101 @@
+#![doc = include_str!("../README.md")]
+#![deny(missing_docs)]
+
+mod movement;
+mod navigation;
+mod pathing;
+mod tactics;
+mod units;
+
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::prelude::*;
+
+pub use movement::{Arrived, MAX_REPLANS, WAIT_FOR_IDLE_SECS, free_walk_seconds};
+#[cfg(feature = "bevy_ecs_tilemap")]
+pub use navigation::board_of;
+pub use navigation::{
+    ClassSpec, MAX_CLASSES, Navigation, NavigationChanged, NavigationError, step_length,
+};
+pub use pathing::{
+    DEFAULT_PATH_WORK, Labels, MoveOrder, OrderRefused, Path, PathBudget, PathWork, Pending,
+    RecordSearches, Refusal, Replan, SearchRecord, Searches, Side, Squad, SteppingOff, StopOrder,
+    StoppedShort, Walk,
+};
+pub use tactics::{
+    Board, EndTurn, EnemyTurn, MAX_MOVEMENT_POINTS, Moved, PerClass, Piece, PieceData, PieceQuery,
+    TacticsMove, TacticsRules, Turn, ZoneOfControl, with_board,
+};
+pub use tilewalk_path::{self as path, Pos};
+pub use units::{
+    AttackRange, MAX_ATTACK_RANGE, Motion, MovementClass, Precedence, Selected, Stride, Team, Tile,
+    Unit,
+};
+
+/// The types a game uses most: `use bevy_tilewalk::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        Arrived, ClassSpec, Motion, MoveOrder, MovementClass, Navigation, NavigationChanged,
+        OrderRefused, Path, Pending, Pos, Refusal, StopOrder, Team, Tile, TilewalkPlugin,
+        TilewalkSystems, Unit,
+    };
+}
+
+/// Where the plugin's systems run each step, in this order. A host orders its own systems
+/// against them: input that writes [`MoveOrder`]s before [`TilewalkSystems::Plan`], drawing
+/// that reads [`Tile`] and [`Motion`] after [`TilewalkSystems::Move`].
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TilewalkSystems {
+    /// Tactics turns: [`TacticsMove`]s and [`EndTurn`]s become paths (when
+    /// [`TacticsRules`] exist). A host that has a real-time mode too gates this set with
+    /// its own run condition.
+    Turns,
+    /// Orders and navigation changes become path requests, served under the
+    /// [`PathBudget`]: [`Pending`] until a [`Path`] arrives.
+    Plan,
+    /// Units walk their paths with the crowd rules; [`Arrived`] and [`OrderRefused`] come out.
+    Move,
+}
+
+/// The simulation of tile-based unit movement: add it, insert a [`Navigation`], spawn
+/// [`Unit`]s and write [`MoveOrder`]s. It needs no window: `MinimalPlugins` are enough.
+#[derive(Clone, Debug)]
+pub struct TilewalkPlugin {
+    /// The schedule the systems run in: `Update` walks units by the frame's time, a fixed
+    /// schedule such as `FixedUpdate` by fixed steps (the same walks at any frame rate).
+    pub schedule: InternedScheduleLabel,
+    /// The work path searches may do a step ([`PathBudget`]).
+    pub path_budget: usize,
+}
+
+impl Default for TilewalkPlugin {
+    fn default() -> Self {
+        Self {
+            schedule: Update.intern(),
+            path_budget: DEFAULT_PATH_WORK,
+        }
+    }
+}
+
+impl TilewalkPlugin {
+    /// The plugin running its systems in `schedule`.
+    pub fn in_schedule(schedule: impl ScheduleLabel) -> Self {
+        Self {
+            schedule: schedule.intern(),
+            ..default()
+        }
+    }
+}
+
+impl Plugin for TilewalkPlugin {
+    fn build(&self, app: &mut App) {
+        use TilewalkSystems::*;
+        app.configure_sets(self.schedule, (Turns, Plan, Move).chain())
+            .insert_resource(PathBudget {
+                work: self.path_budget,
+            })
+            .add_message::<NavigationChanged>();
+        pathing::plugin(app, self.schedule);
+        movement::plugin(app, self.schedule);
+        tactics::plugin(app, self.schedule);
+    }
+}

@@ -1,0 +1,141 @@
+//! Units as plain components: the team and movement class of a unit, the tile it holds, how
+//! it is moving and whether it is selected. A unit is any entity with [`Unit`], [`Team`],
+//! [`MovementClass`] and [`Tile`]; a `Name` is an optional label for messages.
+
+use bevy::prelude::*;
+use tilewalk_path::Pos;
+
+use crate::pathing::Walk;
+
+/// A unit on the map: an entity that holds a [`Tile`] and walks [`Path`](crate::Path)s.
+#[derive(Component, Clone, Copy, Debug, Default)]
+#[require(Motion, Walk, Team, MovementClass)]
+pub struct Unit;
+
+/// Which side a unit is on. Units of one side make way for each other; tactics turns
+/// alternate between the sides, blue first.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Team {
+    /// The player's side.
+    #[default]
+    Blue,
+    /// The other side.
+    Red,
+}
+
+impl Team {
+    /// The team a name (`blue`, `red`) stands for.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "blue" => Some(Self::Blue),
+            "red" => Some(Self::Red),
+            _ => None,
+        }
+    }
+
+    /// Its name: `blue` or `red`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Blue => "blue",
+            Self::Red => "red",
+        }
+    }
+
+    /// The other side.
+    pub fn opponent(self) -> Self {
+        match self {
+            Self::Blue => Self::Red,
+            Self::Red => Self::Blue,
+        }
+    }
+}
+
+impl std::fmt::Display for Team {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a unit moves: an index into the [`Navigation`](crate::Navigation)'s classes, each
+/// with its own cost grid and speed. [`Navigation::class`](crate::Navigation::class) finds one
+/// by name.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MovementClass(pub u8);
+
+impl MovementClass {
+    /// The class's index in the navigation's classes.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// The tile a unit holds: the one it stands on, or the one it is stepping into. No two
+/// units hold the same tile.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tile(pub Pos);
+
+/// A unit's own attack range for tactics (min, max), instead of its class's in the
+/// [`TacticsRules`](crate::TacticsRules).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttackRange(pub u32, pub u32);
+
+/// The longest attack reach a class or a unit may have, in steps.
+pub const MAX_ATTACK_RANGE: u32 = 1000;
+
+/// Which units go first where units are handled one after another (planning an order's
+/// paths, stepping into tiles each frame, taking a tactics side's turn): the lower first,
+/// then the earlier spawned (by entity index). A unit without it counts as 0. The same units spawned in the same order are
+/// handled the same way; this lets a host choose the order (by a unit's rank, say) without
+/// spawning in it.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Precedence(pub u32);
+
+/// Where a unit comes in the order units are handled in ([`Precedence`]); the entity last,
+/// to find it.
+pub(crate) fn precedence(entity: Entity, precedence: Option<&Precedence>) -> (u32, u32, Entity) {
+    (precedence.map_or(0, |p| p.0), entity.index_u32(), entity)
+}
+
+/// Marks the units the player has selected. Selecting two or more readies the group
+/// planner's memory before their order ([`crate::PathBudget`]).
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct Selected;
+
+/// A step under way from one tile into the next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stride {
+    /// The tile it leaves.
+    pub from: Pos,
+    /// The tile it enters (its [`Tile`]).
+    pub to: Pos,
+    /// Seconds since the step began.
+    pub elapsed: f64,
+    /// Seconds the whole step takes.
+    pub duration: f64,
+}
+
+impl Stride {
+    /// How far along the step is, from 0 to 1.
+    pub fn progress(&self) -> f32 {
+        (self.elapsed / self.duration).min(1.0) as f32
+    }
+}
+
+/// How a unit is moving right now. It changes only while a step is under way and when one
+/// ends, so `Changed<Motion>` finds the units whose drawing must move.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+pub struct Motion {
+    /// The step under way, if any.
+    pub stride: Option<Stride>,
+}
+
+impl Motion {
+    /// Where a unit holding `tile` is drawn, given where each tile's centre is: between the
+    /// two tiles of its step, or on its tile.
+    pub fn position(&self, tile: Pos, center: impl Fn(Pos) -> Vec2) -> Vec2 {
+        match self.stride {
+            Some(s) => center(s.from).lerp(center(s.to), s.progress()),
+            None => center(tile),
+        }
+    }
+}

@@ -1,0 +1,376 @@
+//! The plugin as a game uses it: `MinimalPlugins` + `TilewalkPlugin`, a navigation filled by
+//! hand, unnamed units. Paths are checked against the core's Dijkstra, arrival times against
+//! cost ÷ speed.
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_tilewalk::path::{Algorithm, Board, Diagonal, Grid, SearchOptions, find_path};
+use bevy_tilewalk::prelude::*;
+use bevy_tilewalk::{PerClass, Refusal, TacticsRules, Walk, with_board};
+
+const STEP: f64 = 1.0 / 60.0;
+
+fn new_app(nav: Navigation) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, TilewalkPlugin::default()))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            STEP,
+        )))
+        .insert_resource(nav);
+    app
+}
+
+fn spawn(app: &mut App, class: MovementClass, at: (u32, u32)) -> Entity {
+    let tile = Tile(Pos::new(at.0, at.1));
+    app.world_mut().spawn((Unit, class, tile)).id()
+}
+
+fn order(app: &mut App, units: &[Entity], goal: (u32, u32)) {
+    app.world_mut().write_message(MoveOrder {
+        units: units.to_vec(),
+        goal: Pos::new(goal.0, goal.1),
+        append: false,
+    });
+}
+
+/// Runs until no unit has a path or waits for one (at most `seconds`), collecting arrivals.
+fn run(app: &mut App, seconds: f64) -> Vec<Arrived> {
+    let mut arrivals = Vec::new();
+    let mut cursor = app
+        .world_mut()
+        .resource_mut::<Messages<Arrived>>()
+        .get_cursor();
+    for _ in 0..(seconds / STEP) as usize {
+        app.update();
+        let messages = app.world().resource::<Messages<Arrived>>();
+        arrivals.extend(cursor.read(messages).copied());
+        let world = app.world_mut();
+        let busy = world
+            .query_filtered::<(), Or<(With<Path>, With<Pending>)>>()
+            .iter(world)
+            .next()
+            .is_some();
+        if !busy {
+            break;
+        }
+    }
+    arrivals
+}
+
+fn dijkstra(grid: &Grid, board: Board, from: Pos, to: Pos) -> Option<f64> {
+    let options = SearchOptions {
+        algorithm: Algorithm::Dijkstra,
+        ..SearchOptions::on(board)
+    };
+    find_path(grid, from, to, &options)
+        .ok()
+        .map(|f| f.path.cost)
+}
+
+/// What walking `cells` costs on `grid`, each step onto a passable neighbour.
+fn walked(grid: &Grid, board: Board, cells: &[Pos]) -> f64 {
+    cells
+        .windows(2)
+        .map(|w| {
+            assert!(
+                board
+                    .neighbours(w[0], grid.width(), grid.height())
+                    .any(|n| n == w[1]),
+                "{} to {} is no step",
+                w[0],
+                w[1]
+            );
+            let cost = grid.cost(w[1]).expect("a path only enters passable tiles");
+            cost * bevy_tilewalk::step_length(board, w[0], w[1])
+        })
+        .sum()
+}
+
+/// 12x8: grass (1), a band of woods (3 on foot, 2 for horses) and a pond only foot wades (5).
+fn meadow() -> Navigation {
+    let classes = vec![ClassSpec::new("foot", 3.0), ClassSpec::new("horse", 5.0)];
+    Navigation::from_fn(Board::default(), 12, 8, classes, |class, p| {
+        let woods = p.x == 5 || p.x == 6;
+        let pond = (3..=4).contains(&p.x) && (2..=5).contains(&p.y);
+        match (class.0, woods, pond) {
+            (0, _, true) => Some(5.0),
+            (1, _, true) => None,
+            (0, true, _) => Some(3.0),
+            (1, true, _) => Some(2.0),
+            _ => Some(1.0),
+        }
+    })
+    .unwrap()
+}
+
+/// One unit's order and a group order, as (unit index, path cells, path cost, arrival).
+type Outcome = Vec<(usize, Vec<Pos>, f64, Option<f64>)>;
+
+fn play_meadow() -> Outcome {
+    let nav = meadow();
+    let (foot, horse) = (nav.class("foot").unwrap(), nav.class("horse").unwrap());
+    let mut app = new_app(nav.clone());
+    let alone = spawn(&mut app, foot, (0, 0));
+    let group: Vec<Entity> = (0..6)
+        .map(|i| {
+            let class = if i % 2 == 0 { foot } else { horse };
+            spawn(&mut app, class, (0, i + 2))
+        })
+        .collect();
+    // The lone unit walks first, with nobody in its way; then the group.
+    let mut outcome: Outcome = Vec::new();
+    let units: Vec<Entity> = [alone].into_iter().chain(group.iter().copied()).collect();
+    for (ordered, goal) in [(vec![alone], (11, 0)), (group.clone(), (10, 5))] {
+        order(&mut app, &ordered, goal);
+        app.update();
+        let first = outcome.len();
+        for &unit in &ordered {
+            let path = app
+                .world()
+                .get::<Path>(unit)
+                .expect("every unit got a path");
+            outcome.push((outcome.len(), path.cells.clone(), path.cost, None));
+        }
+        let arrivals = run(&mut app, 60.0);
+        for (i, &unit) in ordered.iter().enumerate() {
+            outcome[first + i].3 = arrivals.iter().find(|a| a.unit == unit).map(|a| a.seconds);
+        }
+    }
+    // Each path is the cheapest there is to its tile for its class, and the walk took its
+    // cost over its class's speed.
+    let mut goals = Vec::new();
+    for (i, cells, cost, arrival) in &outcome {
+        let class = *app.world().get::<MovementClass>(units[*i]).unwrap();
+        let (grid, board) = (nav.grid(class), nav.board());
+        let (from, to) = (cells[0], *cells.last().unwrap());
+        let best = dijkstra(grid, board, from, to).unwrap();
+        assert!((cost - best).abs() < 1e-9, "unit {i}: {cost} vs {best}");
+        assert!((walked(grid, board, cells) - best).abs() < 1e-9);
+        goals.push(to);
+        if *i == 0 {
+            // Alone on its way: nobody slows it down.
+            let expected = best / nav.speed(class);
+            assert!(
+                (arrival.unwrap() - expected).abs() < 1e-9,
+                "{arrival:?} vs {expected}"
+            );
+        } else {
+            assert!(arrival.is_some(), "unit {i} arrives");
+        }
+        assert!(cells.iter().all(|&p| grid.is_passable(p)));
+    }
+    goals.sort_by_key(|p| (p.y, p.x));
+    goals.dedup();
+    assert_eq!(goals.len(), outcome.len(), "every unit has its own tile");
+    outcome
+}
+
+#[test]
+fn unnamed_units_walk_the_cheapest_paths_at_their_speed_and_replay_identically() {
+    let first = play_meadow();
+    let second = play_meadow();
+    assert_eq!(first, second);
+}
+
+/// Advance Wars' five movement classes over plains `.`, woods `f`, mountains `^` and a river
+/// `~` (the costs of its movement chart; mountains and rivers stop vehicles).
+fn five_classes() -> (Navigation, Vec<&'static str>) {
+    let rows = [
+        "..........",
+        "..ffff....",
+        "..ffff.^^.",
+        "~~~~~..^^.",
+        ".......^^.",
+        "..........",
+    ];
+    let names = vec!["infantry", "mech", "tires", "treads", "air"];
+    let classes = vec![
+        ClassSpec::new("infantry", 3.0),
+        ClassSpec::new("mech", 2.0),
+        ClassSpec::new("tires", 6.0),
+        ClassSpec::new("treads", 5.0),
+        ClassSpec::new("air", 6.0),
+    ];
+    let nav = Navigation::from_fn(Board::default(), 10, 6, classes, |class, p| {
+        let glyph = rows[p.y as usize].as_bytes()[p.x as usize];
+        let table: [Option<f64>; 5] = match glyph {
+            b'.' => [Some(1.0), Some(1.0), Some(2.0), Some(1.0), Some(1.0)],
+            b'f' => [Some(1.0), Some(1.0), Some(3.0), Some(2.0), Some(1.0)],
+            b'^' => [Some(2.0), Some(1.0), None, None, Some(1.0)],
+            _ => [Some(2.0), Some(1.0), None, None, Some(1.0)],
+        };
+        table[class.index()]
+    })
+    .unwrap();
+    (nav, names)
+}
+
+#[test]
+fn five_classes_keep_their_own_costs_in_paths_ranges_and_group_orders() {
+    let (nav, names) = five_classes();
+    let class = |name: &str| nav.class(name).unwrap();
+    // Vehicles cannot be sent onto a mountain; infantry and copters can.
+    let mut app = new_app(nav.clone());
+    let tank = spawn(&mut app, class("treads"), (0, 0));
+    let soldier = spawn(&mut app, class("infantry"), (0, 1));
+    order(&mut app, &[tank], (8, 3));
+    order(&mut app, &[soldier], (8, 3));
+    app.update();
+    let refused: Vec<OrderRefused> = app
+        .world_mut()
+        .resource_mut::<Messages<OrderRefused>>()
+        .drain()
+        .collect();
+    assert!(
+        matches!(&refused[..], [OrderRefused { unit, reason: Refusal::Impassable { .. }, .. }] if *unit == tank),
+        "{refused:?}"
+    );
+    assert!(app.world().get::<Path>(soldier).is_some());
+
+    // A group order of all five from the west to the south-east corner: each path is its
+    // class's cheapest to its tile, none enters a tile impassable for it, and all arrive.
+    let mut app = new_app(nav.clone());
+    let rows = [0, 1, 2, 4, 5];
+    let units: Vec<Entity> = names
+        .iter()
+        .zip(rows)
+        .map(|(name, y)| spawn(&mut app, class(name), (0, y)))
+        .collect();
+    order(&mut app, &units, (9, 5));
+    app.update();
+    for ((&unit, name), y) in units.iter().zip(&names).zip(rows) {
+        let grid = nav.grid(class(name));
+        let path = app
+            .world()
+            .get::<Path>(unit)
+            .expect("a path for every class");
+        let best = dijkstra(grid, nav.board(), Pos::new(0, y), path.goal()).unwrap();
+        assert!(
+            (path.cost - best).abs() < 1e-9,
+            "{name}: {} vs {best}",
+            path.cost
+        );
+        assert!((walked(grid, nav.board(), &path.cells) - best).abs() < 1e-9);
+    }
+    let arrivals = run(&mut app, 120.0);
+    for (&unit, name) in units.iter().zip(&names) {
+        assert!(arrivals.iter().any(|a| a.unit == unit), "{name} arrives");
+    }
+
+    // Movement ranges: five points from the same tile, every tile at its class's cost.
+    let start = Pos::new(6, 4);
+    for name in &names {
+        let mut app = new_app(nav.clone());
+        app.insert_resource(TacticsRules {
+            movement_points: PerClass::from([("*", 5.0)]),
+            ..default()
+        });
+        let unit = spawn(&mut app, class(name), (start.x, start.y));
+        let range = with_board(app.world_mut(), |board, context| {
+            let piece = board.piece(unit).unwrap().clone();
+            board.range(context, &piece)
+        })
+        .unwrap();
+        let grid = nav.grid(class(name));
+        let best = |p: Pos| dijkstra(grid, nav.board(), start, p);
+        for reached in range.cells() {
+            assert!(
+                (reached.cost - best(reached.pos).unwrap()).abs() < 1e-9,
+                "{name} {}",
+                reached.pos
+            );
+        }
+        // Exactly the tiles within its points (its own tile aside).
+        for p in grid.cells().filter(|&p| p != start) {
+            let within = best(p).is_some_and(|c| c <= 5.0);
+            assert_eq!(range.get(p).is_some(), within, "{name} {p}");
+        }
+        let on_the_mountain = range.get(Pos::new(7, 4)).is_some();
+        assert_eq!(
+            on_the_mountain,
+            !["tires", "treads"].contains(name),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_changed_navigation_replans_the_paths_that_cross_it() {
+    let nav = Navigation::from_fn(
+        Board::Square(Diagonal::Never),
+        9,
+        5,
+        vec![ClassSpec::new("foot", 3.0)],
+        |_, _| Some(1.0),
+    )
+    .unwrap();
+    let mut app = new_app(nav);
+    let walker = spawn(&mut app, MovementClass(0), (0, 2));
+    order(&mut app, &[walker], (8, 2));
+    app.update();
+    let before = app.world().get::<Path>(walker).unwrap().clone();
+    assert!(before.cells.contains(&Pos::new(4, 2)));
+    // A wall goes up across its way, but for a gap at the top.
+    let walled = Navigation::from_fn(
+        Board::Square(Diagonal::Never),
+        9,
+        5,
+        vec![ClassSpec::new("foot", 3.0)],
+        |_, p| (p.x != 4 || p.y == 0).then_some(1.0),
+    )
+    .unwrap();
+    let change = app.world_mut().resource_mut::<Navigation>().replace(walled);
+    assert!(change.cells.contains(&Pos::new(4, 2)));
+    app.world_mut().write_message(change);
+    app.update();
+    let after = app.world().get::<Path>(walker).unwrap().clone();
+    assert!(after.cells.contains(&Pos::new(4, 0)), "{:?}", after.cells);
+    assert!(after.remaining().iter().all(|p| p.x != 4 || p.y == 0));
+    let arrivals = run(&mut app, 30.0);
+    assert_eq!(arrivals.len(), 1);
+    assert_eq!(arrivals[0].tile, Pos::new(8, 2));
+    assert_eq!(app.world().get::<Walk>(walker).unwrap().replans, 0);
+}
+
+#[test]
+fn a_tactics_turn_moves_within_the_range_and_the_enemy_closes_in() {
+    let nav = Navigation::from_fn(
+        Board::Square(Diagonal::Never),
+        10,
+        3,
+        vec![ClassSpec::new("foot", 3.0)],
+        |_, _| Some(1.0),
+    )
+    .unwrap();
+    let mut app = new_app(nav);
+    app.insert_resource(TacticsRules {
+        movement_points: PerClass::from([("foot", 3.0)]),
+        ..default()
+    });
+    let knight = spawn(&mut app, MovementClass(0), (0, 1));
+    let orc = spawn(&mut app, MovementClass(0), (9, 1));
+    app.world_mut().entity_mut(orc).insert(Team::Red);
+    // Four steps is beyond three points: refused; three is a move.
+    let send = |app: &mut App, x| {
+        app.world_mut().write_message(bevy_tilewalk::TacticsMove {
+            unit: knight,
+            to: Pos::new(x, 1),
+        });
+        run(app, 10.0);
+    };
+    send(&mut app, 4);
+    assert_eq!(app.world().get::<Tile>(knight).unwrap().0, Pos::new(0, 1));
+    send(&mut app, 3);
+    assert_eq!(app.world().get::<Tile>(knight).unwrap().0, Pos::new(3, 1));
+    // The orc closes in by its three points, stopping in the knight's zone of control or
+    // short of it: it ends three steps nearer.
+    app.world_mut().write_message(bevy_tilewalk::EndTurn);
+    for _ in 0..600 {
+        app.update();
+    }
+    assert_eq!(app.world().get::<Tile>(orc).unwrap().0, Pos::new(6, 1));
+    let turn = app.world().resource::<bevy_tilewalk::Turn>();
+    assert_eq!((turn.number, turn.team), (2, Team::Blue));
+}
