@@ -36,7 +36,7 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
         (
-            dress_units,
+            dress_units.run_if(resource_exists::<Level>),
             show_rings_and_labels,
             keep_units_visible,
             fade_pending,
