@@ -45,6 +45,70 @@ fn the_cores_hex_neighbours_are_the_tilemaps_on_every_layout_and_both_parities()
     }
 }
 
+#[test]
+fn the_plugins_tilemap_boards_have_the_tilemaps_neighbours_with_tile_positions_as_cells() {
+    use bevy_tilewalk::{ClassSpec, Navigation, board_of};
+    let systems = [
+        HexCoordSystem::RowOdd,
+        HexCoordSystem::RowEven,
+        HexCoordSystem::ColumnOdd,
+        HexCoordSystem::ColumnEven,
+    ];
+    for system in systems {
+        let board = board_of(&TilemapType::Hexagon(system)).expect("an offset hex layout");
+        for (width, height) in [(6, 5), (6, 4), (5, 6), (1, 2)] {
+            let size = TilemapSize::new(width, height);
+            for y in 0..height {
+                for x in 0..width {
+                    let core: BTreeSet<Pos> =
+                        board.neighbours(Pos::new(x, y), width, height).collect();
+                    let drawn: BTreeSet<Pos> = HexNeighbors::get_neighboring_positions(
+                        &TilePos::new(x, y),
+                        &size,
+                        &system,
+                    )
+                    .iter()
+                    .map(|t| Pos::new(t.x, t.y))
+                    .collect();
+                    assert_eq!(core, drawn, "{system:?} {width}x{height} at ({x},{y})");
+                }
+            }
+        }
+    }
+    assert_eq!(board_of(&TilemapType::Square), Some(Board::default()));
+    assert_eq!(board_of(&TilemapType::Hexagon(HexCoordSystem::Row)), None);
+    assert_eq!(
+        board_of(&TilemapType::Isometric(IsoCoordSystem::Diamond)),
+        None
+    );
+
+    // A navigation from a tile storage: each tile's cost from its own entity.
+    let mut world = World::new();
+    let size = TilemapSize::new(3, 2);
+    let mut storage = TileStorage::empty(size);
+    for x in 0..3 {
+        for y in 0..2 {
+            let tile = world.spawn(TileTextureIndex(x + 3 * y)).id();
+            storage.set(&TilePos::new(x, y), tile);
+        }
+    }
+    let classes = vec![ClassSpec::new("foot", 3.0)];
+    let nav = Navigation::from_tilemap(&storage, Board::default(), classes, |_, tile| {
+        let index = world.get::<TileTextureIndex>(tile?)?.0;
+        (index != 4).then_some(f64::from(index + 1))
+    })
+    .unwrap();
+    assert_eq!((nav.width(), nav.height()), (3, 2));
+    let foot = nav.class("foot").unwrap();
+    assert_eq!(nav.grid(foot).cost(Pos::new(2, 0)), Some(3.0));
+    assert_eq!(nav.grid(foot).cost(Pos::new(2, 1)), Some(6.0));
+    assert_eq!(
+        nav.grid(foot).cost(Pos::new(1, 1)),
+        None,
+        "tile 4 is a wall"
+    );
+}
+
 const HEX_FIELD: &str = "\
 board: hex-odd-r
 [terrain]
