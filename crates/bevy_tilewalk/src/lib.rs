@@ -1,4 +1,26 @@
 #![doc = include_str!("../README.md")]
+//!
+//! # How it works
+//!
+//! - **Orders are served under a budget.** A [`MoveOrder`] of one unit is an A* search; of two
+//!   or more, one group order: cost-to-goal fields share the work, and each unit gets its own
+//!   free tile nearest the click by travel cost. Requests wait in a queue and are served on
+//!   Bevy's compute task pool while a step's work (cells expanded, see [`PathBudget`]) is under
+//!   [`TilewalkPlugin::path_budget`]; the units of an order that is not served yet carry
+//!   [`Pending`]. Work, not time, is counted, so the same orders are served in the same steps
+//!   on any machine.
+//! - **Walking** takes a step's length × the entered tile's cost ÷ the class's speed. A unit
+//!   holds one tile, and no two units hold the same one. Crowds follow a few rules, each frame
+//!   in [`Precedence`] order: free tiles are taken, rings of waiting units step at once, a
+//!   unit at rest of the walker's side makes way (a squadmate of the same group order takes
+//!   over the walk), a queue behind moving units waits, and a unit blocked by one that will
+//!   not make way re-plans around it up to [`MAX_REPLANS`] times before it gives up
+//!   ([`Refusal::GaveUp`]).
+//! - **Re-plans**: a [`NavigationChanged`] re-plans the paths that cross a changed tile, and
+//!   every path of a class that got cheaper somewhere.
+//!
+//! The repository's `docs/armies.md` tells the crowd rules in full, and
+//! `docs/design/plugin.md` why the interface is the one it is.
 #![deny(missing_docs)]
 
 mod movement;

@@ -6,8 +6,8 @@
 //! A unit holds one tile: the one it stands on or is stepping into (the tile it leaves is free
 //! at once, so a column walks nose to tail). Two units never hold the same tile (but for a
 //! tactics move, which passes through allies; its range checked every tile). Every frame
-//! the units whose step has ended ask for the next tile of their path, in a fixed order (the
-//! query's, so a run replays identically), and:
+//! the units whose step has ended ask for the next tile of their path, in [`Precedence`]
+//! order (so a run replays identically, whatever order the world stores them in), and:
 //!
 //! (Two units are of one **side** when they are of one team, or were sent by one group order
 //! ([`Squad`]): an order of both teams walks as one army. **Squadmates** were sent by one
@@ -24,8 +24,9 @@
 //!   where the other was going, so neither has to pass the other; any other two pass each
 //!   other on the edge between their tiles;
 //! - **a squadmate at rest** in the way (no path, and on its tile: not stopped short)
-//!   takes over the rest of the walk (its re-plans spent so far included, [`Path::rest`],
-//!   or a walk blocked for good would pass from one to the other forever), and the walker
+//!   takes over the rest of the walk ([`Path::rest`], with the walker's [`Walk`]: its
+//!   re-plans spent so far included, or a walk blocked for good would pass from one to the
+//!   other forever), and the walker
 //!   stops on its tile: the pair ends on the two tiles the walker and the squadmate would
 //!   have ended on, and both paths stay cheapest paths to where they end (any part of a
 //!   cheapest path is one). A crowd

@@ -55,9 +55,10 @@ pub enum NavigationError {
 }
 
 /// The navigation input: the board's shape and one cost grid per movement class. The host
-/// inserts it (from its own map, a file, or [`Navigation::from_tilemap`]) and, when tiles
-/// change, replaces it with [`Navigation::replace`] and writes the [`NavigationChanged`] that
-/// returns, so the paths crossing the changed tiles are planned again.
+/// inserts it (from its own map, a file, or `Navigation::from_tilemap` with the
+/// `bevy_ecs_tilemap` feature) and, when tiles change, replaces it with
+/// [`Navigation::replace`] and writes the [`NavigationChanged`] that returns, so the paths
+/// crossing the changed tiles are planned again.
 #[derive(Resource, Clone, Debug)]
 pub struct Navigation {
     board: Board,
