@@ -181,6 +181,8 @@ enum Doing {
 /// A unit standing still this frame with a next tile to enter.
 #[derive(Clone, Copy, Debug)]
 struct Waiter {
+    /// Where it comes in the units' order: its [`Precedence`], then its entity's index.
+    rank: (u32, u32),
     entity: Entity,
     from: Pos,
     want: Pos,
@@ -240,18 +242,15 @@ fn follow_paths(
         holders,
         doing,
         waiters,
-        order,
+        arrivals,
     } = &mut *scratch;
     holders.clear();
     doing.clear();
     waiters.clear();
-    // Units are visited in their `Precedence` order, not in the order the world happens to
-    // store them: who steps first into a tile decides the rest.
-    order.clear();
-    order.extend(units.iter().map(|u| precedence(u.entity, u.precedence)));
-    order.sort_unstable();
-    let mut visit = units.iter_many_mut(order.iter().map(|o| o.2));
-    while let Some(mut unit) = visit.fetch_next() {
+    arrivals.clear();
+    for mut unit in &mut units {
+        let (precedence, index, _) = precedence(unit.entity, unit.precedence);
+        let rank = (precedence, index);
         holders.insert(unit.tile.0, unit.entity);
         let mut left = time.delta_secs_f64();
         // `Motion` changes only for units under way: `Changed<Motion>` finds them.
@@ -272,17 +271,19 @@ fn follow_paths(
             (None, Some(path)) => match path.cells.get(path.next) {
                 None => {
                     if !path.making_way {
-                        arrived.write(Arrived {
+                        let arrival = Arrived {
                             unit: unit.entity,
                             tile: unit.tile.0,
                             seconds: now - left,
-                        });
+                        };
+                        arrivals.push((rank, arrival));
                     }
                     commands.entity(unit.entity).remove::<Path>();
                     Doing::Resting
                 }
                 Some(&want) => {
                     waiters.push(Waiter {
+                        rank,
                         entity: unit.entity,
                         from: unit.tile.0,
                         want,
@@ -310,6 +311,17 @@ fn follow_paths(
                 stopped_short: unit.stopped_short,
             },
         );
+    }
+    // Units take their turns in `Precedence` order, not in the order the world happens to
+    // store them: who steps first into a tile decides the rest. Only the waiting units and
+    // the arrivals are sorted, not every unit.
+    arrivals.sort_unstable_by_key(|a| a.0);
+    arrived.write_batch(arrivals.iter().map(|a| a.1));
+    waiters.sort_unstable_by_key(|w| w.rank);
+    for (i, w) in waiters.iter().enumerate() {
+        if let Some(doer) = doing.get_mut(&w.entity) {
+            doer.what = Doing::Waiting(i);
+        }
     }
     // 2. Who steps, who waits, who trades.
     let outcomes = settle(&nav, waiters, holders, doing);
@@ -432,8 +444,8 @@ struct Scratch {
     holders: HashMap<Pos, Entity>,
     doing: EntityHashMap<Doer>,
     waiters: Vec<Waiter>,
-    /// Every unit, in the order they are visited.
-    order: Vec<(u32, u32, Entity)>,
+    /// This frame's arrivals, with their units' ranks, written in that order.
+    arrivals: Vec<((u32, u32), Arrived)>,
 }
 
 /// A unit as the others see it this frame.
