@@ -210,18 +210,17 @@ impl TerrainTable {
 
     /// The class named `name`.
     pub fn class(&self, name: &str) -> Option<MovementClass> {
-        let i = self.classes.iter().position(|c| c.name == name)?;
-        Some(MovementClass(i as u8))
+        ClassSpec::find(&self.classes, name)
     }
 
     /// Every class, in index order.
     pub fn all_classes(&self) -> impl Iterator<Item = MovementClass> + use<> {
-        (0..self.classes.len()).map(|i| MovementClass(i as u8))
+        MovementClass::all(self.classes.len())
     }
 
     /// A class's name (`?` for one the table does not declare).
     pub fn class_name(&self, class: MovementClass) -> &str {
-        self.classes.get(class.index()).map_or("?", |c| &c.name)
+        ClassSpec::name_of(&self.classes, class)
     }
 
     /// The classes' names, for error messages: `foot, horse or flyer`.

@@ -36,7 +36,7 @@ use tilewalk_path::{Board, HexLayout, MAX_COST, MIN_COST, Pos};
 use super::{MAX_UNITS, MapAsset, UnitSpawn, parse_attack};
 use crate::assets::{AssetFileError, read_file};
 use crate::terrain::{Terrain, TerrainTable};
-use crate::units::{MovementClass, Team};
+use crate::units::Team;
 
 /// The tileset image that draws a Tiled map.
 #[derive(Clone, Debug, PartialEq)]
@@ -107,16 +107,15 @@ impl TiledTerrain {
                     None => None,
                 };
                 let costs = table
-                    .classes
-                    .iter()
-                    .enumerate()
+                    .all_classes()
+                    .zip(&table.classes)
                     .map(
-                        |(i, class)| match kind.costs.iter().find(|p| p.name == class.name) {
+                        |(class, spec)| match kind.costs.iter().find(|p| p.name == spec.name) {
                             Some(CostProperty { cost: Ok(cost), .. }) => Ok(Some(*cost)),
                             Some(CostProperty {
                                 cost: Err(e), at, ..
                             }) => Err(self.in_tileset(id, *at, e)),
-                            None => Ok(base.and_then(|t| t.cost(MovementClass(i as u8)))),
+                            None => Ok(base.and_then(|t| t.cost(class))),
                         },
                     )
                     .collect::<Result<_, ParseError>>()?;

@@ -109,6 +109,19 @@ pub fn journal(app: &App) -> Vec<Entry> {
     app.world().resource::<Journal>().0.clone()
 }
 
+/// The journal's refusals, each with the message a player reads.
+pub fn refused(app: &App) -> Vec<(bevy_tilewalk::Refusal, String)> {
+    journal(app)
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Refused {
+                reason, message, ..
+            } => Some((reason, message)),
+            Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
+        })
+        .collect()
+}
+
 /// Updates until no unit has a path or a step under way (at most `seconds` of simulated time).
 pub fn run_until_idle(app: &mut App, seconds: f64) {
     for frame in 0..(seconds * 60.0) as usize {

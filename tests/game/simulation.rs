@@ -138,15 +138,7 @@ lancer blue horse 0,1
     app.update();
     assert!(path(&mut app, "knight").is_none());
     assert!(path(&mut app, "lancer").is_none());
-    let (reasons, messages): (Vec<Refusal>, Vec<String>) = journal(&app)
-        .into_iter()
-        .filter_map(|e| match e {
-            Entry::Refused {
-                reason, message, ..
-            } => Some((reason, message)),
-            Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
-        })
-        .unzip();
+    let (reasons, messages): (Vec<Refusal>, Vec<String>) = refused(&app).into_iter().unzip();
     assert_eq!(
         reasons,
         [

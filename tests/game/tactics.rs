@@ -44,23 +44,7 @@ fn tactics_move(app: &mut App, name: &str, to: Pos) {
 }
 
 fn refusals(app: &App) -> Vec<Refusal> {
-    journal(app)
-        .into_iter()
-        .filter_map(|e| match e {
-            Entry::Refused { reason, .. } => Some(reason),
-            Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
-        })
-        .collect()
-}
-
-fn refused_messages(app: &App) -> Vec<String> {
-    journal(app)
-        .into_iter()
-        .filter_map(|e| match e {
-            Entry::Refused { message, .. } => Some(message),
-            Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
-        })
-        .collect()
+    refused(app).into_iter().map(|(reason, _)| reason).collect()
 }
 
 const FIELD: &str = "\
@@ -109,19 +93,18 @@ fn a_moved_unit_cannot_move_again_until_the_next_turn() {
     assert!(range(&mut app, "knight").cells().is_empty());
     tactics_move(&mut app, "knight", Pos::new(2, 2));
     tactics_move(&mut app, "orc", Pos::new(5, 1));
-    let refused = refusals(&app);
+    let reasons = refusals(&app);
     assert!(
         matches!(
-            &refused[..],
+            &reasons[..],
             [
                 Refusal::AlreadyMoved,
                 Refusal::NotYourTurn { turn: Team::Blue },
             ]
         ),
-        "{refused:?}"
+        "{reasons:?}"
     );
-    let said = refused_messages(&app);
-    assert_eq!(said[1], "orc cannot move: it is blue's turn");
+    assert_eq!(refused(&app)[1].1, "orc cannot move: it is blue's turn");
     assert_eq!(tile(&mut app, "knight"), Pos::new(1, 1));
     app.world_mut().write_message(EndTurn);
     run_until_idle(&mut app, 60.0);

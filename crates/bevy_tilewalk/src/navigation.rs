@@ -27,6 +27,17 @@ impl ClassSpec {
             speed,
         }
     }
+
+    /// The class named `name` in a list of classes (in index order).
+    pub fn find(classes: &[ClassSpec], name: &str) -> Option<MovementClass> {
+        let i = classes.iter().position(|c| c.name == name)?;
+        Some(MovementClass(i as u8))
+    }
+
+    /// The name of `class` in a list of classes; `?` for an index past its end.
+    pub fn name_of(classes: &[ClassSpec], class: MovementClass) -> &str {
+        classes.get(class.index()).map_or("?", |c| &c.name)
+    }
 }
 
 /// Why a navigation could not be built.
@@ -115,8 +126,8 @@ impl Navigation {
         if classes.is_empty() || classes.len() > MAX_CLASSES {
             return Err(NavigationError::ClassCount(classes.len()));
         }
-        let grids = (0..classes.len())
-            .map(|i| Grid::from_fn(width, height, |p| cost(MovementClass(i as u8), p)))
+        let grids = MovementClass::all(classes.len())
+            .map(|class| Grid::from_fn(width, height, |p| cost(class, p)))
             .collect::<Result<Vec<_>, _>>()?;
         Self::new(board, classes, grids)
     }
@@ -153,18 +164,17 @@ impl Navigation {
 
     /// The class named `name`.
     pub fn class(&self, name: &str) -> Option<MovementClass> {
-        let i = self.classes.iter().position(|c| c.name == name)?;
-        Some(MovementClass(i as u8))
+        ClassSpec::find(&self.classes, name)
     }
 
     /// Every class, in index order.
     pub fn all_classes(&self) -> impl Iterator<Item = MovementClass> + use<> {
-        (0..self.classes.len()).map(|i| MovementClass(i as u8))
+        MovementClass::all(self.classes.len())
     }
 
     /// A class's name; `?` for a class this navigation does not have.
     pub fn name(&self, class: MovementClass) -> &str {
-        self.classes.get(class.index()).map_or("?", |c| &c.name)
+        ClassSpec::name_of(&self.classes, class)
     }
 
     /// A class's speed (cost-1 tiles a second); that of the first class for a class this

@@ -67,6 +67,11 @@ impl MovementClass {
     pub fn index(self) -> usize {
         usize::from(self.0)
     }
+
+    /// The first `count` classes, in index order.
+    pub fn all(count: usize) -> impl Iterator<Item = Self> + use<> {
+        (0..count).map(|i| Self(i as u8))
+    }
 }
 
 /// The tile a unit holds: the one it stands on, or the one it is stepping into. No two

@@ -451,7 +451,6 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .init_resource::<Searches>()
         .init_resource::<RecordSearches>()
         .init_resource::<Requests>()
-        .init_resource::<PathBudget>()
         .init_resource::<PathWork>()
         .add_systems(
             schedule,
@@ -848,22 +847,12 @@ mod tests {
 
     #[test]
     fn appending_a_leg_keeps_waypoints_and_costs() {
-        let a = Path {
-            cells: vec![Pos::new(0, 0), Pos::new(1, 0)],
-            cost: 1.0,
-            next: 1,
-            waypoints: vec![1],
-            pass_through: false,
-            making_way: false,
-        };
-        let b = Path {
-            cells: vec![Pos::new(1, 0), Pos::new(1, 1), Pos::new(1, 2)],
-            cost: 2.5,
-            next: 1,
-            waypoints: vec![2],
-            pass_through: false,
-            making_way: false,
-        };
+        let a = Path::to_end(vec![Pos::new(0, 0), Pos::new(1, 0)], 1.0);
+        let b = Path::to_end(vec![Pos::new(1, 0), Pos::new(1, 1), Pos::new(1, 2)], 2.5);
+        assert_eq!(
+            (a.next, &a.waypoints, b.next, &b.waypoints),
+            (1, &vec![1], 1, &vec![2])
+        );
         let joined = a.extended(b);
         assert_eq!(joined.cells.len(), 4);
         assert_eq!(joined.waypoints, vec![1, 3]);
