@@ -210,7 +210,7 @@ pub(crate) fn headless_map_app(
     let app = crate::headless_app(map, table).map_err(|e| AssetFileError::in_file(file, e))?;
     let level = app.world().resource::<crate::level::Level>();
     let nav = app.world().resource::<bevy_tilewalk::Navigation>();
-    for warning in crate::level::stranded_units(map, level, nav) {
+    for warning in crate::level::warnings(map, level, nav) {
         eprintln!("warning: {}", AssetFileError::in_file(file, warning));
     }
     Ok(app)

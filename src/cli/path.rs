@@ -116,9 +116,13 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
             )
         })?;
         let (level, nav) = Level::build(&map, &table).map_err(in_file)?;
-        // A Tiled cell is drawn with its terrain's first glyph (`?` for a tile without one).
-        let glyphs = level
-            .cells()
+        for warning in crate::level::warnings(&map, &level, &nav) {
+            eprintln!("warning: {}", AssetFileError::in_file(&args.map, warning));
+        }
+        // A Tiled cell is drawn with its terrain's first glyph (`?` for a tile without one,
+        // or a staggered map's cell that is not on the map).
+        let glyphs = (0..level.height)
+            .flat_map(|y| (0..level.width).map(move |x| Pos::new(x, y)))
             .map(|p| {
                 map.glyph(p)
                     .or_else(|| level.terrain(p).and_then(|t| t.glyphs.chars().next()))

@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use bevy_tilewalk::{Navigation, NavigationChanged};
 use tilewalk_path::Pos;
 
-use super::{Level, LevelChanged, spawn_units, stranded_units};
+use super::{Level, LevelChanged, spawn_units, warnings};
 use crate::AppSystems;
 use crate::assets::{
     AssetFileError, FileErrors, MAP_SOURCE, MapFile, TextLoader, Tracks, report_failed_loads,
@@ -120,6 +120,9 @@ fn rebuild_level(
     };
     match (level, nav) {
         (Some(mut level), Some(mut nav)) => {
+            for warning in warnings(map, &built, &built_nav) {
+                warn!("{}", AssetFileError::in_file(&map_file.0, warning));
+            }
             let renamed = level.renamed_classes(&built);
             for mut class in &mut classes {
                 if let Some(new) = renamed(*class)
@@ -135,7 +138,7 @@ fn rebuild_level(
             costs_changed.write(costs);
         }
         _ => {
-            for warning in stranded_units(map, &built, &built_nav) {
+            for warning in warnings(map, &built, &built_nav) {
                 warn!("{}", AssetFileError::in_file(&map_file.0, warning));
             }
             spawn_units(&mut commands, map, &built);

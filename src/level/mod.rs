@@ -13,8 +13,9 @@ use tilewalk_path::formats::ParseError;
 use tilewalk_path::{Board, Grid, Pos};
 
 use crate::convert::Geometry;
+use crate::convert::Projection;
 use crate::map::MapAsset;
-use crate::map::tmx::TilesetImage;
+use crate::map::tmx::TiledMap;
 use crate::terrain::{Terrain, TerrainTable};
 use crate::units::{AttackRange, Motion, MovementClass, Tile, UNIT_Z, Unit, unit};
 
@@ -34,12 +35,16 @@ pub struct Level {
     pub height: u32,
     /// The board's shape, from the map: which tiles are adjacent, for every search.
     pub board: Board,
-    /// The terrains the cells index into: the terrain table, or for a Tiled map one terrain per
-    /// tileset tile ([`MapAsset::resolve`]).
+    /// How it is drawn: flat, or isometric.
+    pub projection: Projection,
+    /// The terrains the cells index into: the terrain table, or for a Tiled map the terrains
+    /// its tiles name ([`MapAsset::resolve`]).
     pub table: TerrainTable,
-    /// A Tiled map's tileset image, which draws it instead of the terrain atlas.
-    pub tileset: Option<TilesetImage>,
+    /// A Tiled map's layers and tilesets, which draw it instead of the terrain atlas.
+    pub tiled: Option<TiledMap>,
     terrain: Vec<usize>,
+    /// What a designer should know about the map, which still plays (cells no tile names).
+    warnings: Vec<ParseError>,
 }
 
 impl Level {
@@ -63,7 +68,8 @@ impl Level {
             ));
         }
         map.check_classes(table)?;
-        let (table, terrain) = map.resolve(table)?;
+        let resolved = map.resolve(table)?;
+        let (table, terrain) = (resolved.table, resolved.terrain);
         let grids = table
             .all_classes()
             .map(|class| {
@@ -79,20 +85,23 @@ impl Level {
             width: map.width,
             height: map.height,
             board: map.board,
+            projection: map.projection,
             table,
-            tileset: map.tiles.as_ref().map(|t| t.image.clone()),
+            tiled: map.tiles.clone(),
             terrain,
+            warnings: resolved.warnings,
         };
         Ok((level, nav))
     }
 
     /// Where the cells are in the world.
     pub fn geometry(&self) -> Geometry {
-        Geometry::new(self.board, self.width, self.height)
+        Geometry::projected(self.board, self.projection, self.width, self.height)
     }
 
+    /// Whether a cell is on the map (a staggered map's grid holds cells that are not).
     pub fn contains(&self, pos: Pos) -> bool {
-        pos.x < self.width && pos.y < self.height
+        self.geometry().on_map(pos)
     }
 
     pub fn terrain(&self, pos: Pos) -> Option<&Terrain> {
@@ -105,10 +114,13 @@ impl Level {
         self.table.class_name(class)
     }
 
-    /// Every cell, row by row.
+    /// Every cell on the map, row by row.
     pub fn cells(&self) -> impl Iterator<Item = Pos> + use<> {
+        let geometry = self.geometry();
         let width = self.width;
-        (0..self.width * self.height).map(move |i| Pos::new(i % width, i / width))
+        (0..self.width * self.height)
+            .map(move |i| Pos::new(i % width, i / width))
+            .filter(move |&p| geometry.on_map(p))
     }
 
     /// Where each class of this level is in `new`'s table, by name: units keep their class
@@ -131,7 +143,9 @@ impl Level {
     /// terrain's tile changed, with those whose costs changed (`costs`), or every cell when
     /// the size or the board changed.
     pub fn replace(&mut self, new: Level, costs: &NavigationChanged) -> LevelChanged {
-        let cells = if (self.width, self.height, self.board) != (new.width, new.height, new.board) {
+        let cells = if (self.width, self.height, self.board, self.projection)
+            != (new.width, new.height, new.board, new.projection)
+        {
             new.cells().collect()
         } else {
             let mut cells: Vec<Pos> = self
@@ -181,10 +195,12 @@ fn place_units(
     }
 }
 
-/// Units the map places on terrain impassable for their class, as warnings at their tile's
-/// `line:col` (they are not lost: an order makes them step off first).
-pub fn stranded_units(map: &MapAsset, level: &Level, nav: &Navigation) -> Vec<ParseError> {
-    map.units
+/// What a designer should know about a map that plays: the level's own warnings (cells no
+/// tile names), and units the map places on terrain impassable for their class, at their
+/// tile's `line:col` (they are not lost: an order makes them step off first).
+pub fn warnings(map: &MapAsset, level: &Level, nav: &Navigation) -> Vec<ParseError> {
+    let stranded = map
+        .units
         .iter()
         .filter_map(|u| Some((u, level.table.class(&u.class)?)))
         .filter(|(u, class)| !nav.grid(*class).is_passable(u.pos))
@@ -199,8 +215,8 @@ pub fn stranded_units(map: &MapAsset, level: &Level, nav: &Navigation) -> Vec<Pa
                     u.name, u.pos, u.class
                 ),
             )
-        })
-        .collect()
+        });
+    level.warnings.iter().cloned().chain(stranded).collect()
 }
 
 /// Spawns the units a map places, in the map's order, each with its name's place in

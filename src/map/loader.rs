@@ -1,8 +1,6 @@
 //! The asset loaders for map files: [`MapAsset::parse`] for `.map` (a
-//! [`crate::assets::TextAsset`]) and [`tmx::parse`] for `.tmx`, whose tilesets are read as
-//! loader dependencies, so saving one reloads the map.
-
-use std::collections::HashMap;
+//! [`crate::assets::TextAsset`]) and [`tmx::parse_step`] for `.tmx`, whose tilesets and
+//! templates are read as loader dependencies, so saving one reloads the map.
 
 use bevy::asset::{AssetLoader, AssetPath, LoadContext, io::Reader};
 use bevy::prelude::*;
@@ -19,8 +17,8 @@ impl TextAsset for MapAsset {
     }
 }
 
-/// Loads Tiled maps; the tilesets they name are read through the asset server as loader
-/// dependencies, so the map reloads when one of them is saved.
+/// Loads Tiled maps; the tilesets and templates they need are read through the asset server
+/// as loader dependencies, so the map reloads when one of them is saved.
 #[derive(Default, TypePath)]
 pub struct TmxLoader;
 
@@ -38,20 +36,30 @@ impl AssetLoader for TmxLoader {
         let text = read_text(reader, context).await?;
         let map_path = context.path().path().to_path_buf();
         let source = context.path().source().clone_owned();
-        let refs =
-            tmx::tileset_refs(&map_path, &text).map_err(|e| AssetFileError::parse(context, e))?;
-        let mut tilesets = HashMap::new();
-        for tileset in refs {
-            let path = AssetPath::from(tileset.path.clone()).with_source(source.clone());
-            let bytes = match context.read_asset_bytes(path).await {
-                Ok(bytes) => bytes,
-                Err(e) => return Err(AssetFileError::parse(context, tileset.unreadable(e))),
-            };
-            let file = tileset.path.display().to_string();
-            let text = decode_text(bytes).map_err(|e| AssetFileError::text(&file, e))?;
-            tilesets.insert(tileset.path, text);
+        let mut files = tmx::Files::default();
+        loop {
+            match tmx::parse_step(&map_path, &text, &files)? {
+                tmx::Step::Done(map) => return Ok(*map),
+                tmx::Step::Read(file) => {
+                    let path = AssetPath::from(file.path.clone()).with_source(source.clone());
+                    let bytes = match context.read_asset_bytes(path).await {
+                        Ok(bytes) => bytes,
+                        Err(e) => return Err(file.unreadable(e)),
+                    };
+                    let key = tmx::normalize(&file.path);
+                    if file.image {
+                        let size = tmx::png_size(&bytes)
+                            .ok_or_else(|| file.unreadable("not a PNG image"))?;
+                        files.image_sizes.insert(key, size);
+                    } else {
+                        let name = file.path.display().to_string();
+                        let text =
+                            decode_text(bytes).map_err(|e| AssetFileError::text(&name, e))?;
+                        files.text.insert(key, text);
+                    }
+                }
+            }
         }
-        tmx::parse(&map_path, &text, &tilesets)
     }
 
     fn extensions(&self) -> &[&str] {

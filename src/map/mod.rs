@@ -34,6 +34,7 @@ use bevy::prelude::*;
 use tilewalk_path::formats::{ParseError, is_movingai_map, parse_movingai_map};
 use tilewalk_path::{Board, Pos, UnknownBoard};
 
+use crate::convert::Projection;
 use crate::terrain::TerrainTable;
 use crate::units::{MAX_ATTACK_RANGE, Team};
 
@@ -66,13 +67,15 @@ pub struct MapAsset {
     pub height: u32,
     /// The board's shape: which tiles are adjacent. Moving AI maps are `square-8`.
     pub board: Board,
+    /// How it is drawn: flat, or isometric for Tiled's isometric and staggered maps.
+    pub projection: Projection,
     glyphs: Vec<char>,
     /// Where each row starts in the file: (line, column of its first glyph).
     /// As `u32`s (a file is at most 64 MiB), as a map may have millions of rows.
     rows: Vec<(u32, u32)>,
     pub units: Vec<UnitSpawn>,
     /// A Tiled map's tiles, instead of glyphs.
-    pub tiles: Option<tmx::TiledTerrain>,
+    pub tiles: Option<tmx::TiledMap>,
 }
 
 impl MapAsset {
@@ -103,12 +106,16 @@ impl MapAsset {
     }
 
     /// The terrain table this map's cells index into, and the index of every cell (row-major):
-    /// the table itself for glyph maps; for a Tiled map, one terrain per tileset tile (its
-    /// named terrain with the tile's own costs over the table's).
-    pub fn resolve(&self, table: &TerrainTable) -> Result<(TerrainTable, Vec<usize>), ParseError> {
+    /// the table itself for glyph maps; for a Tiled map, the terrains its tiles name
+    /// ([`tmx::TiledMap::resolve`]), with its warnings.
+    pub fn resolve(&self, table: &TerrainTable) -> Result<tmx::Resolved, ParseError> {
         match &self.tiles {
             Some(tiles) => tiles.resolve(table),
-            None => Ok((table.clone(), self.terrain(table)?)),
+            None => Ok(tmx::Resolved {
+                table: table.clone(),
+                terrain: self.terrain(table)?,
+                warnings: Vec::new(),
+            }),
         }
     }
 
@@ -164,6 +171,7 @@ impl MapAsset {
             glyphs: Vec::new(),
             rows: Vec::new(),
             units: Vec::new(),
+            projection: Projection::Flat,
             tiles: None,
         };
         let mut last_line = 0;
@@ -341,6 +349,7 @@ impl MapAsset {
                 .map(|y| ((header_lines + y + 1) as u32, 1))
                 .collect(),
             units,
+            projection: Projection::Flat,
             tiles: None,
         })
     }

@@ -10,7 +10,7 @@ use tilewalk_path::{Board, HexLayout};
 use super::{ARMY_AT, Cursor, DragBox, LastOrder, NOTICE_SECS, Notice, SearchView, outline};
 use crate::AppSystems;
 use crate::assets::FileErrors;
-use crate::convert::TILE_SIZE;
+use crate::convert::{Projection, TILE_SIZE};
 use crate::journal::{Entry, Journal};
 use crate::level::Level;
 use crate::tactics::Mode;
@@ -201,7 +201,19 @@ fn update_status(
                         None => format!("{} impassable", level.class_name(c)),
                     })
                     .collect();
-                format!("tile {pos} {}: {}", terrain.name, costs.join(", "))
+                // A staggered map's cell, as Tiled numbers it too.
+                let tiled = match (&level.tiled, level.projection) {
+                    (
+                        Some(tiled),
+                        Projection::Isometric {
+                            stagger: Some(_), ..
+                        },
+                    ) => tiled
+                        .tiled_cell(pos)
+                        .map_or_else(String::new, |(c, r)| format!(" (Tiled {c},{r})")),
+                    _ => String::new(),
+                };
+                format!("tile {pos}{tiled} {}: {}", terrain.name, costs.join(", "))
             }
             None => "tile: -".to_owned(),
         },

@@ -23,7 +23,7 @@ use bevy::winit::{UpdateMode, WinitSettings};
 use tilewalk_path::{Board, HexLayout, Pos};
 
 use crate::AppSystems;
-use crate::convert::{Geometry, TILE_SIZE};
+use crate::convert::{Geometry, Projection, TILE_SIZE};
 use crate::level::Level;
 
 pub use capture::ScreenshotPath;
@@ -160,6 +160,7 @@ pub struct TileShape {
     pub image: Handle<Image>,
     pub size: Vec2,
     board: Board,
+    projection: Projection,
 }
 
 /// Makes the [`TileShape`] of the level's board (again when the board changes).
@@ -169,7 +170,7 @@ fn shape_tiles(
     shape: Option<Res<TileShape>>,
     mut images: ResMut<Assets<Image>>,
 ) {
-    if shape.is_some_and(|s| s.board == level.board) {
+    if shape.is_some_and(|s| s.board == level.board && s.projection == level.projection) {
         return;
     }
     let geometry = level.geometry();
@@ -179,7 +180,7 @@ fn shape_tiles(
     for y in 0..height {
         for x in 0..width {
             let point = Vec2::new(x as f32 + 0.5, y as f32 + 0.5) - size / 2.0;
-            let alpha = if inside_tile(level.board, point, size) {
+            let alpha = if inside_tile(level.board, level.projection, point, size) {
                 255
             } else {
                 0
@@ -202,11 +203,15 @@ fn shape_tiles(
         image: images.add(image),
         size,
         board: level.board,
+        projection: level.projection,
     });
 }
 
 /// Whether `point` (from the tile's centre) lies inside a tile of `size` on `board`.
-fn inside_tile(board: Board, point: Vec2, size: Vec2) -> bool {
+fn inside_tile(board: Board, projection: Projection, point: Vec2, size: Vec2) -> bool {
+    if let Projection::Isometric { .. } = projection {
+        return point.x.abs() / (size.x / 2.0) + point.y.abs() / (size.y / 2.0) <= 1.0;
+    }
     let Board::Hex(layout) = board else {
         return true;
     };
@@ -222,6 +227,19 @@ fn inside_tile(board: Board, point: Vec2, size: Vec2) -> bool {
 /// Draws the outline of tile `pos`, scaled by `scale` (1 = the tile's own size).
 pub fn outline(gizmos: &mut Gizmos, geometry: &Geometry, pos: Pos, scale: f32, color: Color) {
     let centre = geometry.center(pos);
+    if let Projection::Isometric { .. } = geometry.projection {
+        let size = geometry.tile_size();
+        let (x, y) = (size.x / 2.0 * scale, size.y / 2.0 * scale);
+        let corners = [
+            Vec2::new(0.0, y),
+            Vec2::new(x, 0.0),
+            Vec2::new(0.0, -y),
+            Vec2::new(-x, 0.0),
+            Vec2::new(0.0, y),
+        ];
+        gizmos.linestrip_2d(corners.map(|c| centre + c), color);
+        return;
+    }
     match geometry.board {
         Board::Square(_) => {
             gizmos.rect_2d(

@@ -7,7 +7,7 @@ use clap::Parser;
 use proptest::prelude::*;
 use tilewalk::assets::{TextError, decode_text};
 use tilewalk::cli::Cli;
-use tilewalk::level::{Level, stranded_units};
+use tilewalk::level::{Level, warnings};
 use tilewalk::map::MapAsset;
 use tilewalk::tactics::parse_rules;
 use tilewalk::terrain::TerrainTable;
@@ -123,7 +123,7 @@ proptest! {
         match MapAsset::parse(&text) {
             Ok(map) => match Level::build(&map, &table()) {
                 Ok((level, nav)) => {
-                    for warning in stranded_units(&map, &level, &nav) {
+                    for warning in warnings(&map, &level, &nav) {
                         located(&warning, &text);
                     }
                 }

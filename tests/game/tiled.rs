@@ -44,6 +44,13 @@ fn the_example_tiled_maps_load_like_their_map_fixtures() {
             "tests/fixtures/tiled_hex.map",
             Board::Hex(HexLayout::OddR),
         ),
+        // The same map painted with a terrain set's colours, a rock-strewn decoration
+        // layer (`terrain` = false) above it, and a ford tile with only its own costs.
+        (
+            "assets/tiled/terrain_set.tmx",
+            "tests/fixtures/tiled_square.map",
+            Board::default(),
+        ),
     ] {
         let tiled = tmx::read_tmx(&example(tmx_file)).unwrap_or_else(|e| panic!("{e}"));
         let text = std::fs::read_to_string(example(fixture)).unwrap();
@@ -70,14 +77,23 @@ fn the_example_tiled_maps_load_like_their_map_fixtures() {
                 );
             }
             let name = from_fixture.terrain(pos).unwrap().name.as_str();
-            let expected = if name == "ford" { "water" } else { name };
+            let expected = match (name, tmx_file.ends_with("terrain_set.tmx")) {
+                ("ford", true) => "tile 7 of terrain_set",
+                ("ford", false) => "water",
+                (name, _) => name,
+            };
             assert_eq!(from_tiled.terrain(pos).unwrap().name, expected, "{pos}");
         }
-        let image = from_tiled.tileset.clone().expect("drawn with its tileset");
-        assert!(
-            example("assets/tiled").join(&image.path).is_file(),
-            "{image:?}"
-        );
+        let drawn = from_tiled.tiled.as_ref().expect("drawn with its tilesets");
+        for tileset in &drawn.tilesets {
+            let tmx::TilesetImages::Atlas(image) = &tileset.images else {
+                panic!("{tmx_file}: one image a tileset");
+            };
+            assert!(
+                example("assets/tiled").join(&image.path).is_file(),
+                "{image:?}"
+            );
+        }
     }
 }
 
@@ -166,9 +182,10 @@ fn per_tile_costs_override_the_table_and_a_tile_may_bring_its_own() {
         [Some(7.0), None, None]
     );
     assert_eq!(level.terrain(Pos::new(2, 0)).unwrap().name, "water");
-    assert_eq!(level.terrain(Pos::new(3, 0)).unwrap().name, "tile 3");
+    assert_eq!(level.terrain(Pos::new(3, 0)).unwrap().name, "tile 3 of t");
     // The tile drawn is the tileset's own.
-    assert_eq!(level.terrain(Pos::new(3, 0)).unwrap().tile, 3);
+    let drawn = &level.tiled.as_ref().unwrap().layers[0];
+    assert_eq!(drawn.cells[3].map(|c| c.id), Some(3));
 }
 
 /// Where Tiled draws a hex cell's centre: its renderer shifts the staggered rows right (axis
@@ -320,14 +337,28 @@ fn broken_tiled_files_are_reported_at_their_file_line_and_column() {
         "{message}"
     );
 
-    // A terrain the table does not have: the map parses, the level cannot be built.
-    let swamp = tsx_text(&[" type=\"swamp\">"]);
+    // A `terrain` property naming a terrain the table does not have: the map parses, the
+    // level cannot be built. A Class that is no terrain names nothing: the cell is
+    // impassable, and the level says so.
+    let swamp =
+        tsx_text(&["><properties>\n  <property name=\"terrain\" value=\"swamp\"/></properties>"]);
     let map = tiled(&good, &swamp).unwrap();
     let error = Level::build(&map, &table()).unwrap_err().to_string();
     assert!(
         error.starts_with(&format!("{}:2: tile 0 of tiles.tsx (tiles.tsx:4:2) names terrain `swamp`, which is unknown (the terrain table has grass, road,", line_of(&good, "<tileset"))),
         "{error}"
     );
+    let classed = tiled(&good, &tsx_text(&[" type=\"swamp\">"])).unwrap();
+    let (level, nav) = Level::build(&classed, &table()).unwrap();
+    let warnings: Vec<String> = tilewalk::level::warnings(&classed, &level, &nav)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        warnings[0],
+        "2:1: 2 cells name no terrain and are impassable: tile 0 of `t` (give a tile a Class or `terrain` property, paint it with a terrain-set colour named like a terrain, or give the map a `default_terrain` property)"
+    );
+    assert!(!nav.grid(FOOT).is_passable(Pos::new(0, 0)));
 
     // A cost that is not a number, at the property's line: a property is a cost when the
     // terrain table has a class of its name, so the level says so.
@@ -367,12 +398,14 @@ fn broken_tiled_files_are_reported_at_their_file_line_and_column() {
             line_of(&outside, "<object id")
         )
     );
-    // A unit without a team, two on one tile.
+    // An object without a team is no unit; a unit of no known team, two on one tile.
     let no_team = good.replace("<property name=\"team\" value=\"blue\"/>", "");
+    assert!(tiled(&no_team, &grass).unwrap().units.is_empty());
+    let green = good.replace("value=\"blue\"", "value=\"green\"");
     assert!(
-        tiled(&no_team, &grass)
+        tiled(&green, &grass)
             .unwrap_err()
-            .contains("object 1 (`k`): the `team` property must be blue or red, got ``")
+            .contains("object 1 (`k`): the `team` property must be blue or red, got `green`")
     );
     let twins = tmx_text(
         ORTHOGONAL,
@@ -387,15 +420,16 @@ fn broken_tiled_files_are_reported_at_their_file_line_and_column() {
             .contains("object 2 (`b`): stands on tile (0,0), like `a`")
     );
 
-    // An empty cell, at its entry in the CSV data.
+    // An empty cell is impassable; the map opens, with a warning.
     let empty = good.replace("\n1,1\n", "\n1,0\n");
-    assert_eq!(
-        tiled(&empty, &grass).unwrap_err(),
-        format!(
-            "t/m.tmx:{}:3: layer `ground`: cell 1,0 is empty (every cell needs a tile)",
-            line_of(&empty, "1,0")
-        )
+    let map = tiled(&empty, &grass).unwrap();
+    let (level, nav) = Level::build(&map, &table()).unwrap();
+    let warning = tilewalk::level::warnings(&map, &level, &nav)[0].to_string();
+    assert!(
+        warning.starts_with("2:1: 1 cell names no terrain and are impassable: 1 empty cell ("),
+        "{warning}"
     );
+    assert_eq!(level.terrain(Pos::new(1, 0)).unwrap().name, "no terrain");
     // Found by the fuzz campaign (each panicked inside `tiled` or here): data shorter than
     // the layer, a tile beyond the tileset's last, and data in another encoding.
     let short = good.replace("\n1,1\n", "\n1\n");
@@ -410,18 +444,21 @@ fn broken_tiled_files_are_reported_at_their_file_line_and_column() {
     assert_eq!(
         tiled(&beyond, &grass).unwrap_err(),
         format!(
-            "t/m.tmx:{}:3: layer `ground`: cell 1,0 has tile 8, which its tileset does not have (1 tiles)",
+            "t/m.tmx:{}:3: layer `ground`: cell 1,0 has tile 8, which its tileset `t` does not have",
             line_of(&beyond, "1,9")
         )
     );
+    // Base64 data (two tiles of gid 1) reads as its CSV twin; one tile short is refused.
     let base64 = good.replace(
         "<data encoding=\"csv\">\n1,1\n",
         "<data encoding=\"base64\">\nAQAAAAEAAAA=\n",
     );
+    assert_eq!(tiled(&base64, &grass), tiled(&good, &grass));
+    let short64 = base64.replace("AQAAAAEAAAA=", "AQAAAA==");
     assert!(
-        tiled(&base64, &grass)
+        tiled(&short64, &grass)
             .unwrap_err()
-            .contains("layer `ground`: only CSV tile data is read"),
+            .contains("layer `ground`: 2x1 with 1 tiles of data; the 2x1 map needs 2"),
     );
 
     // A tileset that claims more tiles than memory holds: `tiled` would reserve them.
@@ -440,16 +477,19 @@ fn broken_tiled_files_are_reported_at_their_file_line_and_column() {
             .contains("the map is too large")
     );
 
-    // Isometric maps and a second tile layer are refused, by name.
-    let iso = good.replace("orthogonal", "isometric");
-    assert!(tiled(&iso, &grass).unwrap_err().ends_with(
-        "isometric maps are not supported (tilewalk reads orthogonal and hexagonal maps)"
-    ));
-    let two_layers = good.replace(" <objectgroup", " <layer id=\"3\" name=\"more\" width=\"2\" height=\"1\"><data encoding=\"csv\">1,1</data></layer>\n <objectgroup");
+    // Oblique maps and maps without a tile layer are refused, by name.
+    let oblique = good.replace("orthogonal", "oblique");
     assert!(
-        tiled(&two_layers, &grass)
+        tiled(&oblique, &grass)
             .unwrap_err()
-            .contains("the map has 2 tile layers; tilewalk reads exactly one")
+            .ends_with("oblique maps are not supported (tilewalk reads orthogonal, isometric, staggered and hexagonal maps)")
+    );
+    let start = good.find(" <layer").unwrap();
+    let end = good.find(" <objectgroup").unwrap();
+    let objects_only = format!("{}{}", &good[..start], &good[end..]);
+    assert_eq!(
+        tiled(&objects_only, &grass).unwrap_err(),
+        "t/m.tmx:2:1: the map has no tile layer (tilewalk needs one for the terrain)"
     );
 }
 
@@ -556,4 +596,424 @@ fn path_simulate_and_tactics_read_tmx_maps_as_their_map_twins() {
         "drawn with the terrain's glyphs: {text}"
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A Tiled map of `../shared/tiled-corpus/` (maps nobody on the project made).
+fn corpus(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/tiled-corpus")
+        .join(name)
+}
+
+/// How a map of the corpus opens: `Ok` with its size, or the end of the message that
+/// refuses it.
+type Outcome = Result<(u32, u32), &'static str>;
+
+/// Every map of the corpus, and how it opens.
+const CORPUS: &[(&str, Outcome)] = &[
+    ("rs-tiled/folder/tiled_relative_paths.tmx", Ok((16, 16))),
+    ("rs-tiled/ldk_tiled_export.tmx", Ok((8, 8))),
+    ("rs-tiled/templates/example.tmx", Ok((100, 100))),
+    ("rs-tiled/tiled_base64.tmx", Ok((100, 100))),
+    ("rs-tiled/tiled_base64_external.tmx", Ok((100, 100))),
+    ("rs-tiled/tiled_base64_gzip.tmx", Ok((100, 100))),
+    ("rs-tiled/tiled_base64_zlib.tmx", Ok((100, 100))),
+    ("rs-tiled/tiled_base64_zlib_infinite.tmx", Ok((64, 64))),
+    ("rs-tiled/tiled_base64_zstandard.tmx", Ok((100, 100))),
+    ("rs-tiled/tiled_class_property.tmx", Ok((2, 2))),
+    ("rs-tiled/tiled_csv.tmx", Ok((100, 100))),
+    ("rs-tiled/tiled_csv_wangsets.tmx", Ok((30, 20))),
+    ("rs-tiled/tiled_flipped.tmx", Ok((2, 2))),
+    ("rs-tiled/tiled_group_layers.tmx", Ok((8, 8))),
+    (
+        "rs-tiled/tiled_image_layers.tmx",
+        Err(":2:1: the map has no tile layer (tilewalk needs one for the terrain)"),
+    ),
+    ("rs-tiled/tiled_object_capsule.tmx", Ok((2, 2))),
+    ("rs-tiled/tiled_object_groups.tmx", Ok((10, 10))),
+    ("rs-tiled/tiled_object_list_property.tmx", Ok((2, 2))),
+    ("rs-tiled/tiled_object_nested_list_property.tmx", Ok((2, 2))),
+    ("rs-tiled/tiled_object_property.tmx", Ok((2, 2))),
+    ("rs-tiled/tiled_object_template.tmx", Ok((3, 3))),
+    (
+        "rs-tiled/tiled_oblique.tmx",
+        Err(
+            ":2:1: oblique maps are not supported (tilewalk reads orthogonal, isometric, staggered and hexagonal maps)",
+        ),
+    ),
+    ("rs-tiled/tiled_parallax.tmx", Ok((10, 10))),
+    ("rs-tiled/tiled_repeat.tmx", Ok((10, 10))),
+    (
+        "rs-tiled/tiled_text_object.tmx",
+        Err(":2:1: the map has no tile layer (tilewalk needs one for the terrain)"),
+    ),
+    ("rs-tiled/tiled_xml.tmx", Ok((100, 100))),
+    ("tiled-examples/desert.tmx", Ok((40, 40))),
+    ("tiled-examples/forest/forest.tmx", Ok((40, 16))),
+    ("tiled-examples/hexagonal-mini.tmx", Ok((20, 20))),
+    ("tiled-examples/isometric_grass_and_water.tmx", Ok((25, 25))),
+    (
+        "tiled-examples/isometric_staggered_grass_and_water.tmx",
+        Ok((64, 63)),
+    ),
+    ("tiled-examples/orthogonal-outside.tmx", Ok((45, 31))),
+    ("tiled-examples/perspective_walls.tmx", Ok((32, 32))),
+    ("tiled-examples/rpg/island.tmx", Ok((58, 47))),
+    ("tiled-examples/sewers.tmx", Ok((50, 50))),
+    (
+        "tiled-examples/sticker-knight/map/sandbox.tmx",
+        Err(":2:1: the map has no tile layer (tilewalk needs one for the terrain)"),
+    ),
+    (
+        "tiled-examples/sticker-knight/map/sandbox2.tmx",
+        Err(":2:1: the map has no tile layer (tilewalk needs one for the terrain)"),
+    ),
+    (
+        "tiled-examples/test_hexagonal_tile_60x60x30.tmx",
+        Ok((20, 20)),
+    ),
+];
+
+#[test]
+fn every_map_of_the_corpus_opens_or_is_refused_at_its_line_for_a_real_limit() {
+    let mut listed: Vec<&str> = CORPUS.iter().map(|(name, _)| *name).collect();
+    listed.sort_unstable();
+    let mut found: Vec<String> = Vec::new();
+    let mut folders = vec![corpus("")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "tmx") {
+                let name = path.strip_prefix(corpus("")).unwrap();
+                found.push(name.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    found.sort_unstable();
+    assert_eq!(found, listed, "the test lists every map of the corpus");
+
+    for (name, expected) in CORPUS {
+        let file = corpus(name);
+        match (tmx::read_tmx(&file), expected) {
+            (Ok(map), Ok(size)) => {
+                assert_eq!((map.width, map.height), *size, "{name}");
+                // It plays: the level builds and the simulation runs.
+                let mut app =
+                    headless_app(&map, &table()).unwrap_or_else(|e| panic!("{name}: {e}"));
+                for _ in 0..3 {
+                    app.update();
+                }
+                let level = app.world().resource::<Level>();
+                assert!(level.cells().count() > 0, "{name}");
+            }
+            (Err(error), Err(end)) => {
+                let error = error.to_string();
+                assert!(
+                    error.starts_with(&file.display().to_string()) && error.ends_with(end),
+                    "{name}: {error}"
+                );
+            }
+            (got, want) => panic!("{name}: {:?}, expected {want:?}", got.map(|m| m.width)),
+        }
+    }
+    // `play` loads them through the asset server, as the game does.
+    let assets = std::env::temp_dir().join(format!("tilewalk-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(&assets).unwrap();
+    std::fs::write(
+        assets.join("terrain.ron"),
+        include_str!("../../assets/terrain.ron"),
+    )
+    .unwrap();
+    std::fs::write(
+        assets.join("tactics.ron"),
+        include_str!("../../assets/tactics.ron"),
+    )
+    .unwrap();
+    for (name, expected) in CORPUS {
+        let level = played(&corpus(name), &assets);
+        match (level, expected) {
+            (Ok((width, height)), Ok(size)) => assert_eq!((width, height), *size, "{name}"),
+            (Err(error), Err(end)) => assert!(error.ends_with(end), "{name}: {error}"),
+            (got, want) => panic!("{name}: {got:?}, expected {want:?}"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(assets);
+    // `path` reads them too, and says which cells no tile names.
+    let (code, output) = tilewalk(&[
+        "path",
+        "--map",
+        corpus("tiled-examples/desert.tmx").to_str().unwrap(),
+        "--from",
+        "0,0",
+        "--to",
+        "1,0",
+    ]);
+    assert_eq!(code, Some(1), "{output}");
+    assert!(
+        output.contains("1600 cells name no terrain and are impassable: tile 0 of `Desert`"),
+        "{output}"
+    );
+}
+
+/// Loads `map` as `play` does (through the asset server, the terrain table and tactics
+/// rules from `assets`): the level's size, or the error the game reports.
+fn played(map: &FsPath, assets: &FsPath) -> Result<(u32, u32), String> {
+    use tilewalk::assets::{FileErrors, MapFile, register_map_source};
+    let mut app = App::new();
+    register_map_source(&mut app, map);
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: assets.display().to_string(),
+            ..default()
+        },
+        tilewalk::simulation_plugin,
+        tilewalk::level::assets_plugin,
+        tilewalk::tactics::assets_plugin,
+    ))
+    .insert_resource(MapFile(map.to_path_buf()));
+    for _ in 0..2000 {
+        app.update();
+        if let Some(level) = app.world().get_resource::<Level>() {
+            return Ok((level.width, level.height));
+        }
+        if let Some((_, error)) = app.world().resource::<FileErrors>().0.iter().next() {
+            return Err(error.clone());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    panic!("{} neither loads nor fails", map.display());
+}
+
+/// A terrain table naming the four colours of `desert.tsx`'s terrain set, for foot:
+/// cobblestone is the road, brick the wall.
+fn desert_table() -> TerrainTable {
+    TerrainTable::parse(
+        r#"(
+            classes: [(name: "foot", speed: 3.0)],
+            terrains: [
+                (name: "desert", glyphs: "d", tile: 0, cost: {"foot": 3.0}),
+                (name: "brick", glyphs: "b", tile: 1, cost: {"foot": 9.0}),
+                (name: "cobblestone", glyphs: "c", tile: 2, cost: {"foot": 1.0}),
+                (name: "dirt", glyphs: "t", tile: 3, cost: {"foot": 2.0}),
+            ],
+        )"#,
+    )
+    .unwrap()
+}
+
+/// `desert.tsx`'s terrain set as the file writes it: each tile's eight colour slots
+/// (colour 1 Desert, 2 Brick, 3 Cobblestone, 4 Dirt).
+fn desert_wang_ids() -> HashMap<u32, [usize; 8]> {
+    let tsx = std::fs::read_to_string(corpus("tiled-examples/desert.tsx")).unwrap();
+    tsx.lines()
+        .filter_map(|line| {
+            let line = line.trim().strip_prefix("<wangtile tileid=\"")?;
+            let (id, rest) = line.split_once('"')?;
+            let ids = rest.split('"').nth(1)?;
+            let slots: Vec<usize> = ids.split(',').map(|v| v.parse().unwrap()).collect();
+            Some((id.parse().unwrap(), slots.try_into().unwrap()))
+        })
+        .collect()
+}
+
+#[test]
+fn desert_takes_its_costs_from_the_terrain_set_colours_and_paths_prefer_the_cheap_one() {
+    use tilewalk_path::{Algorithm, Grid, SearchContext, SearchOptions, find_path};
+    let map = tmx::read_tmx(&corpus("tiled-examples/desert.tmx")).unwrap();
+    let table = desert_table();
+    let (level, nav) = Level::build(&map, &table).unwrap();
+    // The grid we expect, worked out here from the files: the tile of each cell (`tiled`
+    // decodes the layer), and the colour covering most of its four corners (ties: the
+    // costlier).
+    let tiled_map = ::tiled::Loader::new()
+        .load_tmx_map(corpus("tiled-examples/desert.tmx"))
+        .unwrap();
+    let layer = tiled_map.get_layer(0).unwrap().as_tile_layer().unwrap();
+    let wang = desert_wang_ids();
+    let colour_cost = [3.0, 9.0, 1.0, 2.0];
+    let expected = Grid::from_fn(40, 40, |p| {
+        let tile = layer.get_tile(p.x as i32, p.y as i32)?;
+        let slots = wang.get(&tile.id())?;
+        let mut counts = [0; 4];
+        for corner in [1, 3, 5, 7] {
+            if slots[corner] > 0 {
+                counts[slots[corner] - 1] += 1;
+            }
+        }
+        let best = (0..4).filter(|&c| counts[c] > 0).max_by(|&a, &b| {
+            (counts[a], colour_cost[a])
+                .partial_cmp(&(counts[b], colour_cost[b]))
+                .unwrap()
+        })?;
+        Some(colour_cost[best])
+    })
+    .unwrap();
+    let mut cheap_cells = 0;
+    for y in 0..40 {
+        for x in 0..40 {
+            let pos = Pos::new(x, y);
+            assert_eq!(nav.grid(FOOT).cost(pos), expected.cost(pos), "{pos}");
+            cheap_cells += usize::from(expected.cost(pos) == Some(1.0));
+        }
+    }
+    assert!(cheap_cells > 50, "the map has a cobblestone road");
+    assert_eq!(
+        level.terrain(Pos::new(0, 0)).map(|t| t.name.as_str()),
+        Some("desert")
+    );
+    // Across the map: the game's path costs what the reference Dijkstra finds on the
+    // expected grid, and it keeps to the cobblestones more than a path ignoring costs.
+    let (from, to) = (Pos::new(0, 0), Pos::new(39, 39));
+    let ours = find_path(nav.grid(FOOT), from, to, &SearchOptions::default()).unwrap();
+    let dijkstra = SearchOptions {
+        algorithm: Algorithm::Dijkstra,
+        ..SearchOptions::default()
+    };
+    let reference = SearchContext::new()
+        .search(&expected, from, to, &dijkstra)
+        .unwrap()
+        .path;
+    assert!((ours.path.cost - reference.cost).abs() < 1e-9);
+    let flat = Grid::from_fn(40, 40, |p| expected.cost(p).map(|_| 1.0)).unwrap();
+    let shortest = find_path(&flat, from, to, &SearchOptions::default()).unwrap();
+    let on_cobbles = |cells: &[Pos]| {
+        cells
+            .iter()
+            .filter(|&&p| expected.cost(p) == Some(1.0))
+            .count() as f64
+            / cells.len() as f64
+    };
+    assert!(
+        on_cobbles(&ours.path.cells) > on_cobbles(&shortest.path.cells),
+        "{} against {}",
+        on_cobbles(&ours.path.cells),
+        on_cobbles(&shortest.path.cells)
+    );
+}
+
+#[test]
+fn the_topmost_tile_that_names_a_terrain_wins_and_decoration_layers_name_none() {
+    let path = corpus("tiled-examples/desert.tmx");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let tileset = std::fs::read_to_string(corpus("tiled-examples/desert.tsx")).unwrap();
+    let files = HashMap::from([(corpus("tiled-examples/desert.tsx"), tileset)]);
+    // Desert's tiles (local ids): 29 is all Desert, 9 all Brick, 14 all Dirt.
+    let layer = |name: &str, properties: &str, cells: &[(u32, u32, u32)]| {
+        let mut gids = vec![0; 40 * 40];
+        for &(x, y, id) in cells {
+            gids[(y * 40 + x) as usize] = id + 1;
+        }
+        let csv: Vec<String> = gids.iter().map(u32::to_string).collect();
+        format!(
+            " <layer id=\"9\" name=\"{name}\" width=\"40\" height=\"40\">{properties}\n  <data encoding=\"csv\">{}</data>\n </layer>\n",
+            csv.join(",")
+        )
+    };
+    let top = layer("top", "", &[(0, 0, 9), (1, 0, 14)]);
+    let decoration = layer(
+        "decoration",
+        "<properties><property name=\"terrain\" type=\"bool\" value=\"false\"/></properties>",
+        &[(2, 0, 9)],
+    );
+    let end = text.rfind("</map>").unwrap();
+    let layered = format!("{}{top}{decoration}{}", &text[..end], &text[end..]);
+    // Without Dirt in the table, the all-Dirt tile names nothing: the layer below decides.
+    let mut table = desert_table();
+    table.terrains.retain(|t| t.name != "dirt");
+    let map = tmx::parse(&path, &layered, &files).unwrap();
+    let (level, nav) = Level::build(&map, &table).unwrap();
+    let plain = tmx::parse(&path, &text, &files).unwrap();
+    let (below, _) = Level::build(&plain, &table).unwrap();
+    let name = |level: &Level, x| level.terrain(Pos::new(x, 0)).unwrap().name.clone();
+    assert_eq!(name(&level, 0), "brick", "the top layer's tile names brick");
+    assert_eq!(nav.grid(FOOT).cost(Pos::new(0, 0)), Some(9.0));
+    assert_eq!(name(&level, 1), name(&below, 1), "dirt names nothing here");
+    assert_eq!(name(&level, 2), name(&below, 2), "decoration names nothing");
+    assert_eq!(name(&below, 2), "desert");
+    // The layers are drawn all the same, in order.
+    let drawn = level.tiled.as_ref().unwrap();
+    let names: Vec<&str> = drawn.layers.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["Ground", "top", "decoration"]);
+
+    // A `default_terrain` names the cells no tile names: with dirt gone, the all-dirt tiles.
+    let defaulted = text.replace(
+        " <tileset",
+        " <properties><property name=\"default_terrain\" value=\"Cobblestone\"/></properties>\n <tileset",
+    );
+    let map = tmx::parse(&path, &defaulted, &files).unwrap();
+    let (level, nav) = Level::build(&map, &table).unwrap();
+    let unnamed = (0..40 * 40)
+        .map(|i| Pos::new(i % 40, i / 40))
+        .filter(|&p| below.terrain(p).unwrap().name == "no terrain")
+        .collect::<Vec<_>>();
+    assert!(!unnamed.is_empty());
+    for pos in unnamed {
+        assert_eq!(level.terrain(pos).unwrap().name, "cobblestone", "{pos}");
+        assert_eq!(nav.grid(FOOT).cost(pos), Some(1.0));
+    }
+    assert!(tilewalk::level::warnings(&map, &level, &nav).is_empty());
+    let wrong = defaulted.replace("Cobblestone", "lava");
+    let error = Level::build(&tmx::parse(&path, &wrong, &files).unwrap(), &table)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("3:14: `default_terrain` names terrain `lava`, which is unknown"),
+        "{error}"
+    );
+}
+
+#[test]
+fn the_isometric_examples_place_their_units_where_tiled_draws_them() {
+    use tilewalk::convert::Projection;
+    // The isometric map: units on point objects at their cells' centres, in tile heights.
+    let iso = tmx::read_tmx(&example("assets/tiled/iso.tmx")).unwrap();
+    assert!(matches!(
+        iso.projection,
+        Projection::Isometric {
+            aspect: 2.0,
+            stagger: None
+        }
+    ));
+    let at = |map: &MapAsset, name: &str| map.units.iter().find(|u| u.name == name).unwrap().pos;
+    assert_eq!(at(&iso, "knight"), Pos::new(1, 10));
+    assert_eq!(at(&iso, "raider"), Pos::new(10, 2));
+    // The staggered map: units at Tiled's cells (column, row), read as diamond cells.
+    let staggered = tmx::read_tmx(&example("assets/tiled/staggered.tmx")).unwrap();
+    let Projection::Isometric {
+        stagger: Some(stagger),
+        ..
+    } = staggered.projection
+    else {
+        panic!("staggered: {:?}", staggered.projection);
+    };
+    assert_eq!((stagger.columns, stagger.rows), (8, 16));
+    assert_eq!((staggered.width, staggered.height), stagger.diamond_size());
+    for (name, cell) in [
+        ("knight", (0, 10)),
+        ("lancer", (1, 13)),
+        ("raider", (6, 5)),
+        ("archer", (7, 2)),
+    ] {
+        assert_eq!(
+            at(&staggered, name),
+            stagger.to_diamond(cell.0, cell.1),
+            "{name}"
+        );
+    }
+    let (level, nav) = Level::build(&staggered, &table()).unwrap();
+    assert_eq!(level.cells().count(), 8 * 16);
+    let tiled = level.tiled.as_ref().unwrap();
+    assert_eq!(tiled.tiled_cell(stagger.to_diamond(3, 7)), Some((3, 7)));
+    // Every cell is on the map or impassable to all.
+    for y in 0..level.height {
+        for x in 0..level.width {
+            let pos = Pos::new(x, y);
+            if !level.contains(pos) {
+                assert!(!nav.grid(FLYER).is_passable(pos), "{pos}");
+            }
+        }
+    }
 }

@@ -68,9 +68,17 @@ impl Game {
             .process_group(0)
             .spawn()
             .expect("xvfb-run starts (apt-get install xvfb mesa-vulkan-drivers xdotool)");
-        let parsed = MapAsset::parse(&std::fs::read_to_string(map).unwrap()).unwrap();
+        let parsed = match map.ends_with(".tmx") {
+            true => tilewalk::map::tmx::read_tmx(FsPath::new(map)).unwrap(),
+            false => MapAsset::parse(&std::fs::read_to_string(map).unwrap()).unwrap(),
+        };
         let mut game = Self {
-            geometry: Geometry::new(parsed.board, parsed.width, parsed.height),
+            geometry: Geometry::projected(
+                parsed.board,
+                parsed.projection,
+                parsed.width,
+                parsed.height,
+            ),
             child,
             dir: dir.to_owned(),
             events,
@@ -464,6 +472,74 @@ fn a_unit_on_a_hex_map_walks_to_the_hex_clicked() {
         "the knight is drawn on (25,9): {blue} blue pixels"
     );
     if let Ok(out) = std::env::var("TILEWALK_HEX_SCREENSHOT_OUT") {
+        let shot = PathBuf::from(shot["path"].as_str().unwrap());
+        std::fs::copy(&shot, PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(out)).unwrap();
+    }
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_unit_on_an_isometric_tiled_map_walks_to_the_tile_clicked() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("iso-window");
+    let map = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/tiled/iso.tmx");
+    let mut game = Game::start(&dir, map);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    // Picking on diamonds: the knight's tile selects it; a tile across the river's ford
+    // is the goal.
+    let pressed = game.click(1, 10, "1");
+    game.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
+        e["event"] == "selected" && e["units"] == serde_json::json!(["knight"])
+    });
+    let pressed = game.click(9, 5, "3");
+    game.wait_event_from(pressed, "the order", STARTUP, |e| {
+        e["event"] == "ordered" && e["goal"] == serde_json::json!([9, 5])
+    });
+    let arrived = game.wait_event("the knight to arrive", WALK, |e| e["event"] == "arrived");
+    assert_eq!(arrived["unit"], "knight");
+    assert_eq!(arrived["tile"], serde_json::json!([9, 5]));
+    let before = game.events().len();
+    game.xdotool(&["key", "F12"]);
+    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
+        e["event"] == "screenshot"
+    });
+    let (width, height, pixels) = decode(&PathBuf::from(shot["path"].as_str().unwrap()));
+    assert_eq!((width, height), (1280, 720));
+    let pixel = |(x, y): (i64, i64)| pixels[(y * i64::from(width) + x) as usize];
+    // Drawn as Tiled draws it: diamonds, the river's water blue down the map's column 6,
+    // grass green at the map's top cell, the window's background beside that cell's
+    // diamond (its bounding box's corner), and the knight on its goal.
+    let water = pixel(game.tile_center(6, 3));
+    assert!(
+        water[2] > 150 && water[2] > water[0] + 80,
+        "water {water:?}"
+    );
+    let grass = pixel(game.tile_center(0, 0));
+    assert!(
+        grass[1] > 120 && grass[1] > grass[2] + 40,
+        "grass {grass:?}"
+    );
+    let (cx, cy) = game.tile_center(0, 0);
+    let scale = game.view()["tile_px"].as_f64().unwrap();
+    let corner = pixel((cx - (scale * 0.9) as i64, cy - (scale * 0.4) as i64));
+    assert!(corner != grass, "beside the diamond: {corner:?}");
+    let (kx, ky) = game.tile_center(9, 5);
+    let blue = (-6..=6)
+        .flat_map(|dy| (-6..=6).map(move |dx| (kx + dx, ky + dy)))
+        .filter(|&p| {
+            let p = pixel(p);
+            p[2] > 150 && p[2] > p[0] + 60
+        })
+        .count();
+    assert!(
+        blue >= 20,
+        "the knight is drawn on (9,5): {blue} blue pixels"
+    );
+    if let Ok(out) = std::env::var("TILEWALK_ISO_SCREENSHOT_OUT") {
         let shot = PathBuf::from(shot["path"].as_str().unwrap());
         std::fs::copy(&shot, PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(out)).unwrap();
     }

@@ -1,0 +1,852 @@
+//! Tiled maps (`.tmx`, Tiled's XML format) with their tilesets (`.tsx`, or embedded) and
+//! object templates (`.tx`), read with the `tiled` crate into a [`MapAsset`]: every tile
+//! layer, tileset and encoding Tiled writes, in every orientation but oblique.
+//!
+//! The rules (`docs/tiled.md` says the same for designers):
+//! - Orientation `orthogonal` is `square-8`, or `square-4` when the map has a string
+//!   property `board` naming it; `isometric` is the same square board drawn as diamonds;
+//!   `staggered` (isometric) is read as the diamond cells it covers
+//!   ([`crate::convert::Stagger`]); `hexagonal` maps are `hex-odd-r` / `hex-even-r` (stagger
+//!   axis Y, odd or even rows shifted right) and `hex-odd-q` / `hex-even-q` (stagger axis X,
+//!   columns shifted down). Tiled's row 0 is the top row, as in map files.
+//! - Tile layers (in group layers too) are drawn in order; those after the first object
+//!   layer are drawn above the units. An infinite map's cells are the bounding box of its
+//!   chunks.
+//! - A cell's terrain, from the topmost tile that says anything about terrain (layers with
+//!   a boolean property `terrain` = false are decoration): see [`TiledMap::resolve`].
+//! - An object with a `team` property is a unit: `name` property (else the object's name),
+//!   `team`, `class` property (else the object's Class), optional `attack` (`N` or
+//!   `MIN-MAX`). It stands on the cell under its centre. Other objects are ignored.
+//!
+//! The XML is read twice: once with quick-xml (the parser inside `tiled`), to report syntax
+//! errors at their `line:col` and to know where each tile and object is written, then by
+//! `tiled`. Files are read by the caller (std for the commands, the asset server for the
+//! game), so the same code serves both: [`parse_step`] asks for each file `tiled` needs.
+
+mod layers;
+mod objects;
+mod terrain;
+mod xml;
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use ::tiled::{
+    Loader, Orientation, PropertyValue, StaggerAxis as TiledAxis, StaggerIndex, WangSetType,
+};
+use tilewalk_path::formats::ParseError;
+use tilewalk_path::{Board, HexLayout, Pos};
+
+use super::MapAsset;
+use crate::assets::{AssetFileError, read_file};
+use crate::convert::{Projection, Stagger, StaggerAxis};
+use layers::Bounds;
+use xml::{Element, repaired, scan};
+
+pub use xml::png_size;
+
+pub use terrain::Resolved;
+
+/// The most files a map may pull in (tilesets, templates and their tilesets).
+const MAX_FILES: usize = 256;
+
+/// A Tiled map's tiles: its tilesets and tile layers, what each tile says about terrain,
+/// and what draws it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TiledMap {
+    /// One cell of the map's grid, in Tiled's pixels (width, height).
+    pub grid: (u32, u32),
+    /// A hexagonal map's `hexsidelength`, in pixels (0 for the others).
+    pub hex_side: u32,
+    pub tilesets: Vec<TiledTileset>,
+    /// The tile layers, bottom first.
+    pub layers: Vec<TiledLayer>,
+    /// For a staggered map, which cells of the level's diamond grid are on the map.
+    stagger: Option<Stagger>,
+    /// Tiled's cell of the level's first column and row (not 0 for an infinite map).
+    origin: (i32, i32),
+    /// The level's width: every layer has a cell for each of the level's cells.
+    width: u32,
+    /// The map's `default_terrain` property, and where it is written.
+    default_terrain: Option<(String, (usize, usize))>,
+    /// Where the map's root element is.
+    at: (usize, usize),
+}
+
+/// A tileset: how its tiles are drawn and what they say about terrain.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TiledTileset {
+    pub name: String,
+    pub images: TilesetImages,
+    /// Where a tile image is drawn from its cell's corner, in Tiled's pixels (x right,
+    /// y down): the tileset's `tileoffset`.
+    pub offset: (i32, i32),
+    /// Its tiles' Class, properties and terrain-set colours, by local id.
+    tiles: BTreeMap<u32, TileKind>,
+    /// Its file, relative to the map's folder; `None` when embedded in the map.
+    file: Option<PathBuf>,
+    /// Where the map names it (line, column).
+    at: (usize, usize),
+}
+
+/// The image(s) a tileset draws its tiles from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TilesetImages {
+    /// One image, cut into tiles.
+    Atlas(TilesetImage),
+    /// One image per tile (Tiled's image collections): (local id, image).
+    Collection(Vec<(u32, TileImage)>),
+}
+
+/// A tileset image cut into tiles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TilesetImage {
+    /// The image file, relative to the map's folder.
+    pub path: PathBuf,
+    /// One tile's size in the image, in pixels.
+    pub tile_width: u32,
+    pub tile_height: u32,
+    /// Pixels around the tiles, and between them.
+    pub margin: u32,
+    pub spacing: u32,
+    /// The tiles it holds.
+    pub count: u32,
+}
+
+/// One tile's own image.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TileImage {
+    /// The image file, relative to the map's folder.
+    pub path: PathBuf,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// A tile layer, flattened out of its groups.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TiledLayer {
+    pub name: String,
+    /// Whether it is shown (its groups' visibility included).
+    pub visible: bool,
+    /// Its opacity times its groups'.
+    pub opacity: f32,
+    /// Its offset plus its groups', in Tiled's pixels (x right, y down).
+    pub offset: (f32, f32),
+    /// Whether its tiles say what the terrain is (false: decoration only).
+    terrain: bool,
+    /// Whether it comes after the first object layer, so Tiled draws it above the objects.
+    pub above_units: bool,
+    /// The tile of every cell of the level, row by row.
+    pub cells: Vec<Option<LayerCell>>,
+}
+
+/// A tile in a layer's cell: which tileset, which tile, how it is flipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LayerCell {
+    /// Index into [`TiledMap::tilesets`].
+    pub tileset: u16,
+    /// The tile's id in its tileset.
+    pub id: u32,
+    pub flip_h: bool,
+    pub flip_v: bool,
+    pub flip_d: bool,
+}
+
+/// What one tile says about its cell's terrain.
+#[derive(Clone, Debug, PartialEq)]
+struct TileKind {
+    /// The terrain it names: its `terrain` property (`true`) or its Class (`false`).
+    terrain: Option<(String, bool)>,
+    /// Its properties other than `terrain`, by name: one named like a movement class of the
+    /// terrain table is that class's cost over the terrain's.
+    costs: Vec<CostProperty>,
+    /// Its terrain-set colours: the terrain each names, and how much of the tile it covers.
+    colours: Vec<(String, u32)>,
+    /// Where its `<tile>` element is (line, column) in the file that holds the tileset.
+    at: (usize, usize),
+}
+
+/// A tile property read as a cost.
+#[derive(Clone, Debug, PartialEq)]
+struct CostProperty {
+    name: String,
+    /// The cost, or why the value is none.
+    cost: Result<f64, String>,
+    /// Where it is written.
+    at: (usize, usize),
+}
+
+/// The files a map needs, read so far (keyed by [`normalize`]d path): tilesets and
+/// templates, and the size of each image whose size its tileset does not give.
+#[derive(Clone, Debug, Default)]
+pub struct Files {
+    pub text: HashMap<PathBuf, String>,
+    pub image_sizes: HashMap<PathBuf, (u32, u32)>,
+}
+
+/// A file the map needs that the caller has not given: a tileset or a template (read as
+/// text), or an image (only its size is read: [`png_size`]), and where it is named.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileRef {
+    /// The file, as `tiled` resolves it against the file that names it.
+    pub path: PathBuf,
+    /// Whether it is an image.
+    pub image: bool,
+    /// The file that names it, and where (line, column).
+    named_in: PathBuf,
+    line: usize,
+    column: usize,
+}
+
+impl FileRef {
+    /// The error for a file that cannot be read, where it is named.
+    pub fn unreadable(&self, why: impl std::fmt::Display) -> AssetFileError {
+        let kind = match self.path.extension().and_then(|e| e.to_str()) {
+            _ if self.image => "image",
+            Some("tx") => "template",
+            Some("tsx") => "tileset",
+            _ => "file",
+        };
+        AssetFileError::in_file(
+            &self.named_in,
+            ParseError::new(
+                self.line,
+                self.column,
+                format!("cannot read the {kind} {}: {why}", self.path.display()),
+            ),
+        )
+    }
+}
+
+/// What [`parse_step`] got to: the map, or a file it needs first.
+#[derive(Debug)]
+pub enum Step {
+    Done(Box<MapAsset>),
+    Read(FileRef),
+}
+
+/// `path` with `.` and `name/..` taken out, as a key for the files a map names.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Reads a Tiled map and every file it needs from disk (bounded reads, like every game
+/// file).
+pub fn read_tmx(path: &Path) -> Result<MapAsset, AssetFileError> {
+    let text = read_file(path)?;
+    let mut files = Files::default();
+    loop {
+        match parse_step(path, &text, &files)? {
+            Step::Done(map) => return Ok(*map),
+            Step::Read(file) if file.image => {
+                let mut header = Vec::with_capacity(24);
+                let read = std::fs::File::open(&file.path)
+                    .and_then(|f| f.take(24).read_to_end(&mut header));
+                if let Err(e) = read {
+                    return Err(file.unreadable(e));
+                }
+                let size = png_size(&header).ok_or_else(|| file.unreadable("not a PNG image"))?;
+                files.image_sizes.insert(normalize(&file.path), size);
+            }
+            Step::Read(file) => {
+                let read = match read_file(&file.path) {
+                    Ok(read) => read,
+                    Err(AssetFileError::Io { message, .. }) => {
+                        return Err(file.unreadable(message));
+                    }
+                    Err(other) => return Err(other),
+                };
+                files.text.insert(normalize(&file.path), read);
+            }
+        }
+    }
+}
+
+/// Parses a Tiled map from its text and the files it needs (keyed by [`normalize`]d
+/// path); a file missing from `files` is an error where it is named.
+pub fn parse(
+    map_path: &Path,
+    text: &str,
+    files: &HashMap<PathBuf, String>,
+) -> Result<MapAsset, AssetFileError> {
+    let files = Files {
+        text: files.clone(),
+        image_sizes: HashMap::new(),
+    };
+    match parse_step(map_path, text, &files)? {
+        Step::Done(map) => Ok(*map),
+        Step::Read(file) => Err(file.unreadable("not found")),
+    }
+}
+
+/// Parses a Tiled map from its text and the files read so far (keyed by [`normalize`]d
+/// path), or says which file it needs next. Errors name the map or the file they are in,
+/// with `line:col` where there is one.
+pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, AssetFileError> {
+    let in_map = |e: ParseError| AssetFileError::in_file(map_path, e);
+    let elements = scan(text).map_err(in_map)?;
+    let root = elements.first().map_or((1, 1), Element::at);
+    let fail = |at: (usize, usize), message: String| in_map(ParseError::new(at.0, at.1, message));
+    check_sizes(&elements).map_err(in_map)?;
+    let mut scanned: HashMap<&Path, Vec<Element>> = HashMap::new();
+    for (path, file) in &files.text {
+        let found = scan(file).map_err(|e| AssetFileError::in_file(path, e))?;
+        check_sizes(&found).map_err(|e| AssetFileError::in_file(path, e))?;
+        scanned.insert(path.as_path(), found);
+    }
+    // What `tiled` reads: each file repaired, once the sizes of the images it needs are known.
+    let mut patched: HashMap<PathBuf, std::borrow::Cow<str>> = HashMap::new();
+    let sources = std::iter::once((map_path, text, &elements)).chain(
+        files
+            .text
+            .iter()
+            .map(|(path, file)| (path.as_path(), file.as_str(), &scanned[path.as_path()])),
+    );
+    for (path, file, found) in sources {
+        let folder = path.parent().unwrap_or(Path::new(""));
+        let size = |source: &str| {
+            let &(w, h) = files.image_sizes.get(&normalize(&folder.join(source)))?;
+            Some((u64::from(w), u64::from(h)))
+        };
+        match repaired(file, found, size) {
+            Ok(fixed) => {
+                patched.insert(normalize(path), fixed);
+            }
+            Err(images) => {
+                let image = &found[images[0]];
+                return Ok(Step::Read(FileRef {
+                    path: normalize(&folder.join(image.attr("source").unwrap_or_default())),
+                    image: true,
+                    named_in: path.to_path_buf(),
+                    line: image.line,
+                    column: image.column,
+                }));
+            }
+        }
+    }
+    let missing = RefCell::new(None);
+    let reader = |path: &Path| -> Result<&[u8], std::io::Error> {
+        let path = normalize(path);
+        match patched.get(path.as_path()) {
+            Some(file) => Ok(file.as_bytes()),
+            None => {
+                missing.replace(Some(path));
+                Err(std::io::ErrorKind::NotFound.into())
+            }
+        }
+    };
+    // Each tileset file on its own first, so that its errors name it.
+    let mut tileset_error = None;
+    for path in files
+        .text
+        .keys()
+        .filter(|p| p.extension().is_some_and(|e| e == "tsx"))
+    {
+        if let Err(e) = Loader::with_reader(reader).load_tsx_tileset(path) {
+            tileset_error = Some(tiled_error(path, &e));
+            break;
+        }
+    }
+    let loaded = match tileset_error {
+        Some(error) => Err(error),
+        None => Loader::with_reader(reader)
+            .load_tmx_map(map_path)
+            .map_err(|e| tiled_error(map_path, &e)),
+    };
+    if let Some(path) = missing.take() {
+        if files.text.len() >= MAX_FILES {
+            return Err(fail(
+                root,
+                format!("the map needs more than {MAX_FILES} files"),
+            ));
+        }
+        let (named_in, (line, column)) =
+            named_at(map_path, &elements, &scanned, &path).unwrap_or((map_path.into(), root));
+        return Ok(Step::Read(FileRef {
+            path,
+            image: false,
+            named_in,
+            line,
+            column,
+        }));
+    }
+    let map = loaded?;
+
+    let (board, projection) = board(&map).map_err(|m| fail(root, m))?;
+    let folder = map_path.parent().unwrap_or(Path::new(""));
+    let tilesets = tilesets(&map, folder, &elements, &scanned)?;
+    let layers = layers::layers(&map, &tilesets, &elements, projection, map_path)?;
+    let Some(bounds) = layers.bounds else {
+        return Err(fail(
+            root,
+            "the map has no tile layer (tilewalk needs one for the terrain)".into(),
+        ));
+    };
+    let projection = match projection {
+        Projection::Isometric {
+            aspect,
+            stagger: Some(stagger),
+        } => Projection::Isometric {
+            aspect,
+            stagger: Some(Stagger {
+                columns: bounds.columns,
+                rows: bounds.rows,
+                ..stagger
+            }),
+        },
+        other => other,
+    };
+    let units = objects::units(&map, projection, board, bounds, &elements)
+        .map_err(|(at, m)| fail(at, m))?;
+    let default_terrain = match map.properties.get("default_terrain") {
+        None => None,
+        Some(PropertyValue::StringValue(name)) => Some((
+            name.clone(),
+            property_at(&elements, 0, "default_terrain").unwrap_or(root),
+        )),
+        Some(other) => {
+            return Err(fail(
+                property_at(&elements, 0, "default_terrain").unwrap_or(root),
+                format!(
+                    "the `default_terrain` property must be a string naming a terrain, got {}",
+                    describe(other)
+                ),
+            ));
+        }
+    };
+    let stagger = match projection {
+        Projection::Isometric { stagger, .. } => stagger,
+        Projection::Flat => None,
+    };
+    Ok(Step::Done(Box::new(MapAsset {
+        width: bounds.width,
+        height: bounds.height,
+        board,
+        projection,
+        glyphs: Vec::new(),
+        rows: Vec::new(),
+        units,
+        tiles: Some(TiledMap {
+            grid: (map.tile_width, map.tile_height),
+            hex_side: map.hex_side_length.unwrap_or(0).max(0) as u32,
+            tilesets,
+            layers: layers.layers,
+            stagger,
+            origin: (bounds.x, bounds.y),
+            width: bounds.width,
+            default_terrain,
+            at: root,
+        }),
+    })))
+}
+
+/// Where a file is named: the element whose `source` (a tileset) or `template` (an object)
+/// attribute resolves to `path`, in the map or a file read so far.
+fn named_at(
+    map_path: &Path,
+    map: &[Element],
+    scanned: &HashMap<&Path, Vec<Element>>,
+    path: &Path,
+) -> Option<(PathBuf, (usize, usize))> {
+    std::iter::once((map_path, map))
+        .chain(scanned.iter().map(|(p, e)| (*p, e.as_slice())))
+        .find_map(|(file, elements)| {
+            let folder = file.parent().unwrap_or(Path::new(""));
+            elements
+                .iter()
+                .find(|e| {
+                    [e.attr("source"), e.attr("template")]
+                        .into_iter()
+                        .flatten()
+                        .any(|name| normalize(&folder.join(name)) == path)
+                })
+                .map(|e| (file.to_path_buf(), e.at()))
+        })
+}
+
+/// The most cells a map may have (a layer's chunks included), and the most tiles a tileset
+/// may declare: `tiled` reserves room for `tilecount` tiles before reading them (65,536 is
+/// an 8192 × 8192 image of 32 px tiles).
+pub(super) const MAX_CELLS: u64 = 1 << 24;
+const MAX_TILESET_TILES: u64 = 1 << 16;
+/// How far from the origin an infinite map's chunks may lie, in cells.
+const MAX_CHUNK_AT: i64 = 1 << 24;
+
+/// Refuses, before `tiled` reads them, a map too large, a `<tileset>` whose `tilecount` is
+/// beyond [`MAX_TILESET_TILES`] and a chunk too large or too far out, at their place.
+fn check_sizes(elements: &[Element]) -> Result<(), ParseError> {
+    let number = |e: &Element, name| e.attr(name).and_then(|v| v.trim().parse::<i64>().ok());
+    if let Some(map) = elements.first().filter(|e| e.name == "map")
+        && let (Some(width), Some(height)) = (number(map, "width"), number(map, "height"))
+        && (width as u64).saturating_mul(height as u64) > MAX_CELLS
+    {
+        return Err(ParseError::new(
+            map.line,
+            map.column,
+            "the map is too large (at most 16M tiles)".to_owned(),
+        ));
+    }
+    for element in elements {
+        let refuse = |message: String| Err(ParseError::new(element.line, element.column, message));
+        match element.name.as_str() {
+            "tileset" => {
+                let count = element.attr("tilecount").unwrap_or("0");
+                if count
+                    .trim()
+                    .parse::<u64>()
+                    .is_ok_and(|n| n > MAX_TILESET_TILES)
+                {
+                    return refuse(format!(
+                        "tilecount {count} is more than tilewalk reads ({MAX_TILESET_TILES} tiles a tileset)"
+                    ));
+                }
+            }
+            "chunk" => {
+                let size = number(element, "width")
+                    .unwrap_or(0)
+                    .saturating_mul(number(element, "height").unwrap_or(0));
+                let far = [number(element, "x"), number(element, "y")]
+                    .into_iter()
+                    .flatten()
+                    .any(|v| v.abs() > MAX_CHUNK_AT);
+                if !(0..=1 << 16).contains(&size) || far {
+                    return refuse("a chunk more than 65536 tiles large or 16M tiles out".into());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The board a Tiled map's orientation, stagger and `board` property make, and how it is
+/// drawn.
+fn board(map: &::tiled::Map) -> Result<(Board, Projection), String> {
+    let named = match map.properties.get("board") {
+        None => None,
+        Some(PropertyValue::StringValue(name)) => Some(
+            name.parse::<Board>()
+                .map_err(|e| format!("the `board` property: {e}"))?,
+        ),
+        Some(other) => {
+            return Err(format!(
+                "the `board` property must be a string, got {}",
+                describe(other)
+            ));
+        }
+    };
+    let square = |kind: &str| match named {
+        None => Ok(Board::default()),
+        Some(board @ Board::Square(_)) => Ok(board),
+        Some(board) => Err(format!(
+            "the `board` property says {board}, but an {kind} map is square (square-8 or square-4)"
+        )),
+    };
+    let aspect = map.tile_width as f32 / map.tile_height.max(1) as f32;
+    match map.orientation {
+        Orientation::Orthogonal => Ok((square("orthogonal")?, Projection::Flat)),
+        Orientation::Isometric => Ok((
+            square("isometric")?,
+            Projection::Isometric {
+                aspect,
+                stagger: None,
+            },
+        )),
+        Orientation::Staggered => Ok((
+            square("isometric")?,
+            Projection::Isometric {
+                aspect,
+                stagger: Some(Stagger {
+                    axis: match map.stagger_axis {
+                        TiledAxis::X => StaggerAxis::Columns,
+                        TiledAxis::Y => StaggerAxis::Rows,
+                    },
+                    odd: map.stagger_index == StaggerIndex::Odd,
+                    // Set from the layers' bounds.
+                    columns: 0,
+                    rows: 0,
+                }),
+            },
+        )),
+        Orientation::Hexagonal => {
+            let layout = match (map.stagger_axis, map.stagger_index) {
+                (TiledAxis::Y, StaggerIndex::Odd) => HexLayout::OddR,
+                (TiledAxis::Y, StaggerIndex::Even) => HexLayout::EvenR,
+                (TiledAxis::X, StaggerIndex::Odd) => HexLayout::OddQ,
+                (TiledAxis::X, StaggerIndex::Even) => HexLayout::EvenQ,
+            };
+            match named {
+                Some(board) if board != Board::Hex(layout) => Err(format!(
+                    "the `board` property says {board}, but the map's stagger axis and index make it {}",
+                    Board::Hex(layout)
+                )),
+                _ => Ok((Board::Hex(layout), Projection::Flat)),
+            }
+        }
+        Orientation::Oblique => Err(
+            "oblique maps are not supported (tilewalk reads orthogonal, isometric, staggered and hexagonal maps)"
+                .into(),
+        ),
+    }
+}
+
+/// The map's tilesets, each with its tiles' terrain, costs and colours.
+fn tilesets(
+    map: &::tiled::Map,
+    folder: &Path,
+    elements: &[Element],
+    scanned: &HashMap<&Path, Vec<Element>>,
+) -> Result<Vec<TiledTileset>, AssetFileError> {
+    let root = elements.first().map_or((1, 1), Element::at);
+    // The map's `<tileset>` elements, in the order `tiled` lists the tilesets.
+    let references: Vec<usize> = elements
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.name == "tileset" && e.depth == 1)
+        .map(|(i, _)| i)
+        .collect();
+    let mut out = Vec::new();
+    for (index, tileset) in map.tilesets().iter().enumerate() {
+        let reference = references.get(index).map(|&i| &elements[i]);
+        let at = reference.map_or(root, Element::at);
+        let file = reference
+            .and_then(|e| e.attr("source"))
+            .map(|source| normalize(&folder.join(source)));
+        // The tileset's own elements: in its file, or embedded in the map.
+        let own: &[Element] = match (&file, references.get(index)) {
+            (Some(path), _) => scanned.get(path.as_path()).map_or(&[], Vec::as_slice),
+            (None, Some(&i)) => {
+                let depth = elements[i].depth;
+                let end = elements[i + 1..]
+                    .iter()
+                    .position(|e| e.depth <= depth)
+                    .map_or(elements.len(), |n| i + 1 + n);
+                &elements[i..end]
+            }
+            (None, None) => &[],
+        };
+        let own_root = own
+            .iter()
+            .find(|e| e.name == "tileset")
+            .map_or(at, Element::at);
+        let relative = |path: &Path| {
+            let path = normalize(path);
+            path.strip_prefix(normalize(folder))
+                .map_or(path.clone(), Path::to_path_buf)
+        };
+        let images = match &tileset.image {
+            Some(image) => TilesetImages::Atlas(TilesetImage {
+                path: relative(&image.source),
+                tile_width: tileset.tile_width,
+                tile_height: tileset.tile_height,
+                margin: tileset.margin,
+                spacing: tileset.spacing,
+                count: tileset.tilecount,
+            }),
+            None => TilesetImages::Collection(
+                tileset
+                    .tiles()
+                    .filter_map(|(id, tile)| {
+                        let image = tile.image.as_ref()?;
+                        Some((
+                            id,
+                            TileImage {
+                                path: relative(&image.source),
+                                width: image.width.max(0) as u32,
+                                height: image.height.max(0) as u32,
+                            },
+                        ))
+                    })
+                    .collect(),
+            ),
+        };
+        let mut tiles = BTreeMap::new();
+        for (id, tile) in tileset.tiles() {
+            let kind =
+                tile_kind(id, &tile, own, own_root).map_err(|(at, message)| match &file {
+                    Some(path) => {
+                        AssetFileError::in_file(path, ParseError::new(at.0, at.1, message))
+                    }
+                    None => {
+                        AssetFileError::in_file(&map.source, ParseError::new(at.0, at.1, message))
+                    }
+                })?;
+            tiles.insert(id, kind);
+        }
+        for set in &tileset.wang_sets {
+            // The corners cover a corner set's tiles, the edges an edge set's, both a
+            // mixed set's: each a share of the tile.
+            let counted: &[usize] = match set.wang_set_type {
+                WangSetType::Corner => &[1, 3, 5, 7],
+                WangSetType::Edge => &[0, 2, 4, 6],
+                WangSetType::Mixed => &[0, 1, 2, 3, 4, 5, 6, 7],
+            };
+            for (&id, wang) in &set.wang_tiles {
+                let mut colours: Vec<(String, u32)> = Vec::new();
+                for &i in counted {
+                    let colour = wang.wang_id.0[i];
+                    let Some(colour) = (colour as usize)
+                        .checked_sub(1)
+                        .and_then(|c| set.wang_colors.get(c))
+                    else {
+                        continue;
+                    };
+                    let name = match colour.properties.get("terrain") {
+                        Some(PropertyValue::StringValue(name)) => name.clone(),
+                        _ => colour.name.clone(),
+                    };
+                    match colours.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, share)) => *share += 1,
+                        None => colours.push((name, 1)),
+                    }
+                }
+                let kind = tiles.entry(id).or_insert_with(|| TileKind {
+                    terrain: None,
+                    costs: Vec::new(),
+                    colours: Vec::new(),
+                    at: tile_at(own, id).unwrap_or(own_root),
+                });
+                for (name, share) in colours {
+                    match kind.colours.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, total)) => *total += share,
+                        None => kind.colours.push((name, share)),
+                    }
+                }
+            }
+        }
+        out.push(TiledTileset {
+            name: tileset.name.clone(),
+            images,
+            offset: (tileset.offset_x, tileset.offset_y),
+            tiles,
+            file: file.map(|path| relative(&path)),
+            at,
+        });
+    }
+    Ok(out)
+}
+
+/// Where tile `id`'s `<tile>` element is among a tileset's elements.
+fn tile_at(elements: &[Element], id: u32) -> Option<(usize, usize)> {
+    let id = id.to_string();
+    elements
+        .iter()
+        .find(|e| e.name == "tile" && e.attr("id") == Some(&id))
+        .map(Element::at)
+}
+
+/// Where property `name` of the element at `index` (or of its first child that has
+/// properties) is written.
+fn property_at(elements: &[Element], index: usize, name: &str) -> Option<(usize, usize)> {
+    let depth = elements.get(index)?.depth;
+    elements[index + 1..]
+        .iter()
+        .take_while(|e| e.depth > depth)
+        .find(|e| e.name == "property" && e.depth == depth + 2 && e.attr("name") == Some(name))
+        .map(Element::at)
+}
+
+/// A position in a file and the message for it.
+type Fault = ((usize, usize), String);
+
+/// What tileset tile `id` says, from its Class and properties.
+fn tile_kind(
+    id: u32,
+    tile: &::tiled::Tile,
+    elements: &[Element],
+    tileset_root: (usize, usize),
+) -> Result<TileKind, Fault> {
+    let index = elements
+        .iter()
+        .position(|e| e.name == "tile" && e.attr("id") == Some(&id.to_string()));
+    let at = index.map_or(tileset_root, |i| elements[i].at());
+    // A property's own line, else the tile's.
+    let property_at = |name: &str| {
+        index
+            .and_then(|i| property_at(elements, i, name))
+            .unwrap_or(at)
+    };
+    let terrain = match tile.properties.get("terrain") {
+        Some(PropertyValue::StringValue(name)) => Some((name.clone(), true)),
+        Some(other) => {
+            return Err((
+                property_at("terrain"),
+                format!(
+                    "tile {id}: the `terrain` property must be a string naming a terrain, got {}",
+                    describe(other)
+                ),
+            ));
+        }
+        None => (!tile.user_type.is_empty()).then(|| (tile.user_type.clone(), false)),
+    };
+    // Which are costs depends on the terrain table's classes: every other property is kept
+    // with its reading as a cost, and used if a class has its name.
+    let mut costs: Vec<_> = tile
+        .properties
+        .iter()
+        .filter(|(name, _)| *name != "terrain")
+        .map(|(name, value)| CostProperty {
+            name: name.clone(),
+            cost: terrain::cost(value),
+            at: property_at(name),
+        })
+        .collect();
+    costs.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(TileKind {
+        terrain,
+        costs,
+        colours: Vec::new(),
+        at,
+    })
+}
+
+pub(super) fn describe(value: &PropertyValue) -> String {
+    match value {
+        PropertyValue::StringValue(text) | PropertyValue::FileValue(text) => format!("`{text}`"),
+        PropertyValue::BoolValue(b) => format!("`{b}` (a bool)"),
+        PropertyValue::ColorValue(_) => "a color".into(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// A `tiled` error as a message about `file` (`tiled` gives no line for its own checks).
+fn tiled_error(file: &Path, error: &::tiled::Error) -> AssetFileError {
+    let message = match error {
+        ::tiled::Error::ResourceLoadingError { path, err } => {
+            format!("cannot read {}: {err}", path.display())
+        }
+        other => other.to_string(),
+    };
+    AssetFileError::Io {
+        file: file.display().to_string(),
+        message,
+    }
+}
+
+impl TiledMap {
+    /// Where a cell of the level is in Tiled: its column and row there.
+    pub fn tiled_cell(&self, pos: Pos) -> Option<(i64, i64)> {
+        let (column, row) = match self.stagger {
+            Some(stagger) => stagger.from_diamond(pos)?,
+            None => (pos.x, pos.y),
+        };
+        Some((
+            i64::from(column) + i64::from(self.origin.0),
+            i64::from(row) + i64::from(self.origin.1),
+        ))
+    }
+}
