@@ -7,9 +7,14 @@
 //! uniform-cost maps) and bidirectional A* (Bi), are checked against each scenario's optimal
 //! length (8-way, no corner cutting); times are per problem (small problems repeated until
 //! 200 µs have passed), then the median per map, and each search's ratio to the peer (`x`:
-//! peer time / ours, above 1 is faster). The last line is one JSON object: `ours_*` and
+//! peer time / ours, above 1 is faster). `exp/s` is the cells a search expanded (taken off
+//! its frontier and expanded; stale entries skipped are not counted) over its time, summed
+//! over the map's problems. `Bi/A* long` compares bidirectional A* with our A* on the long
+//! half of the map's problems (by optimal length, the longer half): A*'s median time over
+//! Bi's on those, above 1 when Bi is faster. The last line is one JSON object: `ours_*` and
 //! `speedup` are JPS (our fastest exact search here), `astar_*` plain A*,
-//! `bidirectional_*` bidirectional A*; `mismatches` counts all three.
+//! `bidirectional_*` bidirectional A*, `bidirectional_vs_astar_long_half` the `Bi/A* long`
+//! column; `mismatches` counts all three.
 
 use std::path::{Path as FsPath, PathBuf};
 use std::process::ExitCode;
@@ -25,6 +30,8 @@ const MIN_SAMPLE: Duration = Duration::from_micros(200);
 struct MapResult {
     map: String,
     problems: usize,
+    /// Each problem's optimal length, in the order of the times.
+    lengths: Vec<f64>,
     astar: Ours,
     jps: Ours,
     bidirectional: Ours,
@@ -73,6 +80,15 @@ impl Ours {
     fn rate(&self) -> f64 {
         self.expanded as f64 / self.total_s
     }
+}
+
+/// The median time of `ours` over `theirs` on the longer half of the problems (by `lengths`).
+fn long_half_ratio(lengths: &[f64], ours: &[f64], theirs: &[f64]) -> f64 {
+    let mut order: Vec<usize> = (0..lengths.len()).collect();
+    order.sort_by(|&a, &b| lengths[a].total_cmp(&lengths[b]));
+    let long = &order[order.len() / 2..];
+    let pick = |times: &[f64]| long.iter().map(|&i| times[i]).collect::<Vec<_>>();
+    median(&mut pick(ours)) / median(&mut pick(theirs))
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -200,6 +216,7 @@ fn run_map(scen_file: &FsPath) -> Result<MapResult, String> {
             .trim_end_matches(".map")
             .to_owned(),
         problems: problems.len(),
+        lengths: problems.iter().map(|p| p.optimal).collect(),
         astar: Ours::default(),
         jps: Ours::default(),
         bidirectional: Ours::default(),
@@ -257,10 +274,10 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     println!(
-        "ours: A* (octile, no corner cutting), A* with jump point pruning (JPS) and bidirectional A* (Bi); peer: pathfinding::astar; x = peer time / ours"
+        "ours: A* (octile, no corner cutting), A* with jump point pruning (JPS) and bidirectional A* (Bi); peer: pathfinding::astar; x = peer time / ours; Bi/A* long = A* time / Bi time on the longer half of the problems"
     );
     println!(
-        "{:<16} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7} {:>11} {:>11} {:>11}",
+        "{:<16} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7} {:>11} {:>11} {:>11} {:>10}",
         "map",
         "problems",
         "mismatch",
@@ -273,7 +290,8 @@ fn main() -> ExitCode {
         "Bi x",
         "A* exp/s",
         "JPS exp/s",
-        "Bi exp/s"
+        "Bi exp/s",
+        "Bi/A* long"
     );
     let (mut maps, mut problems, mut mismatches) = (Vec::new(), 0, 0);
     for scen in &scens {
@@ -284,6 +302,8 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+        // Before the medians below sort the times.
+        let long_half = long_half_ratio(&r.lengths, &r.astar.us, &r.bidirectional.us);
         let (astar, jps, bi, peer) = (
             median(&mut r.astar.us),
             median(&mut r.jps.us),
@@ -294,7 +314,7 @@ fn main() -> ExitCode {
             (r.astar.rate(), r.jps.rate(), r.bidirectional.rate());
         let wrong = r.astar.mismatches + r.jps.mismatches + r.bidirectional.mismatches;
         println!(
-            "{:<16} {:>8} {:>8} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>6.2}x {:>6.2}x {:>6.2}x {:>11.0} {:>11.0} {:>11.0}",
+            "{:<16} {:>8} {:>8} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>6.2}x {:>6.2}x {:>6.2}x {:>11.0} {:>11.0} {:>11.0} {:>9.2}x",
             r.map,
             r.problems,
             wrong,
@@ -307,7 +327,8 @@ fn main() -> ExitCode {
             peer / bi,
             astar_rate,
             jps_rate,
-            bi_rate
+            bi_rate,
+            long_half
         );
         problems += r.problems;
         mismatches += wrong;
@@ -318,8 +339,8 @@ fn main() -> ExitCode {
             );
         }
         maps.push(format!(
-            "{{\"map\":\"{}\",\"problems\":{},\"mismatches\":{},\"ours_us_median\":{:.3},\"peer_us_median\":{:.3},\"speedup\":{:.3},\"expansions_per_sec\":{:.0},\"astar_us_median\":{:.3},\"astar_speedup\":{:.3},\"astar_expansions_per_sec\":{:.0},\"bidirectional_us_median\":{:.3},\"bidirectional_speedup\":{:.3},\"bidirectional_expansions_per_sec\":{:.0}}}",
-            r.map, r.problems, wrong, jps, peer, peer / jps, jps_rate, astar, peer / astar, astar_rate, bi, peer / bi, bi_rate
+            "{{\"map\":\"{}\",\"problems\":{},\"mismatches\":{},\"ours_us_median\":{:.3},\"peer_us_median\":{:.3},\"speedup\":{:.3},\"expansions_per_sec\":{:.0},\"astar_us_median\":{:.3},\"astar_speedup\":{:.3},\"astar_expansions_per_sec\":{:.0},\"bidirectional_us_median\":{:.3},\"bidirectional_speedup\":{:.3},\"bidirectional_expansions_per_sec\":{:.0},\"bidirectional_vs_astar_long_half\":{:.3}}}",
+            r.map, r.problems, wrong, jps, peer, peer / jps, jps_rate, astar, peer / astar, astar_rate, bi, peer / bi, bi_rate, long_half
         ));
     }
     println!(

@@ -436,7 +436,6 @@ impl CostField {
         } = rules;
         let (reached, settled) = (self.generation, self.generation + 1);
         let costs = grid.costs();
-        let passable = grid.open();
         let tables = moves.tables();
         let offsets = moves.offsets(grid);
         let mut left = limit;
@@ -448,7 +447,7 @@ impl CostField {
             let Some(entry) = self.heap.pop_open(&self.stamps, settled) else {
                 return true;
             };
-            let index = entry.index as usize;
+            let index = entry.index() as usize;
             left -= 1;
             self.stamps[index] = settled;
             self.settled.push(index as u32);
@@ -472,7 +471,7 @@ impl CostField {
             // Steps are symmetric on every board, corner rules included (a diagonal's two
             // side cells are the same both ways), so the cells that may step into this one
             // are the ones it may step to.
-            let mut allowed = moves.allowed_at(passable, offsets, index);
+            let mut allowed = moves.allowed_at(grid, offsets, index);
             let entering = costs[index];
             while allowed != 0 {
                 let d = allowed.trailing_zeros() as usize;

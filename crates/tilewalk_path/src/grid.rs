@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 use crate::bits::BitLines;
 use crate::board::Board;
 use crate::connectivity::Components;
+use crate::moves::STEPS;
 
 /// A cell of the grid: `x` is the column, `y` the row, `(0, 0)` the top-left corner.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -106,6 +107,10 @@ pub struct Grid {
     /// Passability of the same cells, one byte each: what the searches read to find the open
     /// neighbours of a cell, 8× denser than `costs`.
     open: Vec<bool>,
+    /// Per cell inside the grid: which of its eight neighbours on a square board are
+    /// passable, bit `d` for the step `d` of [`STEPS`] (0 on the border). One load gives a
+    /// search every step it may take from a cell, where reading `open` takes eight.
+    around: Vec<u8>,
     /// Passability again, as bits by row and by column of the padded storage: what the
     /// straight scans of jump point search read, 64 cells at a time. Built by the first jump
     /// point search and kept up to date from then on, so a grid never searched that way
@@ -142,12 +147,19 @@ impl Grid {
             }
         }
         let open: Vec<bool> = costs.iter().map(|&c| c != BLOCKED).collect();
+        let mut around = vec![0; open.len()];
+        for y in 1..=height as usize {
+            for x in 1..=width as usize {
+                around[y * stride + x] = around_of(&open, stride, y * stride + x);
+            }
+        }
         let mut grid = Self {
             width,
             height,
             stride,
             costs,
             open,
+            around,
             bits: OnceLock::new(),
             min_cost: BLOCKED,
             max_cost: 0.0,
@@ -232,6 +244,17 @@ impl Grid {
             self.max_cost = self.max_cost.max(new);
         }
         if (old == BLOCKED) != (new == BLOCKED) {
+            // The cell's neighbours see it change; its own mask stays.
+            for step in STEPS {
+                let (x, y) = (
+                    pos.x.wrapping_add_signed(step.dx),
+                    pos.y.wrapping_add_signed(step.dy),
+                );
+                if self.contains(Pos::new(x, y)) {
+                    let at = self.index(Pos::new(x, y));
+                    self.around[at] = around_of(&self.open, self.stride, at);
+                }
+            }
             self.components.update(&self.open, self.stride, index);
         }
         Ok(())
@@ -274,6 +297,11 @@ impl Grid {
         &self.open
     }
 
+    /// Per cell, which of its eight neighbours are passable ([`STEPS`] order, one bit each).
+    pub(crate) fn around(&self) -> &[u8] {
+        &self.around
+    }
+
     /// Passability by rows (lines `y + 1`, bits `x + 1`) and by columns (lines `x + 1`, bits
     /// `y + 1`), border included; built on the first call.
     pub(crate) fn bit_lines(&self) -> (&BitLines, &BitLines) {
@@ -314,6 +342,14 @@ impl Grid {
             .filter(|&&c| c != BLOCKED)
             .fold((BLOCKED, 0.0), |(min, max), &c| (min.min(c), max.max(c)))
     }
+}
+
+/// Which of the eight neighbours of the cell at `index` (inside the grid) are passable.
+fn around_of(open: &[bool], stride: usize, index: usize) -> u8 {
+    STEPS.iter().enumerate().fold(0, |around, (d, step)| {
+        let offset = step.dy as isize * stride as isize + step.dx as isize;
+        around | (u8::from(open[index.wrapping_add_signed(offset)]) << d)
+    })
 }
 
 fn checked_cost(pos: Pos, cost: Option<f64>) -> Result<f64, GridError> {
@@ -371,6 +407,29 @@ mod tests {
         grid.set_cost(Pos::new(1, 0), Some(1.0)).unwrap();
         assert!(grid.connected(a, b, crate::Diagonal::Never));
         assert_eq!(grid.region(Pos::new(0, 1), crate::Diagonal::Always), None);
+    }
+
+    #[test]
+    fn neighbour_masks_follow_edits() {
+        let mut grid = Grid::from_fn(5, 4, |p| (p.x != 2).then_some(1.0)).unwrap();
+        let check = |grid: &Grid| {
+            for pos in grid.cells() {
+                let index = grid.index(pos);
+                assert_eq!(
+                    grid.around()[index],
+                    around_of(grid.open(), grid.stride(), index),
+                    "{pos}"
+                );
+            }
+        };
+        // (1, 1) sees the wall east, north-east and south-east of it (bits 1, 4 and 5).
+        assert_eq!(grid.around()[grid.index(Pos::new(1, 1))], 0b1100_1101);
+        check(&grid);
+        grid.set_cost(Pos::new(2, 1), Some(3.0)).unwrap();
+        grid.set_cost(Pos::new(0, 0), None).unwrap();
+        grid.set_cost(Pos::new(4, 3), None).unwrap();
+        check(&grid);
+        assert_eq!(grid.around()[grid.index(Pos::new(1, 1))], 0b0100_1111);
     }
 
     #[test]

@@ -1409,7 +1409,6 @@ impl Router {
         let field = &self.route_field;
         let rivers = &mut self.rivers;
         let costs = grid.costs();
-        let passable = grid.open();
         let tables = moves.tables();
         let offsets = moves.offsets(grid);
         let h = |index: usize| {
@@ -1426,7 +1425,7 @@ impl Router {
             let Some(entry) = self.heap.pop_open(&self.stamps, closed) else {
                 return true;
             };
-            let index = entry.index as usize;
+            let index = entry.index() as usize;
             left -= 1;
             self.stamps[index] = closed;
             self.stats.searched += 1;
@@ -1445,7 +1444,7 @@ impl Router {
             let pos = grid.pos(index);
             let table = moves.table(pos);
             let (steps, offsets) = (&tables[table], &offsets[table]);
-            let mut allowed = moves.allowed_at(passable, offsets, index);
+            let mut allowed = moves.allowed_at(grid, offsets, index);
             while allowed != 0 {
                 let d = allowed.trailing_zeros() as usize;
                 allowed &= allowed - 1;

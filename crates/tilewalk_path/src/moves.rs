@@ -38,12 +38,15 @@ impl Diagonal {
         // Bit k of `orthogonal & next`: both orthogonal cells beside diagonal step k + 4 are
         // passable (N and E beside NE, E and S beside SE, S and W beside SW, W and N beside NW).
         let next = (orthogonal >> 1) | ((orthogonal & 1) << 3);
-        let sides = match self {
-            Self::Never => 0,
-            Self::NoObstacles => orthogonal & next,
-            Self::AtMostOneObstacle => orthogonal | next,
-            Self::Always => 0b1111,
+        // Which of the three ways to combine the sides applies, as masks rather than a
+        // branch: `both`, `either` or `any` is 0b1111, the others 0.
+        let [both, either, any] = match self {
+            Self::Never => [0, 0, 0],
+            Self::NoObstacles => [0b1111, 0, 0],
+            Self::AtMostOneObstacle => [0, 0b1111, 0],
+            Self::Always => [0, 0, 0b1111],
         };
+        let sides = (orthogonal & next & both) | ((orthogonal | next) & either) | any;
         orthogonal | (passable & (sides << 4))
     }
 }
@@ -135,13 +138,23 @@ impl Heuristic {
     /// board.
     #[inline]
     pub fn distance(self, dx: u32, dy: u32) -> f64 {
-        let (dx, dy) = (f64::from(dx), f64::from(dy));
+        match self.weights() {
+            Some((a, b)) => a * f64::from(dx.max(dy)) + b * f64::from(dx.min(dy)),
+            None => f64::from(dx).hypot(f64::from(dy)),
+        }
+    }
+
+    /// `Some((a, b))` when the distance is `a·max(dx, dy) + b·min(dx, dy)`, which every
+    /// heuristic but the Euclidean one is: a search asks this once, not at every step, and
+    /// the sum is exact as the heuristic's own formula (`dx + dy` is `max + 1·min`).
+    #[inline]
+    pub(crate) fn weights(self) -> Option<(f64, f64)> {
         match self {
-            Self::Manhattan => dx + dy,
-            Self::Octile => dx.max(dy) + (SQRT_2 - 1.0) * dx.min(dy),
-            Self::Euclidean => dx.hypot(dy),
-            Self::Chebyshev | Self::Hex => dx.max(dy),
-            Self::Zero => 0.0,
+            Self::Manhattan => Some((1.0, 1.0)),
+            Self::Octile => Some((1.0, SQRT_2 - 1.0)),
+            Self::Euclidean => None,
+            Self::Chebyshev | Self::Hex => Some((1.0, 0.0)),
+            Self::Zero => Some((0.0, 0.0)),
         }
     }
 }

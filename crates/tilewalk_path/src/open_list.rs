@@ -7,12 +7,10 @@ use crate::memory::{map_pages, zeroed};
 /// A frontier entry, ordered by one packed integer key: lowest priority first; among
 /// priorities equal up to rounding, the lower `h` (the deeper cell: far fewer expansions on
 /// open ground); then the lower index, so the order is total and the result deterministic.
-/// The derived order compares `key`, then `index`.
+/// Key and index share one 128-bit integer, the key above the index, so that comparing two
+/// entries is one integer comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct HeapEntry {
-    key: u64,
-    pub(crate) index: u32,
-}
+pub(crate) struct HeapEntry(u128);
 
 /// Mantissa bits of the priority dropped from the key, so that sums which differ only by
 /// rounding (the same steps added in another order) tie, and the `h` tie-break applies.
@@ -28,25 +26,35 @@ impl HeapEntry {
         // Non-negative floats order like their bit patterns; the sign bit is 0, so the
         // rounded priority has 51 bits and fits beside the tie bits.
         let rounded = priority.to_bits() >> PRIORITY_ROUNDING_BITS;
-        let tie = ((h * 8.0) as u64).min((1 << TIE_BITS) - 1);
-        Self {
-            key: (rounded << TIE_BITS) | tie,
-            index,
-        }
+        // In range before the conversion, which then truncates (NaN becomes 0).
+        let tie = (h * 8.0).clamp(0.0, f64::from((1 << TIE_BITS) - 1)) as u64;
+        let key = (rounded << TIE_BITS) | tie;
+        Self((u128::from(key) << 32) | u128::from(index))
+    }
+
+    /// The cell it stands for.
+    #[inline]
+    pub(crate) fn index(self) -> u32 {
+        self.0 as u32
+    }
+
+    #[inline]
+    fn key(self) -> u64 {
+        (self.0 >> 32) as u64
     }
 
     /// Whether two priorities are equal up to the key's rounding: what sums of the same
     /// steps in another order differ by.
     #[inline]
     pub(crate) fn ties(a: f64, b: f64) -> bool {
-        Self::new(0, a, 0.0).key == Self::new(0, b, 0.0).key
+        Self::new(0, a, 0.0).key() == Self::new(0, b, 0.0).key()
     }
 
     /// The priority it was made with, rounded down to the key's precision: never more than
     /// that priority, and less by at most a relative 2^-40.
     #[inline]
     pub(crate) fn priority(self) -> f64 {
-        f64::from_bits((self.key >> TIE_BITS) << PRIORITY_ROUNDING_BITS)
+        f64::from_bits((self.key() >> TIE_BITS) << PRIORITY_ROUNDING_BITS)
     }
 }
 
@@ -76,10 +84,10 @@ const IN_BEST: u32 = u32::MAX;
 impl OpenList {
     pub(crate) fn clear(&mut self) {
         if let Some(best) = self.best.take() {
-            self.at[best.index as usize] = ABSENT;
+            self.at[best.index() as usize] = ABSENT;
         }
         for entry in self.heap.drain(..) {
-            self.at[entry.index as usize] = ABSENT;
+            self.at[entry.index() as usize] = ABSENT;
         }
     }
 
@@ -110,7 +118,7 @@ impl OpenList {
     /// entry changes nothing.
     #[inline]
     pub(crate) fn push(&mut self, entry: HeapEntry) {
-        let cell = entry.index as usize;
+        let cell = entry.index() as usize;
         self.reserve(cell + 1);
         match self.at[cell] {
             ABSENT => {}
@@ -131,7 +139,7 @@ impl OpenList {
                 {
                     let top = self.heap[0];
                     self.best = Some(top);
-                    self.at[top.index as usize] = IN_BEST;
+                    self.at[top.index() as usize] = IN_BEST;
                     self.sift_down(0, best);
                 }
                 return;
@@ -155,7 +163,7 @@ impl OpenList {
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<HeapEntry> {
         let entry = self.best.take().or_else(|| self.heap_pop())?;
-        self.at[entry.index as usize] = ABSENT;
+        self.at[entry.index() as usize] = ABSENT;
         Some(entry)
     }
 
@@ -171,7 +179,7 @@ impl OpenList {
     #[inline]
     pub(crate) fn pop_open(&mut self, stamps: &[u32], closed: u32) -> Option<HeapEntry> {
         while let Some(entry) = self.pop() {
-            if stamps[entry.index as usize] != closed {
+            if stamps[entry.index() as usize] != closed {
                 return Some(entry);
             }
         }
@@ -182,7 +190,7 @@ impl OpenList {
     /// that emptied the queue: a search that stopped at its budget is finished exactly then.
     pub(crate) fn only_stale_left(&mut self, stamps: &[u32], closed: u32) -> bool {
         while let Some(entry) = self.peek() {
-            if stamps[entry.index as usize] != closed {
+            if stamps[entry.index() as usize] != closed {
                 return false;
             }
             self.pop();
@@ -235,7 +243,7 @@ impl OpenList {
     #[inline]
     fn place(&mut self, slot: usize, entry: HeapEntry) {
         self.heap[slot] = entry;
-        self.at[entry.index as usize] = slot as u32 + 1;
+        self.at[entry.index() as usize] = slot as u32 + 1;
     }
 
     /// Removes the root: its hole sinks to a leaf along the smaller children (one comparison
@@ -315,14 +323,14 @@ mod tests {
             if r.is_multiple_of(3) {
                 let expected = least(&reference);
                 if let Some(entry) = expected {
-                    reference.remove(&entry.index);
+                    reference.remove(&entry.index());
                 }
                 assert_eq!(open.peek(), expected, "round {round}");
                 assert_eq!(open.pop(), expected, "round {round}");
             } else {
                 let entry = HeapEntry::new(r % 64, f64::from(r % 17) / 4.0, f64::from(r % 5));
                 open.push(entry);
-                let queued = reference.entry(entry.index).or_insert(entry);
+                let queued = reference.entry(entry.index()).or_insert(entry);
                 if entry < *queued {
                     *queued = entry;
                     lowered += 1;
@@ -331,7 +339,7 @@ mod tests {
         }
         assert!(lowered > 100, "{lowered} entries lowered");
         while let Some(expected) = least(&reference) {
-            reference.remove(&expected.index);
+            reference.remove(&expected.index());
             assert_eq!(open.pop(), Some(expected));
         }
         assert_eq!(open.pop(), None);

@@ -63,6 +63,12 @@ pub enum Algorithm {
     /// the cost of the cheapest path found: the module `search/bidirectional.rs` and the
     /// [crate docs](crate#bidirectional-search) say why that is right, and why stopping when
     /// the two searches first touch is not.
+    ///
+    /// A teaching algorithm, not a faster A*: the balanced potentials guide each search half
+    /// as hard as A*'s heuristic, and together they expand more cells than A* alone, long
+    /// paths included. The `movingai` example prints its time against A*'s on the longer
+    /// half of each map's problems (`Bi/A* long`); on the Moving AI maps it is slower on
+    /// every one (`docs/benchmarks.md`).
     Bidirectional,
     /// Bidirectional Dijkstra: [`Algorithm::Bidirectional`] with the zero heuristic. Its
     /// priorities are plain costs, and it stops once the smallest forward cost plus the
@@ -232,22 +238,25 @@ struct Node {
     parent: u32,
 }
 
+/// A cell's stamp: which search saw it last, and how far (see `SearchContext::stamps`).
+type Stamp = u8;
+
 /// Reusable memory for searches: keep one per thread (or per system) and query it many times.
 #[derive(Debug, Default)]
 pub struct SearchContext {
     /// Per cell: `generation` = on the frontier, `generation + 1` = expanded, anything else =
-    /// unseen. Apart from `nodes`, and 4 bytes a cell, so that the common question "seen
-    /// yet?" reads a quarter of the memory.
-    stamps: Vec<u32>,
+    /// unseen. Apart from `nodes`, and one byte a cell, so that the common question "seen
+    /// yet?" reads a sixteenth of the memory, which stays in cache.
+    stamps: Vec<Stamp>,
     nodes: Vec<Node>,
-    generation: u32,
+    generation: Stamp,
     heap: OpenList,
     queue: VecDeque<u32>,
     stack: Vec<u32>,
     /// The backward search of a bidirectional search: its stamps (same generations as
     /// `stamps`), its cells' costs to the goal and next cells towards it, and its frontier.
     /// Grown on the first bidirectional search, so other searches never pay for them.
-    back_stamps: Vec<u32>,
+    back_stamps: Vec<Stamp>,
     back_nodes: Vec<Node>,
     back_heap: OpenList,
     expansions: Vec<Pos>,
@@ -629,8 +638,8 @@ impl SearchContext {
     }
 
     /// Starts a generation: stamps from older searches no longer mean anything.
-    fn begin(&mut self, cells: usize) -> u32 {
-        if self.nodes.len() != cells || self.generation >= u32::MAX - 2 {
+    fn begin(&mut self, cells: usize) -> Stamp {
+        if self.nodes.len() != cells {
             // Zeroed memory: a search touches only the pages of the cells it reaches.
             self.nodes = zeroed(cells);
             self.stamps = zeroed(cells);
@@ -638,6 +647,11 @@ impl SearchContext {
             // Stale generations in the backward stamps would read as current: the next
             // bidirectional search grows them afresh.
             self.back_stamps.clear();
+            self.generation = 0;
+        } else if self.generation >= Stamp::MAX - 2 {
+            // Out of generations (every 127th search): forget them all, in place.
+            self.stamps.fill(0);
+            self.back_stamps.fill(0);
             self.generation = 0;
         }
         self.generation += 2;
@@ -661,10 +675,44 @@ impl SearchContext {
         }
     }
 
-    /// The shared loop, monomorphised per frontier, per board shape and per tracer.
+    /// The shared loop, monomorphised per frontier, per board shape and per tracer, and
+    /// once more for plain point-to-point searches, which it runs without the code of
+    /// passage rules, budgets and recorded expansions.
     fn run_on<F: Frontier, M: Moves, T: Tracer>(
         &mut self,
         search: &Search,
+        moves: M,
+        start: usize,
+        frontier: &mut F,
+        tracer: &mut T,
+    ) -> bool {
+        match search.target {
+            Some(target)
+                if search.passage.is_none() && search.budget == f64::INFINITY && !search.record =>
+            {
+                self.run_loop::<F, M, T, false>(search, target, moves, start, frontier, tracer)
+            }
+            target => {
+                // A range has no target: the priority is `g`.
+                let target = target.unwrap_or(Target {
+                    index: usize::MAX,
+                    pos: Pos::default(),
+                    heuristic: Heuristic::Zero,
+                    scale: 0.0,
+                    mix: (1.0, 0.0),
+                });
+                self.run_loop::<F, M, T, true>(search, target, moves, start, frontier, tracer)
+            }
+        }
+    }
+
+    /// [`Self::run_on`]'s loop; `RULES` says whether the search may have passage rules, a
+    /// budget or recorded expansions (without, their code is compiled out).
+    #[inline(always)]
+    fn run_loop<F: Frontier, M: Moves, T: Tracer, const RULES: bool>(
+        &mut self,
+        search: &Search,
+        target: Target,
         moves: M,
         start: usize,
         frontier: &mut F,
@@ -674,46 +722,47 @@ impl SearchContext {
         let closed = open + 1;
         let grid = search.grid;
         let costs = grid.costs();
-        let passable = grid.open();
         let tables = moves.tables();
         let offsets = moves.offsets(grid);
         // Where every passable cell costs the same, each step has a fixed price.
         let step_costs = grid
             .uniform_cost()
             .map(|c| tables.map(|t| t.map(|s| c * s.length)));
+        let estimate = |pos: Pos| target.scale * moves.estimate(target.heuristic, pos, target.pos);
+        let (g_weight, h_weight) = target.mix;
+        let budget = if RULES { search.budget } else { f64::INFINITY };
         frontier.clear();
-        self.nodes[start] = Node {
+        let (stamps, nodes) = (&mut self.stamps[..], &mut self.nodes[..]);
+        let (mut expanded, mut pushed) = (0, 1);
+        nodes[start] = Node {
             g: 0.0,
             parent: start as u32,
         };
-        self.stamps[start] = open;
+        stamps[start] = open;
         frontier.push(start as u32, 0.0, 0.0);
-        self.stats.pushed += 1;
         tracer.record(|| {
             let pos = grid.pos(start);
-            let (h, f) = search.target.map_or((0.0, 0.0), |t| {
-                let h = t.scale * moves.estimate(t.heuristic, pos, t.pos);
-                (h, t.mix.1 * h)
-            });
+            let h = estimate(pos);
             TraceEvent::Push {
                 direction: Direction::Forward,
                 pos,
                 parent: None,
                 g: 0.0,
                 h,
-                f,
+                f: h_weight * h,
             }
         });
+        let mut reached = false;
         while let Some(index) = frontier.pop() {
             let index = index as usize;
-            if self.stamps[index] == closed {
+            if stamps[index] == closed {
                 continue; // a stale entry: the cell was expanded through a cheaper push
             }
-            self.stamps[index] = closed;
-            let node = self.nodes[index];
-            self.stats.expanded += 1;
+            stamps[index] = closed;
+            let node = nodes[index];
+            expanded += 1;
             let pos = grid.pos(index);
-            if search.record {
+            if RULES && search.record {
                 self.expansions.push(pos);
             }
             tracer.record(|| TraceEvent::Expand {
@@ -721,11 +770,13 @@ impl SearchContext {
                 pos,
                 g: node.g,
             });
-            if search.target.is_some_and(|t| t.index == index) {
-                return true;
+            if index == target.index {
+                reached = true;
+                break;
             }
             // A cell that ends the move is reached but not left.
-            if let Some(passage) = search.passage
+            if RULES
+                && let Some(passage) = search.passage
                 && index != start
                 && matches!(passage(pos), Passage::EndsMove | Passage::TakesAllPoints)
             {
@@ -735,12 +786,12 @@ impl SearchContext {
             let (steps, offsets) = (&tables[table], &offsets[table]);
             let prices = step_costs.as_ref().map(|prices| &prices[table]);
             // The allowed steps as a bit mask, visited in the board's neighbour order.
-            let mut allowed = moves.allowed_at(passable, offsets, index);
+            let mut allowed = moves.allowed_at(grid, offsets, index);
             while allowed != 0 {
                 let d = allowed.trailing_zeros() as usize;
                 allowed &= allowed - 1;
                 let next = index.wrapping_add_signed(offsets[d]);
-                let stamp = self.stamps[next];
+                let stamp = stamps[next];
                 let on_frontier = stamp == open;
                 if stamp == closed || (on_frontier && !F::RELAXES) {
                     continue;
@@ -756,43 +807,47 @@ impl SearchContext {
                         pos.y.wrapping_add_signed(steps[d].dy),
                     )
                 };
-                if let Some(passage) = search.passage {
+                if RULES && let Some(passage) = search.passage {
                     match passage(to()) {
                         Passage::Blocked => continue,
                         // Without a budget (infinite) there are no points to take: the
                         // step costs what the terrain costs, and the move ends there.
-                        Passage::TakesAllPoints if search.budget == f64::INFINITY => {}
+                        Passage::TakesAllPoints if budget == f64::INFINITY => {}
                         // Any points left buy the step, and it spends them all.
-                        Passage::TakesAllPoints if node.g < search.budget - BUDGET_SLACK => {
-                            g = search.budget;
+                        Passage::TakesAllPoints if node.g < budget - BUDGET_SLACK => {
+                            g = budget;
                         }
                         Passage::TakesAllPoints => continue,
                         Passage::Open | Passage::PassOnly | Passage::EndsMove => {}
                     }
                 }
-                let old_g = self.nodes[next].g;
-                if (on_frontier && g >= old_g) || g > search.budget + BUDGET_SLACK {
+                // Only a cell on the frontier has a `g` to beat: an unseen one's is not read.
+                let old_g = if on_frontier {
+                    nodes[next].g
+                } else {
+                    f64::INFINITY
+                };
+                if g >= old_g || (RULES && g > budget + BUDGET_SLACK) {
                     continue;
                 }
-                self.nodes[next] = Node {
+                nodes[next] = Node {
                     g,
                     parent: index as u32,
                 };
-                self.stamps[next] = open;
-                self.stats.pushed += 1;
-                let (h, mix) = match search.target {
-                    Some(t) => (t.scale * moves.estimate(t.heuristic, to(), t.pos), t.mix),
-                    None => (0.0, (1.0, 0.0)),
-                };
-                let priority = |g: f64| mix.0 * g + mix.1 * h;
-                tracer.record(|| trace_push(on_frontier, to(), pos, old_g, g, h, priority(g)));
+                stamps[next] = open;
+                pushed += 1;
+                let h = estimate(to());
+                let priority = g_weight * g + h_weight * h;
+                tracer.record(|| trace_push(on_frontier, to(), pos, old_g, g, h, priority));
                 // A cheaper way whose priority rounds to the old one (the same steps summed in
                 // another order) leaves the open list as it is: the entry already waiting
                 // stands for it, pops at the same moment, and finds the new `g` and parent.
-                frontier.push(next as u32, priority(g), h);
+                frontier.push(next as u32, priority, h);
             }
         }
-        false
+        self.stats.expanded += expanded;
+        self.stats.pushed += pushed;
+        reached
     }
 }
 
@@ -901,10 +956,12 @@ pub(crate) trait Moves: Copy {
     /// The steps allowed from a cell, as a bit mask (bit `d` for step `d`), given the same
     /// mask of its passable neighbours.
     fn allowed(self, passable: u32) -> u32;
-    /// The steps allowed from the cell at `index`, as [`Self::allowed`] gives them, reading
-    /// its neighbours' passability through `offsets` (its table's, from [`Self::offsets`]).
+    /// The steps allowed from the cell at `index` of `grid`, as [`Self::allowed`] gives
+    /// them, reading its neighbours' passability through `offsets` (its table's, from
+    /// [`Self::offsets`]).
     #[inline(always)]
-    fn allowed_at(self, passable: &[bool], offsets: &[isize; 8], index: usize) -> u32 {
+    fn allowed_at(self, grid: &Grid, offsets: &[isize; 8], index: usize) -> u32 {
+        let passable = grid.open();
         let mut around = 0;
         for (d, offset) in offsets.iter().enumerate().take(Self::COUNT) {
             around |= u32::from(passable[index.wrapping_add_signed(*offset)]) << d;
@@ -936,6 +993,11 @@ impl Moves for SquareMoves {
     #[inline]
     fn allowed(self, passable: u32) -> u32 {
         self.0.allowed_steps(passable)
+    }
+    /// The grid keeps each cell's passable neighbours in [`STEPS`] order: one load.
+    #[inline(always)]
+    fn allowed_at(self, grid: &Grid, _: &[isize; 8], index: usize) -> u32 {
+        self.allowed(u32::from(grid.around()[index]))
     }
     #[inline]
     fn estimate(self, heuristic: Heuristic, a: Pos, b: Pos) -> f64 {
@@ -1001,7 +1063,7 @@ impl Frontier for Heap<'_> {
     }
     #[inline]
     fn pop(&mut self) -> Option<u32> {
-        self.0.pop().map(|e| e.index)
+        self.0.pop().map(HeapEntry::index)
     }
 }
 

@@ -67,7 +67,7 @@
 
 use super::trace::{Direction, TraceEvent, Tracer};
 use super::{
-    HexMoves, Moves, Node, Passage, Path, Search, SearchContext, SearchStats, SquareMoves,
+    HexMoves, Moves, Node, Passage, Path, Search, SearchContext, SearchStats, SquareMoves, Stamp,
 };
 use crate::board::Board;
 use crate::grid::{Grid, Pos};
@@ -92,7 +92,7 @@ pub(super) struct Meeting {
 
 /// One of the two searches: its per-cell memory and frontier, and its two ends.
 struct Side<'a> {
-    stamps: &'a mut [u32],
+    stamps: &'a mut [Stamp],
     nodes: &'a mut [Node],
     heap: &'a mut OpenList,
     /// The cell it starts from (the start, or the goal).
@@ -105,10 +105,10 @@ impl Side<'_> {
     /// The smallest key on the frontier, dropping entries of expanded cells on the way
     /// (they were pushed again more cheaply); `None` when the frontier is empty.
     #[inline]
-    fn top(&mut self, closed: u32) -> Option<f64> {
+    fn top(&mut self, closed: Stamp) -> Option<f64> {
         loop {
             let entry = self.heap.peek()?;
-            if self.stamps[entry.index as usize] != closed {
+            if self.stamps[entry.index() as usize] != closed {
                 return Some(entry.priority());
             }
             self.heap.pop();
@@ -118,7 +118,7 @@ impl Side<'_> {
     /// Whether the search has reached `index` (it is on the frontier or expanded): stamps
     /// of this search's generation are `open` or `open + 1`, older ones are smaller.
     #[inline]
-    fn reached(&self, index: usize, open: u32) -> bool {
+    fn reached(&self, index: usize, open: Stamp) -> bool {
         self.stamps[index] >= open
     }
 }
@@ -137,7 +137,7 @@ struct Walk<'a, M: Moves> {
     /// The estimate from the start to the goal, `H`.
     span: f64,
     start: usize,
-    open: u32,
+    open: Stamp,
     record: bool,
 }
 
@@ -206,7 +206,7 @@ impl<M: Moves> Walk<'_, M> {
         let Some(entry) = side.heap.pop() else {
             return;
         };
-        let index = entry.index as usize;
+        let index = entry.index() as usize;
         side.stamps[index] = closed;
         let node = side.nodes[index];
         shared.stats.expanded += 1;
@@ -227,11 +227,11 @@ impl<M: Moves> Walk<'_, M> {
         {
             return;
         }
-        let (costs, passable) = (grid.costs(), grid.open());
+        let costs = grid.costs();
         let table = self.moves.table(pos);
         let (steps, offsets) = (&self.tables[table], &self.offsets[table]);
         let prices = self.prices.as_ref().map(|prices| &prices[table]);
-        let mut allowed = self.moves.allowed_at(passable, offsets, index);
+        let mut allowed = self.moves.allowed_at(grid, offsets, index);
         while allowed != 0 {
             let d = allowed.trailing_zeros() as usize;
             allowed &= allowed - 1;

@@ -144,8 +144,8 @@ impl SearchContext {
                 f: h,
             }
         });
-        while let Some(HeapEntry { index, .. }) = heap.pop() {
-            let index = index as usize;
+        while let Some(entry) = heap.pop() {
+            let index = entry.index() as usize;
             if self.stamps[index] == closed {
                 continue;
             }
