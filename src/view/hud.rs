@@ -348,12 +348,18 @@ fn hover_image(board: Board) -> &'static str {
 
 fn draw_hover(
     mut commands: Commands,
+    mut gizmos: Gizmos,
     cursor: Res<Cursor>,
     level: Res<Level>,
     server: Res<AssetServer>,
     mut frames: Query<(Entity, &HoverFrame, &mut Transform, &mut Visibility)>,
 ) {
     let geometry = level.geometry();
+    // The frame's image is a square or a hex; an isometric map's diamond is outlined.
+    let diamond = matches!(level.projection, Projection::Isometric { .. });
+    if diamond && let Some(tile) = cursor.tile {
+        outline(&mut gizmos, &geometry, tile, 1.0, Color::WHITE);
+    }
     let Ok((entity, frame, mut transform, mut visibility)) = frames.single_mut() else {
         commands.spawn((
             HoverFrame(level.board),
@@ -368,11 +374,11 @@ fn draw_hover(
         return;
     }
     match cursor.tile {
-        Some(tile) => {
+        Some(tile) if !diamond => {
             transform.translation = geometry.center(tile).extend(4.0);
             visibility.set_if_neq(Visibility::Inherited);
         }
-        None => {
+        _ => {
             visibility.set_if_neq(Visibility::Hidden);
         }
     }

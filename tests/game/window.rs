@@ -547,6 +547,61 @@ fn a_unit_on_an_isometric_tiled_map_walks_to_the_tile_clicked() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_unit_on_a_staggered_tiled_map_walks_to_the_tile_clicked() {
+    use tilewalk::convert::{Stagger, StaggerAxis};
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("staggered-window");
+    let map = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/tiled/staggered.tmx");
+    // Tiled's cells (column, row) of the 8 x 16 map, odd rows shifted, as diamond cells.
+    let stagger = Stagger {
+        axis: StaggerAxis::Rows,
+        odd: true,
+        columns: 8,
+        rows: 16,
+    };
+    let (knight, goal) = (stagger.to_diamond(0, 10), stagger.to_diamond(5, 9));
+    let mut game = Game::start(&dir, map);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    let pressed = game.click(knight.x, knight.y, "1");
+    game.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
+        e["event"] == "selected" && e["units"] == serde_json::json!(["knight"])
+    });
+    // Across the river (Tiled's column 3), over its ford.
+    let pressed = game.click(goal.x, goal.y, "3");
+    game.wait_event_from(pressed, "the order", STARTUP, |e| {
+        e["event"] == "ordered" && e["goal"] == serde_json::json!([goal.x, goal.y])
+    });
+    let arrived = game.wait_event("the knight to arrive", WALK, |e| e["event"] == "arrived");
+    assert_eq!(arrived["unit"], "knight");
+    assert_eq!(arrived["tile"], serde_json::json!([goal.x, goal.y]));
+    let before = game.events().len();
+    game.xdotool(&["key", "F12"]);
+    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
+        e["event"] == "screenshot"
+    });
+    let (width, _, pixels) = decode(&PathBuf::from(shot["path"].as_str().unwrap()));
+    let pixel = |(x, y): (i64, i64)| pixels[(y * i64::from(width) + x) as usize];
+    // The river's water where Tiled draws column 3, and the knight on its goal.
+    let river = stagger.to_diamond(3, 2);
+    let water = pixel(game.tile_center(river.x, river.y));
+    assert!(water[2] > 150 && water[2] > water[0] + 80, "water {water:?}");
+    let (kx, ky) = game.tile_center(goal.x, goal.y);
+    let blue = (-6..=6)
+        .flat_map(|dy| (-6..=6).map(move |dx| (kx + dx, ky + dy)))
+        .filter(|&p| {
+            let p = pixel(p);
+            p[2] > 150 && p[2] > p[0] + 60
+        })
+        .count();
+    assert!(blue >= 20, "the knight is drawn on its goal: {blue} blue pixels");
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Whether a screenshot pixel shows the lab's expanded tint over grass (blue), or its
 /// frontier tint (green); untinted grass is neither.
 fn is_lab_closed(p: [u8; 3]) -> bool {
