@@ -55,8 +55,8 @@ pub enum ZoneOfControl {
 pub const MAX_MOVEMENT_POINTS: f64 = 1e6;
 
 /// The rules of tactics: insert them as a resource and the tactics systems run. A class the
-/// rules do not name (and no `*` entry covers) has no movement points and attacks the tiles
-/// next to it.
+/// rules do not name (and no `*` entry covers) has no movement points, attacks the tiles
+/// next to it, has 1 hit point and deals no damage.
 #[derive(Resource, Clone, Debug, Default, PartialEq)]
 pub struct TacticsRules {
     /// Movement points per turn.
