@@ -501,6 +501,29 @@ fn cancel_restores_the_tile_and_the_points() {
     tactics_move(&mut app, "knight", Pos::new(1, 2));
     assert_eq!(tile(&mut app, "knight"), Pos::new(1, 2));
     assert_eq!(refusals(&app), [Refusal::NotMoved]);
+
+    // Not onto a tile another unit has taken since.
+    let mut app = combat_app(
+        "\
+[terrain]
+.......
+.......
+[units]
+knight blue foot 0,0
+squire blue foot 3,1
+orc    red  foot 6,0
+",
+    );
+    tactics_move(&mut app, "knight", Pos::new(1, 1));
+    tactics_move(&mut app, "squire", Pos::new(0, 0));
+    let knight = unit(&mut app, "knight");
+    app.world_mut().write_message(CancelMove { unit: knight });
+    run_until_idle(&mut app, 10.0);
+    assert_eq!(
+        refused(&app)[0].1,
+        "knight cannot stop on (0,0): a unit stands there"
+    );
+    assert_eq!(tile(&mut app, "knight"), Pos::new(1, 1));
 }
 
 #[test]
