@@ -1,5 +1,6 @@
-//! Tactics mode: which game is played ([`Mode`]), and the rules file `assets/tactics.ron`
-//! read into the plugin's [`TacticsRules`] and kept in step with it. Ranges, moves and turns
+//! Tactics mode: which game is played ([`Mode`]), the rules file `assets/tactics.ron`
+//! read into the plugin's [`TacticsRules`] and kept in step with it, and the plugin's
+//! [`TerrainDefence`] kept in step with the level's terrain. Ranges, moves, combat and turns
 //! are `bevy_tilewalk`'s.
 
 use std::collections::BTreeMap;
@@ -11,14 +12,16 @@ use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
 
 pub use bevy_tilewalk::{
-    Board, EndTurn, EnemyTurn, MAX_MOVEMENT_POINTS, Moved, Piece, PieceQuery, TacticsMove, Turn,
-    with_board,
+    Acted, Board, CancelMove, EndTurn, EnemyTurn, Forecast, Health, MAX_MOVEMENT_POINTS,
+    MoveCancelled, Moved, Piece, PieceQuery, Strike, Struck, TacticsMove, TerrainDefence, Turn,
+    Wait, Waited, with_board,
 };
 
 use crate::AppSystems;
 use crate::assets::{
     FileErrors, TextAsset, TextLoader, Tracks, report_failed_loads, ron_error, touches,
 };
+use crate::level::Level;
 use crate::units::MAX_ATTACK_RANGE;
 
 /// Which game is being played.
@@ -43,6 +46,10 @@ struct RulesFile {
     zone_of_control: ZoneOfControlFile,
     #[serde(default)]
     ignore_zone_of_control: Vec<String>,
+    #[serde(default)]
+    hit_points: BTreeMap<String, u32>,
+    #[serde(default)]
+    damage: BTreeMap<String, u32>,
 }
 
 #[derive(Deserialize)]
@@ -56,8 +63,9 @@ enum ZoneOfControlFile {
 pub struct RulesAsset(pub TacticsRules);
 
 /// Parses and checks a tactics rules file (`assets/tactics.ron`): movement points from 0 to
-/// [`MAX_MOVEMENT_POINTS`] and attack ranges `(min, max)` with
-/// `1 <= min <= max <=` [`MAX_ATTACK_RANGE`], per class name (`*` for every class not named).
+/// [`MAX_MOVEMENT_POINTS`], attack ranges `(min, max)` with
+/// `1 <= min <= max <=` [`MAX_ATTACK_RANGE`], hit points from 1 and damage from 0, per class
+/// name (`*` for every class not named).
 pub fn parse_rules(text: &str) -> Result<TacticsRules, ParseError> {
     let file: RulesFile = ron::from_str(text).map_err(|e| ron_error(text, e))?;
     // Point at the class's entry in the field's map, or at the field.
@@ -95,6 +103,13 @@ pub fn parse_rules(text: &str) -> Result<TacticsRules, ParseError> {
             ));
         }
     }
+    if let Some((class, _)) = file.hit_points.iter().find(|&(_, &hp)| hp == 0) {
+        return Err(at(
+            "hit_points",
+            class,
+            format!("{class} hit points must be at least 1, got 0"),
+        ));
+    }
     Ok(TacticsRules {
         movement_points: PerClass(file.movement_points),
         attack_range: PerClass(file.attack_range),
@@ -103,14 +118,31 @@ pub fn parse_rules(text: &str) -> Result<TacticsRules, ParseError> {
             ZoneOfControlFile::TakesAllPoints => ZoneOfControl::TakesAllPoints,
         },
         ignore_zone_of_control: file.ignore_zone_of_control,
+        hit_points: PerClass(file.hit_points),
+        damage: PerClass(file.damage),
     })
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_state::<Mode>().configure_sets(
-        Update,
-        bevy_tilewalk::TilewalkSystems::Turns.run_if(in_state(Mode::Tactics)),
-    );
+    app.init_state::<Mode>()
+        .configure_sets(
+            Update,
+            bevy_tilewalk::TilewalkSystems::Turns.run_if(in_state(Mode::Tactics)),
+        )
+        .add_systems(
+            Update,
+            sync_defence
+                .in_set(AppSystems::Load)
+                .run_if(resource_exists_and_changed::<Level>),
+        );
+}
+
+/// Each tile's defence in combat is its terrain's (`defence` in the terrain table): rebuilt
+/// whenever the level is, so a saved terrain table or map applies at once.
+fn sync_defence(mut commands: Commands, level: Res<Level>) {
+    commands.insert_resource(TerrainDefence::from_fn(level.width, level.height, |p| {
+        level.terrain(p).map_or(0, |t| t.defence)
+    }));
 }
 
 /// Loads `assets/tactics.ron` through the asset server and keeps the [`TacticsRules`]

@@ -1,5 +1,5 @@
 //! The terrain table asset (`assets/terrain.ron`): the movement classes, and each terrain's
-//! glyphs, tile and movement cost per class.
+//! glyphs, tile, movement cost per class and defence in tactics combat.
 
 use std::collections::BTreeMap;
 
@@ -22,6 +22,8 @@ pub struct Terrain {
     pub tile: u32,
     /// The cost of entering it, by class index; `None` = impassable.
     pub costs: Vec<Option<f64>>,
+    /// What it takes off the damage of a tactics strike at a unit standing on it.
+    pub defence: u32,
 }
 
 impl Terrain {
@@ -62,6 +64,8 @@ struct TerrainFile {
     tile: u32,
     #[serde(default)]
     cost: BTreeMap<String, f64>,
+    #[serde(default)]
+    defence: u32,
 }
 
 /// Tiles in `assets/textures/terrain.png`.
@@ -196,6 +200,7 @@ impl TerrainTable {
                 glyphs: terrain.glyphs,
                 tile: terrain.tile,
                 costs,
+                defence: terrain.defence,
             });
         }
         Ok(Self {

@@ -1,7 +1,9 @@
 //! `tilewalk tactics`: a scripted tactics session, headless. Actions run in the order given
-//! and each prints one JSON line: ranges, moves (or why they were refused), enemy turns and
-//! threat, so the rules can be checked without a window.
+//! and each prints one JSON line: ranges, moves (or why they were refused), strikes, waits
+//! and cancelled moves, enemy turns (with the enemy's strikes) and threat, so the rules can
+//! be checked without a window. The last line names the winner, if a side has won.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -14,7 +16,10 @@ use super::{Failure, say};
 use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal};
 use crate::map::parse_pos;
-use crate::tactics::{EndTurn, EnemyTurn, Mode, TacticsMove, TacticsRules, Turn, with_board};
+use crate::tactics::{
+    CancelMove, EndTurn, EnemyTurn, Mode, MoveCancelled, Strike, Struck, TacticsMove, TacticsRules,
+    Turn, Wait, Waited, with_board,
+};
 use crate::units::{Team, Unit};
 
 #[derive(clap::Args, Debug)]
@@ -29,7 +34,10 @@ pub struct TacticsArgs {
     #[arg(long)]
     terrain: Option<PathBuf>,
     /// Actions, in order: `--range NAME`, `--attack NAME` (tiles it could attack after
-    /// moving), `--move NAME:X,Y`, `--end-turn`, `--threat blue|red`.
+    /// moving), `--move NAME:X,Y`, `--strike NAME:TARGET` (NAME attacks TARGET from where it
+    /// stands), `--wait NAME`, `--cancel NAME` (back to where it stood, points restored),
+    /// `--end-turn`, `--threat blue|red`. A refused strike, wait or cancel ends the run with
+    /// exit status 1.
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
@@ -42,6 +50,9 @@ enum Action {
     Range(String),
     Attack(String),
     Move(String, Pos),
+    Strike(String, String),
+    Wait(String),
+    Cancel(String),
     EndTurn,
     Threat(Team),
 }
@@ -64,12 +75,19 @@ fn parse_actions(words: &[String]) -> Result<Vec<Action>, String> {
                 let (name, pos) = text.split_once(':').and_then(|(n, p)| Some((n, parse_pos(p)?))).ok_or_else(|| format!("--move expects NAME:X,Y, got `{text}`"))?;
                 Action::Move(name.to_owned(), pos)
             }
+            "--strike" => {
+                let text = value()?;
+                let (name, target) = text.split_once(':').filter(|(n, t)| !n.is_empty() && !t.is_empty()).ok_or_else(|| format!("--strike expects NAME:TARGET, got `{text}`"))?;
+                Action::Strike(name.to_owned(), target.to_owned())
+            }
+            "--wait" => Action::Wait(value()?),
+            "--cancel" => Action::Cancel(value()?),
             "--end-turn" => Action::EndTurn,
             "--threat" => {
                 let text = value()?;
                 Action::Threat(Team::parse(&text).ok_or_else(|| format!("--threat expects blue or red, got `{text}`"))?)
             }
-            other => return Err(format!("unknown action `{other}` (expected --range, --attack, --move, --end-turn or --threat)")),
+            other => return Err(format!("unknown action `{other}` (expected --range, --attack, --move, --strike, --wait, --cancel, --end-turn or --threat)")),
         });
     }
     Ok(actions)
@@ -98,11 +116,23 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
     let table = super::read_terrain(args.terrain.as_deref())?;
     let rules = read_rules(args.rules.as_deref())?;
     let mut app = super::headless_map_app(&args.map, &map, &table)?;
-    app.insert_resource(rules);
+    app.insert_resource(rules)
+        .init_resource::<Outcomes>()
+        .add_systems(Last, collect_outcomes);
     app.world_mut()
         .resource_mut::<NextState<Mode>>()
         .set(Mode::Tactics);
     app.update();
+    // Every unit's name, kept for the units a strike removes.
+    let names: HashMap<Entity, String> = {
+        let world = app.world_mut();
+        world
+            .query_filtered::<(Entity, &Name), With<Unit>>()
+            .iter(world)
+            .map(|(e, n)| (e, n.as_str().to_owned()))
+            .collect()
+    };
+    let name_of = |e: Entity| names.get(&e).cloned().unwrap_or_else(|| e.to_string());
     let unit = |app: &mut App, name: &str| {
         let world = app.world_mut();
         let entity = world
@@ -113,71 +143,173 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
             .and_then(|e| with_board(world, |board, _| board.piece(e).cloned()).ok()?)
             .ok_or_else(|| format!("no unit named `{name}` on {}", args.map.display()))
     };
+    let mut status = ExitCode::SUCCESS;
     for action in actions {
-        let line = match action {
+        let seen = app.world().resource::<Journal>().0.len();
+        // A refused strike, wait or cancel: its line, and the run stops.
+        let mut refused = |line: Value| {
+            status = ExitCode::from(1);
+            vec![line]
+        };
+        let lines = match action {
             Action::Range(name) => {
                 let piece = unit(&mut app, &name)?;
-                with_board(app.world_mut(), |board, context| {
+                vec![with_board(app.world_mut(), |board, context| {
                     let started = std::time::Instant::now();
                     let range = board.range(context, &piece);
                     let micros = started.elapsed().as_secs_f64() * 1e6;
                     let cells: Vec<Value> = range.cells().iter().map(|r| json!({"tile": [r.pos.x, r.pos.y], "cost": r.cost, "stop": r.can_stop})).collect();
                     json!({"action": "range", "unit": name, "points": board.rules.movement_points(board.nav.name(piece.class)), "micros": micros, "tiles": cells})
-                })?
+                })?]
             }
             Action::Attack(name) => {
                 let piece = unit(&mut app, &name)?;
-                with_board(app.world_mut(), |board, context| {
+                vec![with_board(app.world_mut(), |board, context| {
                     let range = board.range(context, &piece);
                     json!({"action": "attack", "unit": name, "tiles": tiles(board.attack_tiles(&piece, &range))})
-                })?
+                })?]
             }
-            Action::Threat(team) => with_board(
+            Action::Threat(team) => vec![with_board(
                 app.world_mut(),
                 |board, context| json!({"action": "threat", "team": team.name(), "tiles": tiles(board.threat(context, team))}),
-            )?,
+            )?],
             Action::Move(name, to) => {
                 let piece = unit(&mut app, &name)?;
-                let seen = app.world().resource::<Journal>().0.len();
                 app.world_mut().write_message(TacticsMove {
                     unit: piece.entity,
                     to,
                 });
                 let planned = settle(&mut app);
-                let refusal = app.world().resource::<Journal>().0[seen..]
-                    .iter()
-                    .find_map(|e| match e {
-                        Entry::Refused { message, .. } => Some(message.clone()),
-                        Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
-                    });
                 match (
-                    refusal,
+                    refusal(&app, seen),
                     planned.into_iter().find(|(e, _)| *e == piece.entity),
                 ) {
                     (None, Some((_, path))) => {
-                        json!({"action": "move", "unit": name, "to": [to.x, to.y], "moved": true, "cost": path.cost, "path": tiles(path.cells)})
+                        vec![
+                            json!({"action": "move", "unit": name, "to": [to.x, to.y], "moved": true, "cost": path.cost, "path": tiles(path.cells)}),
+                        ]
                     }
                     (reason, _) => {
-                        json!({"action": "move", "unit": name, "to": [to.x, to.y], "moved": false, "reason": reason})
+                        vec![
+                            json!({"action": "move", "unit": name, "to": [to.x, to.y], "moved": false, "reason": reason}),
+                        ]
                     }
+                }
+            }
+            Action::Strike(name, target) => {
+                let attacker = unit(&mut app, &name)?.entity;
+                let target_unit = unit(&mut app, &target)?.entity;
+                app.world_mut().write_message(Strike {
+                    attacker,
+                    target: target_unit,
+                });
+                settle(&mut app);
+                match refusal(&app, seen) {
+                    Some(reason) => {
+                        refused(json!({"strike": name, "target": target, "refused": reason}))
+                    }
+                    None => outcomes(&mut app, name_of),
+                }
+            }
+            Action::Wait(name) => {
+                let piece = unit(&mut app, &name)?;
+                app.world_mut().write_message(Wait { unit: piece.entity });
+                settle(&mut app);
+                match refusal(&app, seen) {
+                    Some(reason) => refused(json!({"wait": name, "refused": reason})),
+                    None => outcomes(&mut app, name_of),
+                }
+            }
+            Action::Cancel(name) => {
+                let piece = unit(&mut app, &name)?;
+                app.world_mut()
+                    .write_message(CancelMove { unit: piece.entity });
+                settle(&mut app);
+                match refusal(&app, seen) {
+                    Some(reason) => refused(json!({"cancel": name, "refused": reason})),
+                    None => outcomes(&mut app, name_of),
                 }
             }
             Action::EndTurn => {
                 app.world_mut().write_message(EndTurn);
                 settle(&mut app);
                 let world = app.world();
-                let name = |e: Entity| {
-                    world
-                        .get::<Name>(e)
-                        .map_or_else(|| e.to_string(), |n| n.as_str().to_owned())
-                };
-                let moves: Vec<Value> = world.resource::<EnemyTurn>().moves.iter().map(|&(unit, from, to)| json!({"unit": name(unit), "from": [from.x, from.y], "to": [to.x, to.y]})).collect();
-                json!({"action": "end_turn", "turn": app.world().resource::<Turn>().number, "enemy_moves": moves})
+                let moves: Vec<Value> = world.resource::<EnemyTurn>().moves.iter().map(|&(unit, from, to)| json!({"unit": name_of(unit), "from": [from.x, from.y], "to": [to.x, to.y]})).collect();
+                let turn = json!({"action": "end_turn", "turn": world.resource::<Turn>().number, "enemy_moves": moves});
+                // Then the enemy's strikes, in the order they came.
+                std::iter::once(turn)
+                    .chain(outcomes(&mut app, name_of))
+                    .collect()
             }
         };
-        say(line)?;
+        for line in lines {
+            say(line)?;
+        }
+        if status != ExitCode::SUCCESS {
+            break;
+        }
     }
-    Ok(ExitCode::SUCCESS)
+    let winner = with_board(app.world_mut(), |board, _| board.winner())?;
+    say(json!({"winner": winner.map(Team::name)}))?;
+    Ok(status)
+}
+
+/// Why the action written after the journal's first `seen` entries was refused, if it was.
+fn refusal(app: &App, seen: usize) -> Option<String> {
+    app.world().resource::<Journal>().0[seen..]
+        .iter()
+        .find_map(|e| match e {
+            Entry::Refused { message, .. } => Some(message.clone()),
+            Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
+        })
+}
+
+/// What strikes, waits and cancelled moves came to, as the plugin reports them.
+#[derive(Resource, Default)]
+struct Outcomes(Vec<Outcome>);
+
+enum Outcome {
+    Struck(Struck),
+    Waited(Waited),
+    Cancelled(MoveCancelled),
+}
+
+fn collect_outcomes(
+    mut outcomes: ResMut<Outcomes>,
+    mut struck: MessageReader<Struck>,
+    mut waited: MessageReader<Waited>,
+    mut cancelled: MessageReader<MoveCancelled>,
+) {
+    outcomes
+        .0
+        .extend(struck.read().cloned().map(Outcome::Struck));
+    outcomes
+        .0
+        .extend(waited.read().copied().map(Outcome::Waited));
+    outcomes
+        .0
+        .extend(cancelled.read().copied().map(Outcome::Cancelled));
+}
+
+/// The outcomes since the last call, one JSON line each:
+/// `{"strike":NAME,"target":TARGET,"damage":D,"counter":C,"hp":{NAME:H1,TARGET:H2},"removed":[..]}`
+/// (`counter` null when the target did not strike back), `{"wait":NAME}`,
+/// `{"cancel":NAME,"tile":[X,Y]}`.
+fn outcomes(app: &mut App, name: impl Fn(Entity) -> String) -> Vec<Value> {
+    std::mem::take(&mut app.world_mut().resource_mut::<Outcomes>().0)
+        .into_iter()
+        .map(|outcome| match outcome {
+            Outcome::Struck(s) => {
+                let mut hp = serde_json::Map::new();
+                hp.insert(name(s.attacker), json!(s.attacker_hp));
+                hp.insert(name(s.target), json!(s.target_hp));
+                let removed: Vec<String> = s.removed.iter().map(|&e| name(e)).collect();
+                json!({"strike": name(s.attacker), "target": name(s.target), "damage": s.damage, "counter": s.counter, "hp": hp, "removed": removed})
+            }
+            Outcome::Waited(w) => json!({"wait": name(w.unit)}),
+            Outcome::Cancelled(c) => json!({"cancel": name(c.unit), "tile": [c.to.x, c.to.y]}),
+        })
+        .collect()
 }
 
 /// Runs frames until every unit stands still; returns the paths that were walked.

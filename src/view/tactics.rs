@@ -140,7 +140,8 @@ fn single(selected: &Query<Entity, With<Selected>>) -> Option<Entity> {
     all.next().is_none().then_some(first)
 }
 
-/// Anything that changes what the range shows: units moving or (de)selected, turns passing.
+/// Anything that changes what the range shows: units moving or (de)selected, turns passing
+/// (and units removed in combat, below).
 type BoardChanged = Or<(Changed<Tile>, Added<Selected>, Added<Moved>, Added<Unit>)>;
 
 fn update_range(
@@ -151,11 +152,15 @@ fn update_range(
     selected: Query<Entity, With<Selected>>,
     (show, turn): (Res<ShowThreat>, Res<Turn>),
     changed: Query<(), BoardChanged>,
-    (mut deselected, mut unmoved): (RemovedComponents<Selected>, RemovedComponents<Moved>),
+    (mut deselected, mut unmoved, mut fallen): (
+        RemovedComponents<Selected>,
+        RemovedComponents<Moved>,
+        RemovedComponents<Unit>,
+    ),
     mut shown: ResMut<ShownRange>,
     mut context: Local<SearchContext>,
 ) {
-    let removed = deselected.read().count() + unmoved.read().count() > 0;
+    let removed = deselected.read().count() + unmoved.read().count() + fallen.read().count() > 0;
     let resources = level.is_changed() || rules.is_changed() || show.is_changed();
     if !(resources || turn.is_changed() || removed || !changed.is_empty()) {
         return;

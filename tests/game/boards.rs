@@ -174,6 +174,7 @@ fn tactics(map: &str) -> App {
         attack_range: PerClass::from([("foot", (2, 3)), ("*", (1, 1))]),
         zone_of_control: ZoneOfControl::EndsMove,
         ignore_zone_of_control: Vec::new(),
+        ..TacticsRules::default()
     });
     app.world_mut()
         .resource_mut::<NextState<Mode>>()

@@ -362,7 +362,7 @@ fn hostile_input_ends_with_a_message_not_a_panic() {
         "red",
     ]);
     let lines = json_lines(&far);
-    assert_eq!(lines.len(), 2);
+    assert_eq!(lines.len(), 3, "attack, threat and the winner line");
 }
 
 #[test]
@@ -419,11 +419,13 @@ fn tactics_runs_a_scripted_turn_in_order() {
         "red",
     ]);
     let lines = json_lines(&output);
-    let actions: Vec<&str> = lines
-        .iter()
-        .map(|l| l["action"].as_str().unwrap())
-        .collect();
+    let actions: Vec<&str> = lines.iter().filter_map(|l| l["action"].as_str()).collect();
     assert_eq!(actions, ["range", "move", "move", "end_turn", "threat"]);
+    assert_eq!(
+        lines.last().unwrap(),
+        &serde_json::json!({"winner": null}),
+        "the last line names the winner: nobody yet"
+    );
     let range_cost = lines[0]["tiles"]
         .as_array()
         .unwrap()
@@ -443,6 +445,97 @@ fn tactics_runs_a_scripted_turn_in_order() {
     let bad = tilewalk(&["tactics", "--map", skirmish, "--jump", "lancer"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown action `--jump`"));
+}
+
+#[test]
+fn tactics_strikes_waits_and_cancels_print_their_outcomes_and_the_winner() {
+    // The shipped rules: foot 20 hit points, 7 damage; the orc stands in forest (defence 2).
+    let duel = file(
+        "duel.map",
+        "board: square-4\n[terrain]\n......\n....f.\n......\n[units]\nknight blue foot 0,1\nsquire blue foot 0,2\norc red foot 4,1\n",
+    );
+    let duel = duel.to_str().unwrap();
+    let output = tilewalk(&[
+        "tactics",
+        "--map",
+        duel,
+        "--move",
+        "squire:2,2",
+        "--cancel",
+        "squire",
+        "--wait",
+        "squire",
+        "--move",
+        "knight:3,1",
+        "--strike",
+        "knight:orc",
+        "--end-turn",
+    ]);
+    let lines = json_lines(&output);
+    let json = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
+    assert_eq!(lines[1], json(r#"{"cancel":"squire","tile":[0,2]}"#));
+    assert_eq!(lines[2], json(r#"{"wait":"squire"}"#));
+    assert_eq!(
+        lines[4],
+        json(
+            r#"{"strike":"knight","target":"orc","damage":5,"counter":7,"hp":{"knight":13,"orc":15},"removed":[]}"#
+        )
+    );
+    // The enemy turn: the orc stays in the forest by the knight and strikes it again; the
+    // knight's counter-attack loses 2 to the forest too.
+    assert_eq!(lines[5]["action"], "end_turn");
+    assert_eq!(
+        lines[6],
+        json(
+            r#"{"strike":"orc","target":"knight","damage":7,"counter":5,"hp":{"orc":10,"knight":6},"removed":[]}"#
+        )
+    );
+    assert_eq!(lines[7], json(r#"{"winner":null}"#));
+    assert_eq!(lines.len(), 8);
+    // The exact text: the fields in the issue's order.
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains(r#"{"strike":"knight","target":"orc","damage":5,"counter":7,"hp":{"knight":13,"orc":15},"removed":[]}"#), "{text}");
+
+    // Out of reach: refused with the reason, exit 1, and the winner line still last.
+    let refused = tilewalk(&[
+        "tactics",
+        "--map",
+        duel,
+        "--strike",
+        "knight:orc",
+        "--wait",
+        "knight",
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(refused.stdout).unwrap(),
+        "{\"strike\":\"knight\",\"target\":\"orc\",\"refused\":\"orc is out of knight's reach\"}\n{\"winner\":null}\n"
+    );
+
+    // The orc removed: blue wins.
+    let rules = file(
+        "deadly.ron",
+        &include_str!("../../assets/tactics.ron").replace(r#""foot": 7"#, r#""foot": 40"#),
+    );
+    let won = tilewalk(&[
+        "tactics",
+        "--map",
+        duel,
+        "--rules",
+        rules.to_str().unwrap(),
+        "--move",
+        "knight:3,1",
+        "--strike",
+        "knight:orc",
+    ]);
+    let lines = json_lines(&won);
+    assert_eq!(lines[1]["removed"], json(r#"["orc"]"#));
+    assert_eq!(lines[1]["counter"], serde_json::Value::Null);
+    assert_eq!(lines[2], json(r#"{"winner":"blue"}"#));
+
+    let bad = tilewalk(&["tactics", "--map", duel, "--strike", "knight"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--strike expects NAME:TARGET"));
 }
 
 #[test]

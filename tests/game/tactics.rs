@@ -1,9 +1,11 @@
 //! Tactics mode, headless: ranges under the rules, moves that walk exactly the previewed
-//! path, turns, threat and the enemy's moves.
+//! path, turns, threat and the enemy's moves; the action after a move (strike, wait, cancel)
+//! and combat.
 
 use bevy_tilewalk::Refusal;
 use tilewalk::tactics::{
-    EndTurn, EnemyTurn, Mode, PerClass, TacticsMove, TacticsRules, ZoneOfControl, with_board,
+    CancelMove, EndTurn, EnemyTurn, Forecast, Health, Mode, PerClass, Strike, Struck, TacticsMove,
+    TacticsRules, Wait, ZoneOfControl, parse_rules, with_board,
 };
 use tilewalk_path::Range;
 
@@ -15,6 +17,7 @@ fn rules(zone_of_control: ZoneOfControl) -> TacticsRules {
         attack_range: PerClass::from([("*", (1, 1))]),
         zone_of_control,
         ignore_zone_of_control: vec!["flyer".into()],
+        ..TacticsRules::default()
     }
 }
 
@@ -297,4 +300,380 @@ fn the_enemy_moves_one_unit_at_a_time_and_then_it_is_the_players_turn() {
         "the turn passes when the enemy is done"
     );
     assert_eq!(refusals(&app), [Refusal::NotYourTurn { turn: Team::Red }]);
+}
+
+/// The combat numbers of the tests: foot 20 hit points and 7 damage, horse 24 and 9.
+fn combat_rules() -> TacticsRules {
+    TacticsRules {
+        hit_points: PerClass::from([("foot", 20), ("horse", 24)]),
+        damage: PerClass::from([("foot", 7), ("horse", 9)]),
+        ..rules(ZoneOfControl::EndsMove)
+    }
+}
+
+/// Every strike resolved, in order.
+#[derive(Resource, Default)]
+struct Strikes(Vec<Struck>);
+
+fn record_strikes(mut strikes: ResMut<Strikes>, mut struck: MessageReader<Struck>) {
+    strikes.0.extend(struck.read().cloned());
+}
+
+fn combat_app(map: &str) -> App {
+    let mut app = tactics_app(map, combat_rules());
+    app.init_resource::<Strikes>()
+        .add_systems(Last, record_strikes);
+    app
+}
+
+fn strikes(app: &App) -> Vec<Struck> {
+    app.world().resource::<Strikes>().0.clone()
+}
+
+fn strike(app: &mut App, name: &str, target: &str) {
+    let (attacker, target) = (unit(app, name), unit(app, target));
+    app.world_mut().write_message(Strike { attacker, target });
+    run_until_idle(app, 10.0);
+}
+
+fn end_turn(app: &mut App) {
+    app.world_mut().write_message(EndTurn);
+    run_until_idle(app, 120.0);
+}
+
+/// A unit's hit points left, `None` once it is removed.
+fn hp(app: &mut App, name: &str) -> Option<u32> {
+    let world = app.world_mut();
+    let entity = world
+        .query_filtered::<(Entity, &Name), With<Unit>>()
+        .iter(world)
+        .find_map(|(e, n)| (n.as_str() == name).then_some(e))?;
+    with_board(world, |board, _| board.piece(entity).map(|p| p.hp)).unwrap()
+}
+
+fn winner(app: &mut App) -> Option<Team> {
+    with_board(app.world_mut(), |board, _| board.winner()).unwrap()
+}
+
+/// The orc stands in forest (defence 2 in the shipped terrain table), the knight on grass.
+const DUEL: &str = "\
+board: square-4
+[terrain]
+......
+....f.
+......
+[units]
+knight blue foot 0,1
+orc    red  foot 4,1
+";
+
+#[test]
+fn a_strike_after_a_move_deals_the_tables_damage_and_the_defender_strikes_back() {
+    let mut app = combat_app(DUEL);
+    assert_eq!(
+        (hp(&mut app, "knight"), hp(&mut app, "orc")),
+        (Some(20), Some(20))
+    );
+    tactics_move(&mut app, "knight", Pos::new(3, 1));
+    let (knight, orc) = (unit(&mut app, "knight"), unit(&mut app, "orc"));
+    let forecast = with_board(app.world_mut(), |board, _| {
+        board.forecast(board.piece(knight).unwrap(), board.piece(orc).unwrap())
+    })
+    .unwrap();
+    // 7 less the forest's 2; the orc reaches back for 7 (grass: no defence).
+    assert_eq!(
+        forecast,
+        Forecast {
+            damage: 5,
+            counter: Some(7)
+        }
+    );
+    strike(&mut app, "knight", "orc");
+    assert_eq!(
+        strikes(&app),
+        [Struck {
+            attacker: knight,
+            target: orc,
+            damage: 5,
+            counter: Some(7),
+            attacker_hp: 13,
+            target_hp: 15,
+            removed: vec![],
+        }],
+        "the strike is what the forecast said"
+    );
+    assert_eq!(app.world().get::<Health>(orc), Some(&Health(15)));
+    assert_eq!(app.world().get::<Health>(knight), Some(&Health(13)));
+    // The strike ended the knight's action.
+    strike(&mut app, "knight", "orc");
+    assert_eq!(refusals(&app), [Refusal::AlreadyActed]);
+    assert_eq!(refused(&app)[0].1, "knight has already acted this turn");
+    assert_eq!(strikes(&app).len(), 1);
+}
+
+#[test]
+fn no_counter_from_out_of_reach_or_from_a_removed_defender() {
+    // The archer strikes from 2 steps; the orc reaches 1.
+    let mut app = combat_app(
+        "\
+board: square-4
+[terrain]
+......
+[units]
+archer blue foot 0,0 2-3
+knight blue foot 5,0
+orc    red  foot 2,0
+",
+    );
+    strike(&mut app, "archer", "orc");
+    let struck = &strikes(&app)[0];
+    assert_eq!((struck.damage, struck.counter), (7, None));
+    assert_eq!(hp(&mut app, "archer"), Some(20));
+    // 13 hit points left: the knight's strike is the orc's end, and nobody strikes back.
+    let orc = unit(&mut app, "orc");
+    app.world_mut().entity_mut(orc).insert(Health(7));
+    tactics_move(&mut app, "knight", Pos::new(3, 0));
+    strike(&mut app, "knight", "orc");
+    let orc_removed = strikes(&app)[1].clone();
+    assert_eq!(
+        (
+            orc_removed.damage,
+            orc_removed.counter,
+            orc_removed.target_hp
+        ),
+        (7, None, 0)
+    );
+    assert_eq!(orc_removed.removed, [orc_removed.target]);
+    assert!(
+        app.world().get_entity(orc_removed.target).is_err(),
+        "removed at 0 hit points"
+    );
+    assert_eq!(hp(&mut app, "knight"), Some(20));
+}
+
+#[test]
+fn a_strike_out_of_reach_or_at_an_ally_is_refused_and_changes_nothing() {
+    let mut app = combat_app(DUEL);
+    strike(&mut app, "knight", "orc");
+    strike(&mut app, "knight", "knight");
+    assert_eq!(refused(&app)[0].1, "orc is out of knight's reach");
+    assert_eq!(
+        refused(&app)[1].1,
+        "knight cannot strike knight: not an enemy"
+    );
+    assert!(strikes(&app).is_empty());
+    assert_eq!(
+        (hp(&mut app, "knight"), hp(&mut app, "orc")),
+        (Some(20), Some(20))
+    );
+    // Refused, the knight has not acted: it may still move and strike.
+    tactics_move(&mut app, "knight", Pos::new(3, 1));
+    strike(&mut app, "knight", "orc");
+    assert_eq!(strikes(&app).len(), 1);
+}
+
+#[test]
+fn cancel_restores_the_tile_and_the_points() {
+    let mut app = combat_app(FIELD);
+    let before = range(&mut app, "knight");
+    let knight = unit(&mut app, "knight");
+    app.world_mut().write_message(CancelMove { unit: knight });
+    run_until_idle(&mut app, 10.0);
+    assert_eq!(refused(&app)[0].1, "knight has not moved this turn");
+    tactics_move(&mut app, "knight", Pos::new(3, 2));
+    assert!(
+        range(&mut app, "knight").cells().is_empty(),
+        "moved: no points left"
+    );
+    app.world_mut().write_message(CancelMove { unit: knight });
+    run_until_idle(&mut app, 10.0);
+    assert_eq!(
+        tile(&mut app, "knight"),
+        Pos::new(0, 1),
+        "back where it stood"
+    );
+    assert_eq!(
+        range(&mut app, "knight").cells(),
+        before.cells(),
+        "its points whole again"
+    );
+    // It may move again, elsewhere, this same turn.
+    tactics_move(&mut app, "knight", Pos::new(1, 2));
+    assert_eq!(tile(&mut app, "knight"), Pos::new(1, 2));
+    assert_eq!(refusals(&app), [Refusal::NotMoved]);
+
+    // Not onto a tile another unit has taken since.
+    let mut app = combat_app(
+        "\
+[terrain]
+.......
+.......
+[units]
+knight blue foot 0,0
+squire blue foot 3,1
+orc    red  foot 6,0
+",
+    );
+    tactics_move(&mut app, "knight", Pos::new(1, 1));
+    tactics_move(&mut app, "squire", Pos::new(0, 0));
+    let knight = unit(&mut app, "knight");
+    app.world_mut().write_message(CancelMove { unit: knight });
+    run_until_idle(&mut app, 10.0);
+    assert_eq!(
+        refused(&app)[0].1,
+        "knight cannot stop on (0,0): a unit stands there"
+    );
+    assert_eq!(tile(&mut app, "knight"), Pos::new(1, 1));
+}
+
+#[test]
+fn wait_ends_the_units_action_until_its_next_turn() {
+    let mut app = combat_app(DUEL);
+    tactics_move(&mut app, "knight", Pos::new(3, 1));
+    let knight = unit(&mut app, "knight");
+    app.world_mut().write_message(Wait { unit: knight });
+    run_until_idle(&mut app, 10.0);
+    strike(&mut app, "knight", "orc");
+    app.world_mut().write_message(CancelMove { unit: knight });
+    run_until_idle(&mut app, 10.0);
+    app.world_mut().write_message(Wait { unit: knight });
+    run_until_idle(&mut app, 10.0);
+    tactics_move(&mut app, "knight", Pos::new(3, 2));
+    assert_eq!(
+        refusals(&app),
+        [
+            Refusal::AlreadyActed,
+            Refusal::AlreadyActed,
+            Refusal::AlreadyActed,
+            Refusal::AlreadyMoved
+        ]
+    );
+    assert_eq!(tile(&mut app, "knight"), Pos::new(3, 1));
+    // The enemy turn: the orc strikes the knight; the knight strikes back.
+    end_turn(&mut app);
+    tactics_move(&mut app, "knight", Pos::new(3, 0));
+    assert_eq!(
+        tile(&mut app, "knight"),
+        Pos::new(3, 0),
+        "a new turn, a new action"
+    );
+}
+
+#[test]
+fn the_enemy_turn_strikes_the_weakest_unit_in_reach_after_moving() {
+    // The orc stands between the knight and the squire; the squire, hurt by its own strike,
+    // is the weaker, although the knight comes first by name.
+    let mut app = combat_app(
+        "\
+board: square-4
+[terrain]
+.....
+.....
+[units]
+knight blue foot 1,0
+squire blue foot 3,0
+orc    red  foot 2,0
+",
+    );
+    strike(&mut app, "squire", "orc");
+    end_turn(&mut app);
+    let (squire, orc) = (unit(&mut app, "squire"), unit(&mut app, "orc"));
+    assert_eq!(
+        strikes(&app)[1],
+        Struck {
+            attacker: orc,
+            target: squire,
+            damage: 7,
+            counter: Some(7),
+            attacker_hp: 6,
+            target_hp: 6,
+            removed: vec![],
+        }
+    );
+    assert_eq!(hp(&mut app, "knight"), Some(20));
+
+    // A red unit that must walk first strikes where its walk ends.
+    let mut app = combat_app(DUEL);
+    end_turn(&mut app);
+    let moves = app.world().resource::<EnemyTurn>().moves.clone();
+    let orc = unit(&mut app, "orc");
+    assert_eq!(moves, [(orc, Pos::new(4, 1), Pos::new(1, 1))]);
+    let struck = strikes(&app);
+    assert_eq!(struck.len(), 1, "{struck:?}");
+    assert_eq!((struck[0].attacker, struck[0].damage), (orc, 7));
+    assert_eq!(hp(&mut app, "knight"), Some(13));
+}
+
+#[test]
+fn a_side_with_no_units_loses() {
+    let mut app = combat_app(DUEL);
+    assert_eq!(winner(&mut app), None);
+    let orc = unit(&mut app, "orc");
+    app.world_mut().entity_mut(orc).insert(Health(5));
+    tactics_move(&mut app, "knight", Pos::new(3, 1));
+    strike(&mut app, "knight", "orc");
+    assert_eq!(hp(&mut app, "orc"), None);
+    assert_eq!(winner(&mut app), Some(Team::Blue));
+
+    // And the other way: the enemy turn removes blue's last unit.
+    let mut app = combat_app(DUEL);
+    let knight = unit(&mut app, "knight");
+    app.world_mut().entity_mut(knight).insert(Health(7));
+    end_turn(&mut app);
+    assert_eq!(strikes(&app)[0].removed, [knight]);
+    assert_eq!(winner(&mut app), Some(Team::Red));
+}
+
+#[test]
+fn combat_is_deterministic() {
+    let play = || {
+        let mut app = combat_app(include_str!("../../assets/maps/skirmish.map"));
+        for _ in 0..3 {
+            end_turn(&mut app);
+        }
+        let struck = strikes(&app);
+        let name = |e: Entity| app.world().get::<Name>(e).map(|n| n.to_string());
+        struck
+            .iter()
+            .map(|s| {
+                (
+                    name(s.attacker),
+                    name(s.target),
+                    s.damage,
+                    s.counter,
+                    s.target_hp,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let first = play();
+    assert!(
+        !first.is_empty(),
+        "red closes in and strikes within three turns"
+    );
+    assert_eq!(first, play());
+}
+
+#[test]
+fn the_rules_file_gives_the_combat_numbers() {
+    let shipped = super::rules();
+    assert_eq!(shipped.hit_points("foot"), 20);
+    assert_eq!(shipped.damage("horse"), 8);
+    // A class the file does not name: 1 hit point, no damage.
+    assert_eq!((shipped.hit_points("boat"), shipped.damage("boat")), (1, 0));
+    let rules = include_str!("../../assets/tactics.ron");
+    let zero = rules.replace(r#"hit_points: {"foot": 20"#, r#"hit_points: {"foot": 0"#);
+    let error = parse_rules(&zero).unwrap_err().to_string();
+    let line = zero
+        .lines()
+        .position(|l| l.contains("hit_points: {"))
+        .unwrap()
+        + 1;
+    assert!(
+        error.starts_with(&format!("{line}:"))
+            && error.contains("foot hit points must be at least 1"),
+        "{error}"
+    );
+    let negative = rules.replace(r#""horse": 8"#, r#""horse": -8"#);
+    assert!(parse_rules(&negative).is_err());
 }

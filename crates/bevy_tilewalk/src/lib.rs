@@ -44,8 +44,9 @@ pub use pathing::{
     StoppedShort, Walk,
 };
 pub use tactics::{
-    Board, EndTurn, EnemyTurn, MAX_MOVEMENT_POINTS, Moved, PerClass, Piece, PieceData, PieceQuery,
-    TacticsMove, TacticsRules, Turn, ZoneOfControl, with_board,
+    Acted, Board, CancelMove, EndTurn, EnemyTurn, Forecast, Health, MAX_MOVEMENT_POINTS,
+    MoveCancelled, Moved, PerClass, Piece, PieceData, PieceQuery, Strike, Struck, TacticsMove,
+    TacticsRules, TerrainDefence, Turn, Wait, Waited, ZoneOfControl, apply_strike, with_board,
 };
 pub use tilewalk_path::{self as path, Pos};
 pub use units::{
@@ -67,8 +68,8 @@ pub mod prelude {
 /// that reads [`Tile`] and [`Motion`] after [`TilewalkSystems::Move`].
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TilewalkSystems {
-    /// Tactics turns: [`TacticsMove`]s and [`EndTurn`]s become paths (when
-    /// [`TacticsRules`] exist). A host that has a real-time mode too gates this set with
+    /// Tactics turns: [`TacticsMove`]s and [`EndTurn`]s become paths, [`Strike`]s,
+    /// [`Wait`]s and [`CancelMove`]s are resolved (when [`TacticsRules`] exist). A host that has a real-time mode too gates this set with
     /// its own run condition.
     Turns,
     /// Orders and navigation changes become path requests, served under the

@@ -1,19 +1,21 @@
 //! Tactics (SLG) queries and turns: movement ranges under the rules (movement points,
 //! allies passed through, enemies blocking, zones of control), attack tiles, the threat of a
-//! side, checked moves, and an enemy turn that closes in.
+//! side, checked moves, a unit's action after its move (strike, wait or cancel the move),
+//! combat (hit points, damage, terrain defence, counter-attacks), and an enemy turn that
+//! closes in and strikes.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use bevy::ecs::query::QueryData;
 use bevy::ecs::schedule::InternedScheduleLabel;
-use bevy::ecs::system::SystemState;
+use bevy::ecs::system::{SystemParam, SystemState};
 use bevy::prelude::*;
 use tilewalk_path::{Heuristic, Passage, Pos, Range, SearchContext};
 
 use crate::TilewalkSystems;
 use crate::navigation::Navigation;
 use crate::pathing::{OrderRefused, Path, Refusal};
-use crate::units::{AttackRange, MovementClass, Precedence, Team, Tile, Unit, precedence};
+use crate::units::{AttackRange, Motion, MovementClass, Precedence, Team, Tile, Unit, precedence};
 
 /// A value for each movement class, by the class's name; the entry `*` is that of every
 /// class not named.
@@ -53,8 +55,8 @@ pub enum ZoneOfControl {
 pub const MAX_MOVEMENT_POINTS: f64 = 1e6;
 
 /// The rules of tactics: insert them as a resource and the tactics systems run. A class the
-/// rules do not name (and no `*` entry covers) has no movement points and attacks the tiles
-/// next to it.
+/// rules do not name (and no `*` entry covers) has no movement points, attacks the tiles
+/// next to it, has 1 hit point and deals no damage.
 #[derive(Resource, Clone, Debug, Default, PartialEq)]
 pub struct TacticsRules {
     /// Movement points per turn.
@@ -65,6 +67,10 @@ pub struct TacticsRules {
     pub zone_of_control: ZoneOfControl,
     /// The classes zones of control do not stop (enemies still block them).
     pub ignore_zone_of_control: Vec<String>,
+    /// Hit points a unit starts with; at 0 it is removed.
+    pub hit_points: PerClass<u32>,
+    /// The damage a strike deals, before the defence of the defender's tile.
+    pub damage: PerClass<u32>,
 }
 
 impl TacticsRules {
@@ -77,7 +83,61 @@ impl TacticsRules {
     pub fn attack_range(&self, class: &str) -> (u32, u32) {
         self.attack_range.get(class).unwrap_or((1, 1))
     }
+
+    /// A class's hit points (1 when the rules do not name it).
+    pub fn hit_points(&self, class: &str) -> u32 {
+        self.hit_points.get(class).unwrap_or(1)
+    }
+
+    /// A class's damage (0 when the rules do not name it).
+    pub fn damage(&self, class: &str) -> u32 {
+        self.damage.get(class).unwrap_or(0)
+    }
 }
+
+/// The defence of each tile: what it takes off the damage of a strike at a unit standing
+/// there. The host inserts it from its terrain (the game: each terrain's `defence` in its
+/// terrain table); without it, or off its grid, a tile's defence is 0.
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TerrainDefence {
+    width: u32,
+    values: Vec<u32>,
+}
+
+/// No defence anywhere: the board's defence when the host inserts none.
+static NO_DEFENCE: TerrainDefence = TerrainDefence {
+    width: 0,
+    values: Vec::new(),
+};
+
+impl TerrainDefence {
+    /// A `width` × `height` grid whose tile at `pos` has the defence `defence(pos)`.
+    pub fn from_fn(width: u32, height: u32, mut defence: impl FnMut(Pos) -> u32) -> Self {
+        let values = (0..height)
+            .flat_map(|y| (0..width).map(move |x| Pos::new(x, y)))
+            .map(&mut defence)
+            .collect();
+        Self { width, values }
+    }
+
+    /// The defence of the tile at `pos` (0 off the grid).
+    pub fn at(&self, pos: Pos) -> u32 {
+        if pos.x >= self.width {
+            return 0;
+        }
+        let index = u64::from(pos.y) * u64::from(self.width) + u64::from(pos.x);
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.values.get(i))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// A unit's hit points left. A unit without it has its class's full
+/// [`TacticsRules::hit_points`]; a strike inserts it.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Health(pub u32);
 
 /// Whose turn it is. Blue (the player) moves first.
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,9 +157,18 @@ impl Default for Turn {
     }
 }
 
-/// Marks a unit that has moved this turn.
+/// Marks a unit that has moved this turn, with the tile it stood on before: a
+/// [`CancelMove`] puts it back there.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Moved {
+    /// Where it stood when the turn began.
+    pub from: Pos,
+}
+
+/// Marks a unit that has ended its action this turn (it struck or waited): it may not move,
+/// strike, wait or cancel its move until its side's next turn.
 #[derive(Component, Clone, Copy, Debug, Default)]
-pub struct Moved;
+pub struct Acted;
 
 /// Moves a unit to a tile of its movement range, along the range's path.
 #[derive(Message, Clone, Copy, Debug)]
@@ -114,25 +183,97 @@ pub struct TacticsMove {
 #[derive(Message, Clone, Copy, Debug, Default)]
 pub struct EndTurn;
 
-/// The enemy's moves of the last enemy turn: `(unit, from, to)`, and the paths still to
-/// walk. The enemy moves one unit after another, as a player watching expects; while it
-/// does, the turn is red's.
+/// A unit strikes a unit of the other side from where it stands: [`Struck`] comes out, or an
+/// [`OrderRefused`] (its `goal` the target's tile). It ends the attacker's action.
+#[derive(Message, Clone, Copy, Debug)]
+pub struct Strike {
+    /// The attacker.
+    pub attacker: Entity,
+    /// The unit it strikes.
+    pub target: Entity,
+}
+
+/// A unit ends its action where it stands without striking: [`Waited`] comes out, or an
+/// [`OrderRefused`] (its `goal` the unit's tile).
+#[derive(Message, Clone, Copy, Debug)]
+pub struct Wait {
+    /// The unit.
+    pub unit: Entity,
+}
+
+/// Takes back a unit's move of this turn, before it acts: it stands again where it stood,
+/// its movement points whole. [`MoveCancelled`] comes out, or an [`OrderRefused`].
+#[derive(Message, Clone, Copy, Debug)]
+pub struct CancelMove {
+    /// The unit.
+    pub unit: Entity,
+}
+
+/// A strike was resolved.
+#[derive(Message, Clone, Debug, PartialEq, Eq)]
+pub struct Struck {
+    /// The attacker.
+    pub attacker: Entity,
+    /// The unit struck.
+    pub target: Entity,
+    /// The damage the strike dealt.
+    pub damage: u32,
+    /// The damage of the target's counter-attack; `None` when there was none.
+    pub counter: Option<u32>,
+    /// The attacker's hit points after the strike.
+    pub attacker_hp: u32,
+    /// The target's hit points after the strike.
+    pub target_hp: u32,
+    /// The units removed at 0 hit points: the target, the attacker, or neither.
+    pub removed: Vec<Entity>,
+}
+
+/// A unit waited: its action is over.
+#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Waited {
+    /// The unit.
+    pub unit: Entity,
+}
+
+/// A unit's move was taken back.
+#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveCancelled {
+    /// The unit.
+    pub unit: Entity,
+    /// The tile it stands on again.
+    pub to: Pos,
+}
+
+/// The last enemy turn: its moves `(unit, from, to)`, the paths still to walk and the units
+/// still to act. The enemy acts one unit after another, as a player watching expects: each
+/// walks its path, if it has one, then strikes a unit in reach, if any; while it does, the
+/// turn is red's.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct EnemyTurn {
     /// Each move: the unit, where it stood, where it goes.
     pub moves: Vec<(Entity, Pos, Pos)>,
     /// The paths not yet walked, in order.
     pub waiting: std::collections::VecDeque<(Entity, Path)>,
+    /// Every unit of the side still to act, in [`Precedence`] order.
+    pub queue: std::collections::VecDeque<Entity>,
+    /// The unit acting now: it strikes once it stands still.
+    pub acting: Option<Entity>,
 }
 
 pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
     app.add_message::<TacticsMove>()
         .add_message::<EndTurn>()
+        .add_message::<Strike>()
+        .add_message::<Wait>()
+        .add_message::<CancelMove>()
+        .add_message::<Struck>()
+        .add_message::<Waited>()
+        .add_message::<MoveCancelled>()
         .init_resource::<Turn>()
         .init_resource::<EnemyTurn>()
         .add_systems(
             schedule,
-            (apply_moves, end_turn, walk_enemy_moves)
+            (apply_moves, apply_actions, end_turn, walk_enemy_moves)
                 .chain()
                 .in_set(TilewalkSystems::Turns)
                 .run_if(resource_exists::<Navigation>.and_then(resource_exists::<TacticsRules>)),
@@ -154,6 +295,10 @@ pub struct Piece {
     pub attack: (u32, u32),
     /// Whether it has moved this turn.
     pub moved: bool,
+    /// Whether it has ended its action this turn (struck or waited).
+    pub acted: bool,
+    /// Its hit points left.
+    pub hp: u32,
     /// Where it comes in the board's order: its [`Precedence`], then its entity's index.
     pub order: (u32, u32),
 }
@@ -166,6 +311,20 @@ pub struct Board<'a> {
     pub rules: &'a TacticsRules,
     /// Every unit, in [`Precedence`] order.
     pub pieces: Vec<Piece>,
+    /// The defence of each tile.
+    pub defence: &'a TerrainDefence,
+}
+
+/// What a strike would do, as a forecast shows it before the player commits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Forecast {
+    /// The damage the strike deals: the attacker's damage less the defence of the
+    /// defender's tile, never below 0.
+    pub damage: u32,
+    /// The damage of the defender's counter-attack, worked out the same way at the
+    /// attacker's tile; `None` when there is none: the strike removes the defender, or the
+    /// attacker stands out of the defender's reach.
+    pub counter: Option<u32>,
 }
 
 /// What a [`Board`] reads of each unit.
@@ -178,6 +337,8 @@ pub struct PieceData {
     attack: Option<&'static AttackRange>,
     precedence: Option<&'static Precedence>,
     moved: Has<Moved>,
+    acted: Has<Acted>,
+    health: Option<&'static Health>,
 }
 
 /// The query a [`Board`] is built from.
@@ -197,6 +358,10 @@ impl<'a> Board<'a> {
                     .attack
                     .map_or_else(|| rules.attack_range(nav.name(*u.class)), |a| (a.0, a.1)),
                 moved: u.moved,
+                acted: u.acted,
+                hp: u
+                    .health
+                    .map_or_else(|| rules.hit_points(nav.name(*u.class)), |h| h.0),
                 order: {
                     let (precedence, index, _) = precedence(u.entity, u.precedence);
                     (precedence, index)
@@ -204,7 +369,18 @@ impl<'a> Board<'a> {
             })
             .collect();
         pieces.sort_by_key(|p| p.order);
-        Self { nav, rules, pieces }
+        Self {
+            nav,
+            rules,
+            pieces,
+            defence: &NO_DEFENCE,
+        }
+    }
+
+    /// The board with the defence of each tile (none: every tile's is 0).
+    pub fn with_defence(mut self, defence: Option<&'a TerrainDefence>) -> Self {
+        self.defence = defence.unwrap_or(&NO_DEFENCE);
+        self
     }
 
     /// The piece of a unit.
@@ -213,10 +389,10 @@ impl<'a> Board<'a> {
     }
 
     /// The movement range of a piece under the rules: its reachable tiles, with where it may
-    /// stop. A piece that has moved this turn has none (its attack tiles are then those of
-    /// its own tile), so the range shown, the preview and the move agree.
+    /// stop. A piece that has moved or acted this turn has none (its attack tiles are then
+    /// those of its own tile), so the range shown, the preview and the move agree.
     pub fn range(&self, context: &mut SearchContext, piece: &Piece) -> Range {
-        if piece.moved {
+        if piece.moved || piece.acted {
             return Range::default();
         }
         // An enemy's zone of control: the tiles adjacent to it on the board (4, 8 or 6).
@@ -317,12 +493,154 @@ impl<'a> Board<'a> {
         if piece.moved {
             return Err(Refusal::AlreadyMoved);
         }
+        if piece.acted {
+            return Err(Refusal::AlreadyActed);
+        }
         match (range.get(to), range.path_to(to)) {
             (Some(reached), Some(planned)) if reached.can_stop => {
                 Ok(Path::through(planned.cells, planned.cost))
             }
             (Some(_), _) => Err(Refusal::Occupied { to }),
             (None, _) => Err(Refusal::OutOfRange { to }),
+        }
+    }
+
+    /// Whether `target` stands within `attacker`'s attack range of `attacker`'s tile.
+    pub fn in_reach(&self, attacker: &Piece, target: &Piece) -> bool {
+        let (min, max) = attacker.attack;
+        (min..=max).contains(&self.nav.board().distance(attacker.tile, target.tile))
+    }
+
+    /// What `attacker` striking `defender` from where they stand would do: the damage, then
+    /// the counter-attack if the defender is left standing and the attacker is within its
+    /// reach. Each is the striker's [`TacticsRules::damage`] less the
+    /// [`TerrainDefence`] of the struck unit's tile, never below 0. Deterministic: no dice.
+    pub fn forecast(&self, attacker: &Piece, defender: &Piece) -> Forecast {
+        let hit = |from: &Piece, at: &Piece| {
+            self.rules
+                .damage(self.nav.name(from.class))
+                .saturating_sub(self.defence.at(at.tile))
+        };
+        let damage = hit(attacker, defender);
+        let counter = (damage < defender.hp && self.in_reach(defender, attacker))
+            .then(|| hit(defender, attacker));
+        Forecast { damage, counter }
+    }
+
+    /// Why `piece` may not act (strike, wait or cancel its move) now, if it may not.
+    fn check_action(piece: &Piece, turn: Turn) -> Result<(), Refusal> {
+        if piece.team != turn.team {
+            return Err(Refusal::NotYourTurn { turn: turn.team });
+        }
+        if piece.acted {
+            return Err(Refusal::AlreadyActed);
+        }
+        Ok(())
+    }
+
+    /// Why `attacker` may not strike `target` now, if it may not; else the forecast.
+    pub fn check_strike(
+        &self,
+        attacker: &Piece,
+        target: &Piece,
+        turn: Turn,
+    ) -> Result<Forecast, Refusal> {
+        Self::check_action(attacker, turn)?;
+        if target.team == attacker.team {
+            return Err(Refusal::NotAnEnemy {
+                target: target.entity,
+            });
+        }
+        if !self.in_reach(attacker, target) {
+            return Err(Refusal::OutOfReach {
+                target: target.entity,
+            });
+        }
+        Ok(self.forecast(attacker, target))
+    }
+
+    /// Why `piece` may not wait now, if it may not.
+    pub fn check_wait(&self, piece: &Piece, turn: Turn) -> Result<(), Refusal> {
+        Self::check_action(piece, turn)
+    }
+
+    /// Why `piece`'s move may not be cancelled now, if it may not; else the tile it goes
+    /// back to, `from` (where it stood when the turn began).
+    pub fn check_cancel(
+        &self,
+        piece: &Piece,
+        from: Option<Pos>,
+        turn: Turn,
+    ) -> Result<Pos, Refusal> {
+        Self::check_action(piece, turn)?;
+        let Some(from) = from.filter(|_| piece.moved) else {
+            return Err(Refusal::NotMoved);
+        };
+        if self
+            .pieces
+            .iter()
+            .any(|p| p.tile == from && p.entity != piece.entity)
+        {
+            return Err(Refusal::Occupied { to: from });
+        }
+        Ok(from)
+    }
+
+    /// Resolves a strike on the board (check it first, [`Board::check_strike`]): the
+    /// forecast's damage and counter-attack, the attacker's action ended, the units at 0
+    /// hit points taken off the board. [`apply_strike`] does the same to the world.
+    pub fn resolve_strike(
+        &mut self,
+        attacker: Entity,
+        target: Entity,
+        forecast: Forecast,
+    ) -> Struck {
+        let hp = |entity| self.piece(entity).map_or(0, |p| p.hp);
+        let target_hp = hp(target).saturating_sub(forecast.damage);
+        let attacker_hp = hp(attacker).saturating_sub(forecast.counter.unwrap_or(0));
+        for piece in &mut self.pieces {
+            if piece.entity == attacker {
+                piece.hp = attacker_hp;
+                piece.acted = true;
+            } else if piece.entity == target {
+                piece.hp = target_hp;
+            }
+        }
+        let removed = [(target, target_hp), (attacker, attacker_hp)]
+            .into_iter()
+            .filter(|&(_, hp)| hp == 0)
+            .map(|(entity, _)| entity)
+            .collect();
+        self.pieces.retain(|p| p.hp > 0);
+        Struck {
+            attacker,
+            target,
+            damage: forecast.damage,
+            counter: forecast.counter,
+            attacker_hp,
+            target_hp,
+            removed,
+        }
+    }
+
+    /// The unit `attacker` strikes in the enemy's turn: of the other side's units within its
+    /// reach from where it stands, the one with the fewest hit points left, then the first
+    /// in [`Precedence`] order. `None` when none is in reach.
+    pub fn strike_target(&self, attacker: &Piece) -> Option<&Piece> {
+        self.pieces
+            .iter()
+            .filter(|p| p.team != attacker.team && self.in_reach(attacker, p))
+            .min_by_key(|p| (p.hp, p.order))
+    }
+
+    /// The side that has won: the only side with units left. `None` while both have units
+    /// (or neither has).
+    pub fn winner(&self) -> Option<Team> {
+        let has = |team| self.pieces.iter().any(|p| p.team == team);
+        match (has(Team::Blue), has(Team::Red)) {
+            (true, false) => Some(Team::Blue),
+            (false, true) => Some(Team::Red),
+            _ => None,
         }
     }
 
@@ -399,7 +717,9 @@ fn apply_moves(
             });
         match checked {
             Ok(path) => {
-                commands.entity(piece.entity).insert((path, Moved));
+                commands
+                    .entity(piece.entity)
+                    .insert((path, Moved { from: piece.tile }));
                 // Later moves this frame see this one.
                 if let Some(p) = board.pieces.iter_mut().find(|p| p.entity == piece.entity) {
                     p.tile = order.to;
@@ -444,28 +764,202 @@ fn end_turn(
         })
         .collect();
     enemy_turn.waiting = moves.into();
+    let enemy = turn.team.opponent();
+    enemy_turn.queue = board
+        .pieces
+        .iter()
+        .filter(|p| p.team == enemy)
+        .map(|p| p.entity)
+        .collect();
+    enemy_turn.acting = None;
     for piece in &board.pieces {
-        commands.entity(piece.entity).remove::<Moved>();
+        commands.entity(piece.entity).remove::<(Moved, Acted)>();
     }
-    turn.team = Team::Red;
+    turn.team = enemy;
 }
 
-/// The enemy's turn on the board: its units walk one after another; when the last stops,
-/// the next turn is the player's.
+/// Does to the world what a resolved strike did on the board: hit points kept in
+/// [`Health`], the attacker marked [`Acted`], the units at 0 hit points despawned.
+pub fn apply_strike(commands: &mut Commands, struck: &Struck) {
+    for (entity, hp) in [
+        (struck.target, struck.target_hp),
+        (struck.attacker, struck.attacker_hp),
+    ] {
+        if hp == 0 {
+            commands.entity(entity).despawn();
+        } else {
+            commands.entity(entity).insert(Health(hp));
+        }
+    }
+    if struck.attacker_hp > 0 {
+        commands.entity(struck.attacker).insert(Acted);
+    }
+}
+
+/// Whether every unit stands still, for the actions that wait for walks to end.
+struct Stillness(bool);
+
+impl Stillness {
+    fn check<T>(&self, checked: Result<T, Refusal>) -> Result<T, Refusal> {
+        checked.and_then(|ok| match self.0 {
+            true => Ok(ok),
+            false => Err(Refusal::StillMoving),
+        })
+    }
+}
+
+/// What a [`Board`] with the tiles' defence is built from.
+#[derive(SystemParam)]
+struct BoardInputs<'w, 's> {
+    nav: Res<'w, Navigation>,
+    rules: Res<'w, TacticsRules>,
+    defence: Option<Res<'w, TerrainDefence>>,
+    units: PieceQuery<'w, 's>,
+}
+
+impl BoardInputs<'_, '_> {
+    fn board(&self) -> Board<'_> {
+        Board::new(&self.nav, &self.rules, &self.units).with_defence(self.defence.as_deref())
+    }
+}
+
+/// The actions after a move: strikes, waits and cancelled moves, checked against the board.
+fn apply_actions(
+    mut commands: Commands,
+    (mut strikes, mut waits, mut cancels): (
+        MessageReader<Strike>,
+        MessageReader<Wait>,
+        MessageReader<CancelMove>,
+    ),
+    (mut struck, mut waited, mut cancelled, mut refused): (
+        MessageWriter<Struck>,
+        MessageWriter<Waited>,
+        MessageWriter<MoveCancelled>,
+        MessageWriter<OrderRefused>,
+    ),
+    (inputs, turn): (BoardInputs, Res<Turn>),
+    moved: Query<&Moved>,
+    walking: Query<(), With<Path>>,
+) {
+    let mut board = inputs.board();
+    // Strikes and cancels wait for every walk to end, as moves do.
+    let still = Stillness(walking.is_empty());
+    for order in strikes.read() {
+        let (Some(attacker), Some(target)) = (
+            board.piece(order.attacker).cloned(),
+            board.piece(order.target).cloned(),
+        ) else {
+            continue;
+        };
+        match still.check(board.check_strike(&attacker, &target, *turn)) {
+            Ok(forecast) => {
+                let outcome = board.resolve_strike(attacker.entity, target.entity, forecast);
+                apply_strike(&mut commands, &outcome);
+                struck.write(outcome);
+            }
+            Err(reason) => {
+                refused.write(OrderRefused {
+                    unit: attacker.entity,
+                    goal: target.tile,
+                    reason,
+                });
+            }
+        }
+    }
+    for order in waits.read() {
+        let Some(piece) = board.piece(order.unit).cloned() else {
+            continue;
+        };
+        match board.check_wait(&piece, *turn) {
+            Ok(()) => {
+                commands.entity(piece.entity).insert(Acted);
+                if let Some(p) = board.pieces.iter_mut().find(|p| p.entity == piece.entity) {
+                    p.acted = true;
+                }
+                waited.write(Waited { unit: piece.entity });
+            }
+            Err(reason) => {
+                refused.write(OrderRefused {
+                    unit: piece.entity,
+                    goal: piece.tile,
+                    reason,
+                });
+            }
+        }
+    }
+    for order in cancels.read() {
+        let Some(piece) = board.piece(order.unit).cloned() else {
+            continue;
+        };
+        let from = moved.get(piece.entity).ok().map(|m| m.from);
+        match still.check(board.check_cancel(&piece, from, *turn)) {
+            Ok(to) => {
+                commands
+                    .entity(piece.entity)
+                    .insert((Tile(to), Motion::default()))
+                    .remove::<Moved>();
+                if let Some(p) = board.pieces.iter_mut().find(|p| p.entity == piece.entity) {
+                    p.tile = to;
+                    p.moved = false;
+                }
+                cancelled.write(MoveCancelled {
+                    unit: piece.entity,
+                    to,
+                });
+            }
+            Err(reason) => {
+                refused.write(OrderRefused {
+                    unit: piece.entity,
+                    goal: piece.tile,
+                    reason,
+                });
+            }
+        }
+    }
+}
+
+/// The enemy's turn on the board: its units act one after another, in [`Precedence`]
+/// order; each walks its path, if it has one, then strikes the unit
+/// [`Board::strike_target`] picks, if any. When the last is done, the next turn is the
+/// player's.
 fn walk_enemy_moves(
     mut commands: Commands,
-    mut turn: ResMut<Turn>,
-    mut enemy_turn: ResMut<EnemyTurn>,
+    inputs: BoardInputs,
+    (mut turn, mut enemy_turn): (ResMut<Turn>, ResMut<EnemyTurn>),
+    acted: Query<Entity, With<Acted>>,
     walking: Query<(), With<Path>>,
+    mut struck: MessageWriter<Struck>,
 ) {
     if turn.team != Team::Red || !walking.is_empty() {
         return;
     }
-    match enemy_turn.waiting.pop_front() {
-        Some((entity, path)) => {
-            commands.entity(entity).insert(path);
+    if let Some(unit) = enemy_turn.acting.take() {
+        let mut board = inputs.board();
+        let target = board
+            .piece(unit)
+            .and_then(|attacker| Some((attacker.clone(), board.strike_target(attacker)?.clone())));
+        if let Some((attacker, target)) = target
+            && let Ok(forecast) = board.check_strike(&attacker, &target, *turn)
+        {
+            let outcome = board.resolve_strike(attacker.entity, target.entity, forecast);
+            apply_strike(&mut commands, &outcome);
+            struck.write(outcome);
+        }
+        return;
+    }
+    match enemy_turn.queue.pop_front() {
+        Some(unit) => {
+            if enemy_turn.waiting.front().is_some_and(|(e, _)| *e == unit)
+                && let Some((_, path)) = enemy_turn.waiting.pop_front()
+            {
+                commands.entity(unit).insert(path);
+            }
+            enemy_turn.acting = Some(unit);
         }
         None => {
+            for entity in &acted {
+                commands.entity(entity).remove::<Acted>();
+            }
             turn.team = Team::Blue;
             turn.number += 1;
         }
@@ -478,9 +972,8 @@ pub fn with_board<R>(
     world: &mut World,
     f: impl FnOnce(&mut Board, &mut SearchContext) -> R,
 ) -> Result<R, String> {
-    let mut state: SystemState<(Res<Navigation>, Res<TacticsRules>, PieceQuery)> =
-        SystemState::new(world);
-    let (nav, rules, units) = state.get(world).map_err(|e| e.to_string())?;
-    let mut board = Board::new(&nav, &rules, &units);
+    let mut state: SystemState<BoardInputs> = SystemState::new(world);
+    let inputs = state.get(world).map_err(|e| e.to_string())?;
+    let mut board = inputs.board();
     Ok(f(&mut board, &mut SearchContext::new()))
 }

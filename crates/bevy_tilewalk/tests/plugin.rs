@@ -8,7 +8,9 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_tilewalk::path::{Algorithm, Board, Diagonal, Grid, SearchOptions, find_path};
 use bevy_tilewalk::prelude::*;
-use bevy_tilewalk::{PerClass, Refusal, TacticsRules, Walk, with_board};
+use bevy_tilewalk::{
+    Acted, PerClass, Refusal, Strike, Struck, TacticsRules, TerrainDefence, Walk, with_board,
+};
 
 const STEP: f64 = 1.0 / 60.0;
 
@@ -373,4 +375,52 @@ fn a_tactics_turn_moves_within_the_range_and_the_enemy_closes_in() {
     assert_eq!(app.world().get::<Tile>(orc).unwrap().0, Pos::new(6, 1));
     let turn = app.world().resource::<bevy_tilewalk::Turn>();
     assert_eq!((turn.number, turn.team), (2, Team::Blue));
+}
+
+#[test]
+fn a_host_without_terrain_defence_gets_full_damage_and_with_it_less() {
+    let nav = Navigation::from_fn(
+        Board::Square(Diagonal::Never),
+        4,
+        1,
+        vec![ClassSpec::new("foot", 3.0)],
+        |_, _| Some(1.0),
+    )
+    .unwrap();
+    let strike = |defence: Option<TerrainDefence>| {
+        let mut app = new_app(nav.clone());
+        app.insert_resource(TacticsRules {
+            hit_points: PerClass::from([("*", 10)]),
+            damage: PerClass::from([("foot", 4)]),
+            ..default()
+        });
+        if let Some(defence) = defence {
+            app.insert_resource(defence);
+        }
+        let knight = spawn(&mut app, MovementClass(0), (1, 0));
+        let orc = spawn(&mut app, MovementClass(0), (2, 0));
+        app.world_mut().entity_mut(orc).insert(Team::Red);
+        app.world_mut().write_message(Strike {
+            attacker: knight,
+            target: orc,
+        });
+        app.update();
+        let struck: Vec<Struck> = app
+            .world()
+            .resource::<Messages<Struck>>()
+            .iter_current_update_messages()
+            .cloned()
+            .collect();
+        assert_eq!(struck.len(), 1);
+        assert!(app.world().get::<Acted>(knight).is_some());
+        (struck[0].damage, struck[0].counter, struck[0].target_hp)
+    };
+    assert_eq!(strike(None), (4, Some(4), 6));
+    // The orc's tile, (2,0), defends 3; the knight's, (1,0), none; off the grid, none.
+    let defence = TerrainDefence::from_fn(3, 1, |p| if p.x == 2 { 3 } else { 0 });
+    assert_eq!(
+        (defence.at(Pos::new(2, 0)), defence.at(Pos::new(3, 0))),
+        (3, 0)
+    );
+    assert_eq!(strike(Some(defence)), (1, Some(4), 9));
 }

@@ -221,6 +221,7 @@ impl Output<'_> {
             glyphs: String::new(),
             tile: 0,
             costs: vec![None; self.table.classes.len()],
+            defence: 0,
         });
         self.by_name.insert(name.into(), index);
         index
@@ -293,6 +294,7 @@ impl Output<'_> {
                 glyphs: base.map_or_else(String::new, |t| t.glyphs.clone()),
                 tile: 0,
                 costs,
+                defence: base.map_or(0, |t| t.defence),
             })));
         }
         // 2. Its terrain-set colours.

@@ -122,6 +122,20 @@ pub enum Refusal {
     },
     /// Tactics: the turn cannot end while units are still moving.
     StillMoving,
+    /// Tactics: the unit has struck or waited this turn.
+    AlreadyActed,
+    /// Tactics: a move is cancelled, but the unit has not moved this turn.
+    NotMoved,
+    /// Tactics: the target of a strike is out of the attacker's reach from where it stands.
+    OutOfReach {
+        /// The target.
+        target: Entity,
+    },
+    /// Tactics: the target of a strike is on the attacker's side.
+    NotAnEnemy {
+        /// The target.
+        target: Entity,
+    },
 }
 
 /// The names a refusal's message uses; every method has a plain default.
@@ -179,6 +193,14 @@ impl Refusal {
             Self::Occupied { to } => format!("{unit} cannot stop on {to}: a unit stands there"),
             Self::OutOfRange { to } => format!("{to} is out of {unit}'s range"),
             Self::StillMoving => "wait: units are still moving".to_owned(),
+            Self::AlreadyActed => format!("{unit} has already acted this turn"),
+            Self::NotMoved => format!("{unit} has not moved this turn"),
+            Self::OutOfReach { target } => {
+                format!("{} is out of {unit}'s reach", labels.unit(target))
+            }
+            Self::NotAnEnemy { target } => {
+                format!("{unit} cannot strike {}: not an enemy", labels.unit(target))
+            }
         }
     }
 }
