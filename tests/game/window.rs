@@ -208,14 +208,35 @@ impl Game {
 
     /// Moves the pointer to tile (x, y) and waits until the game reports it hovers there.
     fn hover(&mut self, x: u32, y: u32) {
-        let (px, py) = self.tile_center(x, y);
-        let before = self.events().len();
-        self.xdotool(&["mousemove", &px.to_string(), &py.to_string()]);
         let tile = serde_json::json!([x, y]);
-        let hovering = |e: &Value| e["event"] == "hover" && e["tile"] == tile;
-        let already = self.events().into_iter().rfind(|e| e["event"] == "hover");
-        if already.as_ref().is_none_or(|e| !hovering(e)) {
-            self.wait_event_from(before, "the pointer over the tile", STARTUP, hovering);
+        let deadline = Instant::now() + STARTUP;
+        loop {
+            // Aimed from the latest view; when the view changes before the game reports
+            // the tile (the camera was still fitting the map), aim again.
+            let (px, py) = self.tile_center(x, y);
+            let before = self.events().len();
+            self.xdotool(&["mousemove", &px.to_string(), &py.to_string()]);
+            loop {
+                let last = self.events().into_iter().rfind(|e| e["event"] == "hover");
+                if last.is_some_and(|e| e["tile"] == tile) {
+                    return;
+                }
+                assert!(
+                    self.child.try_wait().expect("status").is_none(),
+                    "the game exited while hovering {x},{y}:\n{}",
+                    self.log()
+                );
+                assert!(
+                    Instant::now() < deadline,
+                    "timed out hovering {x},{y}; events: {:?}\n{}",
+                    self.events(),
+                    self.log()
+                );
+                if self.events_from(before).iter().any(|e| e["event"] == "view") {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
         }
     }
 
