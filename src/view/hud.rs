@@ -25,7 +25,7 @@ struct ErrorText;
 
 const HELP: &str = "left: select (shift: add, drag: box)  right: move (shift: waypoint)  S: stop  E: searches  P: paint  L: lab  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
 const LAB_HELP: &str = "drag S/G: move  left-drag: paint  right-drag: erase  1-9: terrain  C G H B = -: settings  Space , . [ ]: replay  V Tab: compare  L: leave";
-const TACTICS_HELP: &str = "left: select  hover: preview  right: move there  T: threat  Enter: end turn  L: lab  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
+const TACTICS_HELP: &str = "left: select  hover: preview  right: move there / strike an enemy  Space: wait  Backspace: undo move  T: threat  Enter: end turn  L: lab  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
 
 /// The tints of the selected units' paths, in the order of their names.
 const PATH_TINTS: [Color; 6] = [

@@ -1,7 +1,9 @@
 //! Tactics mode on screen: the selected unit's movement range (blue: stop here; pale: walk
 //! through only) and the tiles it could attack after moving (red outlines), the exact path
-//! and cost under the cursor, the enemy's threat (T), greyed units that have moved, the
-//! turn counter, and ending the turn (Enter or the button).
+//! and cost under the cursor, the enemy's threat (T), greyed units that have moved or acted,
+//! the turn counter, a moved unit's action (right-click an enemy in reach to strike it,
+//! Space to wait, Backspace to take the move back), what each strike did, and ending the
+//! turn (Enter or the button).
 
 use std::collections::BTreeSet;
 
@@ -14,7 +16,8 @@ use super::{Cursor, Notice, TileShape, outline};
 use crate::AppSystems;
 use crate::level::Level;
 use crate::tactics::{
-    Board, EndTurn, EnemyTurn, Mode, Moved, PieceQuery, TacticsMove, TacticsRules, Turn,
+    Acted, Board, CancelMove, EndTurn, EnemyTurn, Mode, Moved, PieceQuery, Strike, Struck,
+    TacticsMove, TacticsRules, TerrainDefence, Turn, Wait,
 };
 use crate::units::{MovementClass, Selected, Team, Tile, Unit};
 
@@ -53,7 +56,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(OnEnter(Mode::Tactics), spawn_turn_panel)
         .add_systems(
             Update,
-            (order_moves, end_turn_with_key)
+            (order_moves, end_turn_with_key, act_with_keys)
                 .in_set(AppSystems::RecordInput)
                 .run_if(
                     in_state(Mode::Tactics)
@@ -68,6 +71,7 @@ pub(super) fn plugin(app: &mut App) {
                 highlight_tiles,
                 draw_preview,
                 grey_moved_units,
+                say_strikes,
                 update_turn_text,
             )
                 .chain()
@@ -245,9 +249,13 @@ fn draw_preview(
     shown: Res<ShownRange>,
     cursor: Res<Cursor>,
     level: Res<Level>,
-    nav: Res<Navigation>,
-    rules: Res<TacticsRules>,
+    (nav, rules, defence): (
+        Res<Navigation>,
+        Res<TacticsRules>,
+        Option<Res<TerrainDefence>>,
+    ),
     units: Query<(&Name, &MovementClass), With<Unit>>,
+    pieces: PieceQuery,
     mut notice: ResMut<Notice>,
 ) {
     let geometry = level.geometry();
@@ -272,6 +280,30 @@ fn draw_preview(
     let Ok((name, &class)) = units.get(unit) else {
         return;
     };
+    // Over an enemy: the strike's forecast, damage both ways, or why there is none.
+    let board = Board::new(&nav, &rules, &pieces).with_defence(defence.as_deref());
+    let attacker = board.piece(unit);
+    let target = board
+        .pieces
+        .iter()
+        .find(|p| p.tile == pos && attacker.is_some_and(|a| a.team != p.team));
+    if let (Some(attacker), Some(target)) = (attacker, target) {
+        let target_name = units.get(target.entity).map_or("", |(n, _)| n.as_str());
+        if !board.in_reach(attacker, target) {
+            notice.hint(format!("{target_name} is out of {name}'s reach"));
+            return;
+        }
+        let forecast = board.forecast(attacker, target);
+        let back = forecast
+            .counter
+            .map_or_else(|| "no counter".to_owned(), |c| format!("{c} back"));
+        notice.hint(format!(
+            "right-click: {name} strikes {target_name} for {} ({} hp left), {back}",
+            forecast.damage,
+            target.hp.saturating_sub(forecast.damage)
+        ));
+        return;
+    }
     // The hints are the refusals a move there would get, word for word.
     let unit = name.as_str();
     if shown.moved {
@@ -306,11 +338,14 @@ fn draw_preview(
     }
 }
 
+/// A right click moves the selected unit to the tile, or strikes the enemy standing on it.
 fn order_moves(
     buttons: Res<ButtonInput<MouseButton>>,
     cursor: Res<Cursor>,
     shown: Res<ShownRange>,
+    units: Query<(Entity, &Tile, &Team), With<Unit>>,
     mut moves: MessageWriter<TacticsMove>,
+    mut strikes: MessageWriter<Strike>,
     mut notice: ResMut<Notice>,
 ) {
     if !buttons.just_pressed(MouseButton::Right) {
@@ -318,16 +353,80 @@ fn order_moves(
     }
     match (shown.unit, cursor.tile) {
         (Some(unit), Some(to)) => {
-            moves.write(TacticsMove { unit, to });
+            let side = units.get(unit).map(|(_, _, team)| *team).ok();
+            let enemy = units
+                .iter()
+                .find(|(_, tile, team)| tile.0 == to && Some(**team) != side);
+            match enemy {
+                Some((target, _, _)) => {
+                    strikes.write(Strike {
+                        attacker: unit,
+                        target,
+                    });
+                }
+                None => {
+                    moves.write(TacticsMove { unit, to });
+                }
+            }
         }
         (None, _) => notice.say("select one unit of yours first"),
         (_, None) => notice.say("that is outside the map"),
     }
 }
 
-fn grey_moved_units(mut units: Query<(&Team, Has<Moved>, &mut Sprite), With<Unit>>) {
-    for (&team, moved, mut sprite) in &mut units {
-        let color = if moved {
+/// Space: the selected unit waits (its action ends); Backspace: its move is taken back.
+fn act_with_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    shown: Res<ShownRange>,
+    mut waits: MessageWriter<Wait>,
+    mut cancels: MessageWriter<CancelMove>,
+    mut notice: ResMut<Notice>,
+) {
+    let (wait, cancel) = (
+        keys.just_pressed(KeyCode::Space),
+        keys.just_pressed(KeyCode::Backspace),
+    );
+    if !(wait || cancel) {
+        return;
+    }
+    let Some(unit) = shown.unit else {
+        notice.say("select one unit of yours first");
+        return;
+    };
+    if wait {
+        waits.write(Wait { unit });
+    } else {
+        cancels.write(CancelMove { unit });
+    }
+}
+
+/// Says what each strike did, with the units' names.
+fn say_strikes(mut struck: MessageReader<Struck>, names: Query<&Name>, mut notice: ResMut<Notice>) {
+    for strike in struck.read() {
+        let name = |e: Entity| {
+            names
+                .get(e)
+                .map_or("a unit".to_owned(), ToString::to_string)
+        };
+        let (attacker, target) = (name(strike.attacker), name(strike.target));
+        let mut text = format!("{attacker} strikes {target}: {} damage", strike.damage);
+        if let Some(counter) = strike.counter {
+            text += &format!(", {counter} back");
+        }
+        text += &format!(
+            " ({attacker} {} hp, {target} {} hp)",
+            strike.attacker_hp, strike.target_hp
+        );
+        notice.say(text);
+    }
+}
+
+/// A unit's side, whether it has moved and acted, and its sprite.
+type Dress<'a> = (&'a Team, Has<Moved>, Has<Acted>, &'a mut Sprite);
+
+fn grey_moved_units(mut units: Query<Dress, With<Unit>>) {
+    for (&team, moved, acted, mut sprite) in &mut units {
+        let color = if moved || acted {
             team_color(team).mix(&Color::srgb(0.35, 0.35, 0.35), 0.7)
         } else {
             team_color(team)

@@ -232,7 +232,11 @@ impl Game {
                     self.events(),
                     self.log()
                 );
-                if self.events_from(before).iter().any(|e| e["event"] == "view") {
+                if self
+                    .events_from(before)
+                    .iter()
+                    .any(|e| e["event"] == "view")
+                {
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(200));
@@ -609,7 +613,10 @@ fn a_unit_on_a_staggered_tiled_map_walks_to_the_tile_clicked() {
     // The river's water where Tiled draws column 3, and the knight on its goal.
     let river = stagger.to_diamond(3, 2);
     let water = pixel(game.tile_center(river.x, river.y));
-    assert!(water[2] > 150 && water[2] > water[0] + 80, "water {water:?}");
+    assert!(
+        water[2] > 150 && water[2] > water[0] + 80,
+        "water {water:?}"
+    );
     let (kx, ky) = game.tile_center(goal.x, goal.y);
     let blue = (-6..=6)
         .flat_map(|dy| (-6..=6).map(move |dx| (kx + dx, ky + dy)))
@@ -618,7 +625,10 @@ fn a_unit_on_a_staggered_tiled_map_walks_to_the_tile_clicked() {
             p[2] > 150 && p[2] > p[0] + 60
         })
         .count();
-    assert!(blue >= 20, "the knight is drawn on its goal: {blue} blue pixels");
+    assert!(
+        blue >= 20,
+        "the knight is drawn on its goal: {blue} blue pixels"
+    );
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
 }
