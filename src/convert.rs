@@ -36,6 +36,16 @@ pub enum Projection {
     },
 }
 
+impl Projection {
+    /// A staggered map's stagger (`None` for the other projections).
+    pub fn stagger(self) -> Option<Stagger> {
+        match self {
+            Self::Isometric { stagger, .. } => stagger,
+            Self::Flat => None,
+        }
+    }
+}
+
 /// Which lines of a staggered map Tiled shifts by half a tile: rows to the right (axis Y)
 /// or columns down (axis X), the odd or the even ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,15 +201,12 @@ impl Geometry {
                 .into_iter()
                 .filter(move |&i| i < n)
         };
-        match self.projection {
+        match self.projection.stagger() {
             // A shifted line starts half a tile further: the first two and last two.
-            Projection::Flat | Projection::Isometric { stagger: None, .. } => near(w)
+            None => near(w)
                 .flat_map(|x| near(h).map(move |y| Pos::new(x, y)))
                 .collect(),
-            Projection::Isometric {
-                stagger: Some(stagger),
-                ..
-            } => near(stagger.columns)
+            Some(stagger) => near(stagger.columns)
                 .flat_map(|c| near(stagger.rows).map(move |r| stagger.to_diamond(c, r)))
                 .collect(),
         }
@@ -209,13 +216,11 @@ impl Geometry {
     /// cells.
     pub fn on_map(&self, pos: Pos) -> bool {
         let inside = pos.x < self.width && pos.y < self.height;
-        match self.projection {
-            Projection::Isometric {
-                stagger: Some(stagger),
-                ..
-            } => inside && stagger.from_diamond(pos).is_some(),
-            _ => inside,
-        }
+        inside
+            && self
+                .projection
+                .stagger()
+                .is_none_or(|s| s.from_diamond(pos).is_some())
     }
 
     /// A tile's centre in bevy_ecs_tilemap's own layout (`TilemapAnchor::None`).

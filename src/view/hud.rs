@@ -202,13 +202,8 @@ fn update_status(
                     })
                     .collect();
                 // A staggered map's cell, as Tiled numbers it too.
-                let tiled = match (&level.tiled, level.projection) {
-                    (
-                        Some(tiled),
-                        Projection::Isometric {
-                            stagger: Some(_), ..
-                        },
-                    ) => tiled
+                let tiled = match (&level.tiled, level.projection.stagger()) {
+                    (Some(tiled), Some(_)) => tiled
                         .tiled_cell(pos)
                         .map_or_else(String::new, |(c, r)| format!(" (Tiled {c},{r})")),
                     _ => String::new(),

@@ -85,22 +85,17 @@ fn spawn_atlas(commands: &mut Commands, level: &Level, server: &AssetServer) {
     let geometry = level.geometry();
     let size = geometry.map_size();
     let tilemap = commands.spawn_empty().id();
-    let mut storage = TileStorage::empty(size);
-    for pos in level.cells() {
-        let position = geometry.tile_pos(pos);
-        let tile = commands
-            .spawn((
-                TileBundle {
-                    position,
-                    tilemap_id: TilemapId(tilemap),
-                    texture_index: TileTextureIndex(level.terrain(pos).map_or(0, |t| t.tile)),
-                    ..default()
-                },
-                ChildOf(tilemap),
-            ))
-            .id();
-        storage.set(&position, tile);
-    }
+    let tiles = level.cells().map(|pos| {
+        let texture_index = TileTextureIndex(level.terrain(pos).map_or(0, |t| t.tile));
+        (
+            pos,
+            TileBundle {
+                texture_index,
+                ..default()
+            },
+        )
+    });
+    let storage = spawn_tiles(commands, tilemap, &geometry, tiles);
     commands.entity(tilemap).insert((
         Name::new("Terrain tilemap"),
         TerrainTilemap,
@@ -116,6 +111,27 @@ fn spawn_atlas(commands: &mut Commands, level: &Level, server: &AssetServer) {
             ..default()
         },
     ));
+}
+
+/// Spawns `tiles` as children of `tilemap`, each at its cell's position, and stores them.
+fn spawn_tiles(
+    commands: &mut Commands,
+    tilemap: Entity,
+    geometry: &Geometry,
+    tiles: impl Iterator<Item = (Pos, TileBundle)>,
+) -> TileStorage {
+    let mut storage = TileStorage::empty(geometry.map_size());
+    for (pos, tile) in tiles {
+        let position = geometry.tile_pos(pos);
+        let bundle = TileBundle {
+            position,
+            tilemap_id: TilemapId(tilemap),
+            ..tile
+        };
+        let tile = commands.spawn((bundle, ChildOf(tilemap))).id();
+        storage.set(&position, tile);
+    }
+    storage
 }
 
 /// The grid a Tiled map's tiles are laid out on, in Tiled's pixels, as bevy_ecs_tilemap
@@ -195,28 +211,20 @@ fn spawn_tiled(
                     let translation = geometry.offset() + align(size) * scale;
                     let texture = atlas_texture(commands, image, load(&image.path), images);
                     let tilemap = commands.spawn_empty().id();
-                    let mut storage = TileStorage::empty(geometry.map_size());
-                    for (pos, cell) in cells {
-                        let position = geometry.tile_pos(pos);
-                        let tile = commands
-                            .spawn((
-                                TileBundle {
-                                    position,
-                                    tilemap_id: TilemapId(tilemap),
-                                    texture_index: TileTextureIndex(cell.id),
-                                    flip: TileFlip {
-                                        x: cell.flip_h,
-                                        y: cell.flip_v,
-                                        d: cell.flip_d,
-                                    },
-                                    color: TileColor(colour),
-                                    ..default()
-                                },
-                                ChildOf(tilemap),
-                            ))
-                            .id();
-                        storage.set(&position, tile);
-                    }
+                    let tiles = cells.into_iter().map(|(pos, cell)| {
+                        let tile = TileBundle {
+                            texture_index: TileTextureIndex(cell.id),
+                            flip: TileFlip {
+                                x: cell.flip_h,
+                                y: cell.flip_v,
+                                d: cell.flip_d,
+                            },
+                            color: TileColor(colour),
+                            ..default()
+                        };
+                        (pos, tile)
+                    });
+                    let storage = spawn_tiles(commands, tilemap, &geometry, tiles);
                     commands.entity(tilemap).insert((
                         Name::new(format!("Layer `{}`: {}", layer.name, tileset.name)),
                         TerrainTilemap,

@@ -453,6 +453,77 @@ fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A screenshot's pixels.
+struct Shot {
+    path: PathBuf,
+    width: u32,
+    pixels: Vec<[u8; 3]>,
+}
+
+impl Shot {
+    fn pixel(&self, (x, y): (i64, i64)) -> [u8; 3] {
+        self.pixels[(y * i64::from(self.width) + x) as usize]
+    }
+
+    /// How many of the 13 x 13 pixels around a point are a blue unit's.
+    fn blue_around(&self, (cx, cy): (i64, i64)) -> usize {
+        (-6..=6)
+            .flat_map(|dy| (-6..=6).map(move |dx| (cx + dx, cy + dy)))
+            .filter(|&p| {
+                let p = self.pixel(p);
+                p[2] > 150 && p[2] > p[0] + 60
+            })
+            .count()
+    }
+
+    /// Copies the screenshot to the file an environment variable names, if it is set.
+    fn keep_as(&self, variable: &str) {
+        if let Ok(out) = std::env::var(variable) {
+            std::fs::copy(
+                &self.path,
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(out),
+            )
+            .unwrap();
+        }
+    }
+}
+
+impl Game {
+    /// Once the map is fitted to the window: selects the knight on `from` with a real left
+    /// click, sends it to `to` with a right click, waits until it arrives there and takes a
+    /// screenshot (F12) of the 1280 x 720 window.
+    fn send_knight(&mut self, from: (u32, u32), to: (u32, u32)) -> Shot {
+        self.wait_event("the map to be fitted to the window", STARTUP, |e| {
+            e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+        });
+        let pressed = self.click(from.0, from.1, "1");
+        self.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
+            e["event"] == "selected" && e["units"] == serde_json::json!(["knight"])
+        });
+        let goal = serde_json::json!([to.0, to.1]);
+        let pressed = self.click(to.0, to.1, "3");
+        self.wait_event_from(pressed, "the order", STARTUP, |e| {
+            e["event"] == "ordered" && e["goal"] == goal
+        });
+        let arrived = self.wait_event("the knight to arrive", WALK, |e| e["event"] == "arrived");
+        assert_eq!(arrived["unit"], "knight");
+        assert_eq!(arrived["tile"], goal);
+        let before = self.events().len();
+        self.xdotool(&["key", "F12"]);
+        let shot = self.wait_event_from(before, "the screenshot", STARTUP, |e| {
+            e["event"] == "screenshot"
+        });
+        let path = PathBuf::from(shot["path"].as_str().unwrap());
+        let (width, height, pixels) = decode(&path);
+        assert_eq!((width, height), (1280, 720));
+        Shot {
+            path,
+            width,
+            pixels,
+        }
+    }
+}
+
 #[test]
 #[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
 fn a_unit_on_a_hex_map_walks_to_the_hex_clicked() {
@@ -460,46 +531,16 @@ fn a_unit_on_a_hex_map_walks_to_the_hex_clicked() {
     let dir = fresh_dir("hex-window");
     let valley = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/hex_valley.map");
     let mut game = Game::start(&dir, valley);
-    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
-        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
-    });
     // Picking: the knight's hex selects it; a hex across the ford is the goal.
-    let pressed = game.click(2, 5, "1");
-    game.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
-        e["event"] == "selected" && e["units"] == serde_json::json!(["knight"])
-    });
-    let pressed = game.click(25, 9, "3");
-    game.wait_event_from(pressed, "the order", STARTUP, |e| {
-        e["event"] == "ordered" && e["goal"] == serde_json::json!([25, 9])
-    });
-    let arrived = game.wait_event("the knight to arrive", WALK, |e| e["event"] == "arrived");
-    assert_eq!(arrived["unit"], "knight");
-    assert_eq!(arrived["tile"], serde_json::json!([25, 9]));
-    let before = game.events().len();
-    game.xdotool(&["key", "F12"]);
-    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
-        e["event"] == "screenshot"
-    });
-    let (width, height, pixels) = decode(&PathBuf::from(shot["path"].as_str().unwrap()));
-    assert_eq!((width, height), (1280, 720));
-    // Hex tiles are drawn: the 7 terrains' colours cover much of the frame, and the knight
-    // stands on the hex it was sent to (its blue sprite at that hex's centre).
-    let (cx, cy) = game.tile_center(25, 9);
-    let blue = (-6..=6)
-        .flat_map(|dy| (-6..=6).map(move |dx| (cx + dx, cy + dy)))
-        .filter(|&(x, y)| {
-            let p = pixels[(y * i64::from(width) + x) as usize];
-            p[2] > 150 && p[2] > p[0] + 60
-        })
-        .count();
+    let shot = game.send_knight((2, 5), (25, 9));
+    // Hex tiles are drawn, and the knight stands on the hex it was sent to (its blue
+    // sprite at that hex's centre).
+    let blue = shot.blue_around(game.tile_center(25, 9));
     assert!(
         blue >= 20,
         "the knight is drawn on (25,9): {blue} blue pixels"
     );
-    if let Ok(out) = std::env::var("TILEWALK_HEX_SCREENSHOT_OUT") {
-        let shot = PathBuf::from(shot["path"].as_str().unwrap());
-        std::fs::copy(&shot, PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(out)).unwrap();
-    }
+    shot.keep_as("TILEWALK_HEX_SCREENSHOT_OUT");
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -511,63 +552,32 @@ fn a_unit_on_an_isometric_tiled_map_walks_to_the_tile_clicked() {
     let dir = fresh_dir("iso-window");
     let map = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/tiled/iso.tmx");
     let mut game = Game::start(&dir, map);
-    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
-        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
-    });
     // Picking on diamonds: the knight's tile selects it; a tile across the river's ford
     // is the goal.
-    let pressed = game.click(1, 10, "1");
-    game.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
-        e["event"] == "selected" && e["units"] == serde_json::json!(["knight"])
-    });
-    let pressed = game.click(9, 5, "3");
-    game.wait_event_from(pressed, "the order", STARTUP, |e| {
-        e["event"] == "ordered" && e["goal"] == serde_json::json!([9, 5])
-    });
-    let arrived = game.wait_event("the knight to arrive", WALK, |e| e["event"] == "arrived");
-    assert_eq!(arrived["unit"], "knight");
-    assert_eq!(arrived["tile"], serde_json::json!([9, 5]));
-    let before = game.events().len();
-    game.xdotool(&["key", "F12"]);
-    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
-        e["event"] == "screenshot"
-    });
-    let (width, height, pixels) = decode(&PathBuf::from(shot["path"].as_str().unwrap()));
-    assert_eq!((width, height), (1280, 720));
-    let pixel = |(x, y): (i64, i64)| pixels[(y * i64::from(width) + x) as usize];
+    let shot = game.send_knight((1, 10), (9, 5));
     // Drawn as Tiled draws it: diamonds, the river's water blue down the map's column 6,
     // grass green at the map's top cell, the window's background beside that cell's
     // diamond (its bounding box's corner), and the knight on its goal.
-    let water = pixel(game.tile_center(6, 3));
+    let water = shot.pixel(game.tile_center(6, 3));
     assert!(
         water[2] > 150 && water[2] > water[0] + 80,
         "water {water:?}"
     );
-    let grass = pixel(game.tile_center(0, 0));
+    let grass = shot.pixel(game.tile_center(0, 0));
     assert!(
         grass[1] > 120 && grass[1] > grass[2] + 40,
         "grass {grass:?}"
     );
     let (cx, cy) = game.tile_center(0, 0);
     let scale = game.view()["tile_px"].as_f64().unwrap();
-    let corner = pixel((cx - (scale * 0.9) as i64, cy - (scale * 0.4) as i64));
+    let corner = shot.pixel((cx - (scale * 0.9) as i64, cy - (scale * 0.4) as i64));
     assert!(corner != grass, "beside the diamond: {corner:?}");
-    let (kx, ky) = game.tile_center(9, 5);
-    let blue = (-6..=6)
-        .flat_map(|dy| (-6..=6).map(move |dx| (kx + dx, ky + dy)))
-        .filter(|&p| {
-            let p = pixel(p);
-            p[2] > 150 && p[2] > p[0] + 60
-        })
-        .count();
+    let blue = shot.blue_around(game.tile_center(9, 5));
     assert!(
         blue >= 20,
         "the knight is drawn on (9,5): {blue} blue pixels"
     );
-    if let Ok(out) = std::env::var("TILEWALK_ISO_SCREENSHOT_OUT") {
-        let shot = PathBuf::from(shot["path"].as_str().unwrap());
-        std::fs::copy(&shot, PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(out)).unwrap();
-    }
+    shot.keep_as("TILEWALK_ISO_SCREENSHOT_OUT");
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -588,43 +598,16 @@ fn a_unit_on_a_staggered_tiled_map_walks_to_the_tile_clicked() {
     };
     let (knight, goal) = (stagger.to_diamond(0, 10), stagger.to_diamond(5, 9));
     let mut game = Game::start(&dir, map);
-    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
-        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
-    });
-    let pressed = game.click(knight.x, knight.y, "1");
-    game.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
-        e["event"] == "selected" && e["units"] == serde_json::json!(["knight"])
-    });
     // Across the river (Tiled's column 3), over its ford.
-    let pressed = game.click(goal.x, goal.y, "3");
-    game.wait_event_from(pressed, "the order", STARTUP, |e| {
-        e["event"] == "ordered" && e["goal"] == serde_json::json!([goal.x, goal.y])
-    });
-    let arrived = game.wait_event("the knight to arrive", WALK, |e| e["event"] == "arrived");
-    assert_eq!(arrived["unit"], "knight");
-    assert_eq!(arrived["tile"], serde_json::json!([goal.x, goal.y]));
-    let before = game.events().len();
-    game.xdotool(&["key", "F12"]);
-    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
-        e["event"] == "screenshot"
-    });
-    let (width, _, pixels) = decode(&PathBuf::from(shot["path"].as_str().unwrap()));
-    let pixel = |(x, y): (i64, i64)| pixels[(y * i64::from(width) + x) as usize];
+    let shot = game.send_knight((knight.x, knight.y), (goal.x, goal.y));
     // The river's water where Tiled draws column 3, and the knight on its goal.
     let river = stagger.to_diamond(3, 2);
-    let water = pixel(game.tile_center(river.x, river.y));
+    let water = shot.pixel(game.tile_center(river.x, river.y));
     assert!(
         water[2] > 150 && water[2] > water[0] + 80,
         "water {water:?}"
     );
-    let (kx, ky) = game.tile_center(goal.x, goal.y);
-    let blue = (-6..=6)
-        .flat_map(|dy| (-6..=6).map(move |dx| (kx + dx, ky + dy)))
-        .filter(|&p| {
-            let p = pixel(p);
-            p[2] > 150 && p[2] > p[0] + 60
-        })
-        .count();
+    let blue = shot.blue_around(game.tile_center(goal.x, goal.y));
     assert!(
         blue >= 20,
         "the knight is drawn on its goal: {blue} blue pixels"

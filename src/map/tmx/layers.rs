@@ -31,6 +31,8 @@ pub(super) struct Bounds {
 pub(super) struct Layers {
     pub layers: Vec<TiledLayer>,
     pub bounds: Option<Bounds>,
+    /// The map's projection, a staggered map's with its size.
+    pub projection: Projection,
 }
 
 /// A tile layer with what its groups give it: offset, opacity, visibility, terrain.
@@ -85,6 +87,7 @@ pub(super) fn layers(
         return Ok(Layers {
             layers: Vec::new(),
             bounds: None,
+            projection,
         });
     }
     // The bounds: a finite map's size, or the chunks' bounding box.
@@ -125,17 +128,22 @@ pub(super) fn layers(
         ));
     }
     let (columns, rows) = (columns as u32, rows as u32);
-    let stagger = match projection {
+    // A staggered map's size is known now.
+    let projection = match projection {
         Projection::Isometric {
+            aspect,
             stagger: Some(stagger),
-            ..
-        } => Some(Stagger {
-            columns,
-            rows,
-            ..stagger
-        }),
-        _ => None,
+        } => Projection::Isometric {
+            aspect,
+            stagger: Some(Stagger {
+                columns,
+                rows,
+                ..stagger
+            }),
+        },
+        other => other,
     };
+    let stagger = projection.stagger();
     let (width, height) = stagger.map_or((columns, rows), Stagger::diamond_size);
     let bounds = Bounds {
         x: low.0 as i32,
@@ -244,6 +252,7 @@ pub(super) fn layers(
     Ok(Layers {
         layers: out,
         bounds: Some(bounds),
+        projection,
     })
 }
 

@@ -396,20 +396,7 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
             "the map has no tile layer (tilewalk needs one for the terrain)".into(),
         ));
     };
-    let projection = match projection {
-        Projection::Isometric {
-            aspect,
-            stagger: Some(stagger),
-        } => Projection::Isometric {
-            aspect,
-            stagger: Some(Stagger {
-                columns: bounds.columns,
-                rows: bounds.rows,
-                ..stagger
-            }),
-        },
-        other => other,
-    };
+    let projection = layers.projection;
     let units = objects::units(&map, projection, board, bounds, &elements)
         .map_err(|(at, m)| fail(at, m))?;
     let default_terrain = match map.properties.get("default_terrain") {
@@ -428,10 +415,6 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
             ));
         }
     };
-    let stagger = match projection {
-        Projection::Isometric { stagger, .. } => stagger,
-        Projection::Flat => None,
-    };
     Ok(Step::Done(Box::new(MapAsset {
         width: bounds.width,
         height: bounds.height,
@@ -445,7 +428,7 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
             hex_side: map.hex_side_length.unwrap_or(0).max(0) as u32,
             tilesets,
             layers: layers.layers,
-            stagger,
+            stagger: projection.stagger(),
             origin: (bounds.x, bounds.y),
             width: bounds.width,
             default_terrain,
@@ -696,7 +679,12 @@ fn tilesets(
                 WangSetType::Mixed => &[0, 1, 2, 3, 4, 5, 6, 7],
             };
             for (&id, wang) in &set.wang_tiles {
-                let mut colours: Vec<(String, u32)> = Vec::new();
+                let kind = tiles.entry(id).or_insert_with(|| TileKind {
+                    terrain: None,
+                    costs: Vec::new(),
+                    colours: Vec::new(),
+                    at: tile_at(own, id).unwrap_or(own_root),
+                });
                 for &i in counted {
                     let colour = wang.wang_id.0[i];
                     let Some(colour) = (colour as usize)
@@ -709,21 +697,9 @@ fn tilesets(
                         Some(PropertyValue::StringValue(name)) => name.clone(),
                         _ => colour.name.clone(),
                     };
-                    match colours.iter_mut().find(|(n, _)| *n == name) {
-                        Some((_, share)) => *share += 1,
-                        None => colours.push((name, 1)),
-                    }
-                }
-                let kind = tiles.entry(id).or_insert_with(|| TileKind {
-                    terrain: None,
-                    costs: Vec::new(),
-                    colours: Vec::new(),
-                    at: tile_at(own, id).unwrap_or(own_root),
-                });
-                for (name, share) in colours {
                     match kind.colours.iter_mut().find(|(n, _)| *n == name) {
-                        Some((_, total)) => *total += share,
-                        None => kind.colours.push((name, share)),
+                        Some((_, share)) => *share += 1,
+                        None => kind.colours.push((name, 1)),
                     }
                 }
             }
@@ -740,13 +716,17 @@ fn tilesets(
     Ok(out)
 }
 
-/// Where tile `id`'s `<tile>` element is among a tileset's elements.
-fn tile_at(elements: &[Element], id: u32) -> Option<(usize, usize)> {
+/// Which of a tileset's elements is tile `id`'s `<tile>`.
+fn tile_index(elements: &[Element], id: u32) -> Option<usize> {
     let id = id.to_string();
     elements
         .iter()
-        .find(|e| e.name == "tile" && e.attr("id") == Some(&id))
-        .map(Element::at)
+        .position(|e| e.name == "tile" && e.attr("id") == Some(&id))
+}
+
+/// Where tile `id`'s `<tile>` element is among a tileset's elements.
+fn tile_at(elements: &[Element], id: u32) -> Option<(usize, usize)> {
+    tile_index(elements, id).map(|i| elements[i].at())
 }
 
 /// Where property `name` of the element at `index` (or of its first child that has
@@ -770,9 +750,7 @@ fn tile_kind(
     elements: &[Element],
     tileset_root: (usize, usize),
 ) -> Result<TileKind, Fault> {
-    let index = elements
-        .iter()
-        .position(|e| e.name == "tile" && e.attr("id") == Some(&id.to_string()));
+    let index = tile_index(elements, id);
     let at = index.map_or(tileset_root, |i| elements[i].at());
     // A property's own line, else the tile's.
     let property_at = |name: &str| {

@@ -192,13 +192,7 @@ impl Output<'_> {
     /// The terrain of the table called `name` (exactly, else case aside), as an index of
     /// the output.
     fn named(&mut self, name: &str) -> Option<usize> {
-        let table = self.table;
-        let found = table.terrains.iter().find(|t| t.name == name).or_else(|| {
-            table
-                .terrains
-                .iter()
-                .find(|t| t.name.eq_ignore_ascii_case(name))
-        })?;
+        let found = by_name(self.table, name)?;
         Some(self.add_named(found))
     }
 
@@ -300,18 +294,7 @@ impl Output<'_> {
         // 2. Its terrain-set colours.
         let mut best: Option<(u32, &Terrain)> = None;
         for (name, share) in &kind.colours {
-            let Some(terrain) = self
-                .table
-                .terrains
-                .iter()
-                .find(|t| &t.name == name)
-                .or_else(|| {
-                    self.table
-                        .terrains
-                        .iter()
-                        .find(|t| t.name.eq_ignore_ascii_case(name))
-                })
-            else {
+            let Some(terrain) = by_name(self.table, name) else {
                 continue;
             };
             let better = match best {
@@ -329,6 +312,15 @@ impl Output<'_> {
             None => Says::Nothing,
         })
     }
+}
+
+/// The terrain of `table` called `name`: exactly, else with letter case aside.
+fn by_name<'a>(table: &'a TerrainTable, name: &str) -> Option<&'a Terrain> {
+    let terrains = &table.terrains;
+    terrains
+        .iter()
+        .find(|t| t.name == name)
+        .or_else(|| terrains.iter().find(|t| t.name.eq_ignore_ascii_case(name)))
 }
 
 /// Whether `a` costs more than `b`: class by class in the table's order, the first that
