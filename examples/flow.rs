@@ -5,7 +5,10 @@
 //! the free-path makespan: the longest of the arrived units' cheapest walks from where they
 //! started to where they ended, with no other unit on the map
 //! ([`bevy_tilewalk::free_walk_seconds`], what `simulate --stats` prints as
-//! `free_makespan_s`). Their ratio is how much the crowd slowed its slowest walk.
+//! `free_makespan_s`). Their ratio is how much the crowd slowed its slowest walk. Where the
+//! units must pass narrows (a gap, a bridge), no crowd can do better than the narrows let
+//! through, and the ratio is to the narrows' bound instead ([`Narrows`]). Each line ends with
+//! the flow issue's target for that ratio.
 //!
 //! - `open`: 400 foot in a 20×20 block, one group order to a point 55 tiles east, 96×96 grass;
 //! - `land`: 1,000 foot and 1,000 horse, one group order across 256×256 land with woods and
@@ -39,6 +42,25 @@ struct Scenario {
     map: String,
     /// Group orders: every unit of a team, to a point.
     orders: Vec<(Team, Pos)>,
+    /// The narrows each team's units pass, if any: the scenario's ideal is then the
+    /// narrows' bound ([`Narrows`]) instead of the free-path makespan.
+    narrows: Vec<(Team, Narrows)>,
+    /// The largest ratio of the makespan to the ideal that the flow issue asks for.
+    target: f64,
+}
+
+/// A stretch every unit of a team passes, `width` tiles wide, entered at `entry` and left at
+/// `exit` (the same cells for a gap in a wall; a bridge's two ends). Its bound on the team's
+/// last arrival: the team's first unit's free walk to the nearest `entry` cell, plus one unit
+/// a tile of width per step for every unit that passes the narrows, whichever team and way
+/// (`units ÷ (width × speed)` seconds: a tile holds one unit at a time, so two teams crossing
+/// a bridge in opposite ways share its tiles, passing each other two by two), plus the free
+/// walk from `entry` to `exit`, plus the shortest free walk from an `exit` cell to a tile the
+/// team ended on. The scenario's bound is its teams' latest.
+struct Narrows {
+    entry: Vec<Pos>,
+    exit: Vec<Pos>,
+    width: f64,
 }
 
 /// A grid of `width` × `height` tiles from `glyph(x, y)`, and units.
@@ -89,6 +111,8 @@ fn scenarios(all: bool) -> Vec<Scenario> {
                 &block(Team::Blue, foot, Pos::new(5, 38), 20, 400),
             ),
             orders: vec![(Team::Blue, Pos::new(80, 48))],
+            narrows: Vec::new(),
+            target: 1.3,
         },
         {
             let mut rng = StdRng::seed_from_u64(50);
@@ -119,6 +143,8 @@ fn scenarios(all: bool) -> Vec<Scenario> {
                     &units,
                 ),
                 orders: vec![(Team::Blue, Pos::new(200, 128))],
+                narrows: Vec::new(),
+                target: 1.3,
             }
         },
         Scenario {
@@ -136,6 +162,15 @@ fn scenarios(all: bool) -> Vec<Scenario> {
                 &block(Team::Blue, foot, Pos::new(2, 10), 15, 300),
             ),
             orders: vec![(Team::Blue, Pos::new(50, 20))],
+            narrows: vec![(
+                Team::Blue,
+                Narrows {
+                    entry: (19..22).map(|y| Pos::new(32, y)).collect(),
+                    exit: (19..22).map(|y| Pos::new(32, y)).collect(),
+                    width: 3.0,
+                },
+            )],
+            target: 1.5,
         },
         Scenario {
             name: "bridge: 50 + 50 foot, one tile wide",
@@ -154,6 +189,25 @@ fn scenarios(all: bool) -> Vec<Scenario> {
                 .concat(),
             ),
             orders: vec![(Team::Blue, Pos::new(36, 10)), (Team::Red, Pos::new(4, 10))],
+            narrows: vec![
+                (
+                    Team::Blue,
+                    Narrows {
+                        entry: vec![Pos::new(18, 10)],
+                        exit: vec![Pos::new(22, 10)],
+                        width: 1.0,
+                    },
+                ),
+                (
+                    Team::Red,
+                    Narrows {
+                        entry: vec![Pos::new(22, 10)],
+                        exit: vec![Pos::new(18, 10)],
+                        width: 1.0,
+                    },
+                ),
+            ],
+            target: 1.5,
         },
     ];
     if all {
@@ -164,6 +218,8 @@ fn scenarios(all: bool) -> Vec<Scenario> {
                 (Team::Blue, Pos::new(106, 25)),
                 (Team::Red, Pos::new(13, 25)),
             ],
+            narrows: Vec::new(),
+            target: 2.0,
         });
     }
     list
@@ -180,6 +236,8 @@ struct Flow {
     arrived: usize,
     makespan: f64,
     free: f64,
+    /// The narrows' bound, where the scenario has narrows.
+    bound: Option<f64>,
 }
 
 fn run(scenario: &Scenario, table: &TerrainTable, seconds: f64) -> Flow {
@@ -215,7 +273,8 @@ fn run(scenario: &Scenario, table: &TerrainTable, seconds: f64) -> Flow {
     let mut context = SearchContext::new();
     let (mut makespan, mut free) = (0.0_f64, 0.0_f64);
     let mut arrived = 0;
-    for (entity, name, _, start, class) in &units {
+    let mut ended: Vec<(Team, Pos, Pos, MovementClass)> = Vec::new();
+    for (entity, name, team, start, class) in &units {
         // Its one order's arrival, if it arrived.
         let Some(seconds) = journal.iter().rev().find_map(|e| match e {
             Entry::Arrived { unit, seconds, .. } if unit == name => Some(*seconds),
@@ -224,15 +283,58 @@ fn run(scenario: &Scenario, table: &TerrainTable, seconds: f64) -> Flow {
             continue;
         };
         let end = world.get::<Tile>(*entity).map_or(*start, |t| t.0);
+        ended.push((*team, *start, end, *class));
         arrived += 1;
         makespan = makespan.max(seconds);
         free = free.max(free_walk_seconds(&mut context, nav, *class, *start, end));
     }
+    let mut walk = |class, from: Pos, to: &[Pos]| {
+        to.iter()
+            .map(|&to| free_walk_seconds(&mut context, nav, class, from, to))
+            .fold(f64::INFINITY, f64::min)
+    };
+    // Every unit that passes the narrows, of whichever team.
+    let passing = ended
+        .iter()
+        .filter(|u| scenario.narrows.iter().any(|(team, _)| *team == u.0))
+        .count();
+    let bound = scenario
+        .narrows
+        .iter()
+        .map(|(team, narrows)| {
+            let mine: Vec<_> = ended.iter().filter(|u| u.0 == *team).collect();
+            let Some(&&(_, _, _, class)) = mine.first() else {
+                return 0.0;
+            };
+            let to_entry = mine
+                .iter()
+                .map(|u| walk(class, u.1, &narrows.entry))
+                .fold(f64::INFINITY, f64::min);
+            let across = narrows
+                .entry
+                .iter()
+                .map(|&e| walk(class, e, &narrows.exit))
+                .fold(f64::INFINITY, f64::min);
+            let beyond = mine
+                .iter()
+                .map(|u| {
+                    narrows
+                        .exit
+                        .iter()
+                        .map(|&x| walk(class, x, &[u.2]))
+                        .fold(f64::INFINITY, f64::min)
+                })
+                .fold(f64::INFINITY, f64::min);
+            let pass = passing as f64 / (narrows.width * nav.speed(class));
+            to_entry + pass + across + beyond
+        })
+        .reduce(f64::max);
     Flow {
         units: units.len(),
         arrived,
         makespan,
         free,
+        bound,
     }
 }
 
@@ -253,19 +355,22 @@ fn main() {
     let table = TerrainTable::parse(include_str!("../assets/terrain.ron"))
         .expect("the shipped terrain table parses");
     println!(
-        "{:<42} {:>7} {:>8} {:>12} {:>12} {:>7}",
-        "scenario", "units", "arrived", "makespan s", "free s", "ratio"
+        "{:<42} {:>7} {:>8} {:>12} {:>8} {:>8} {:>7} {:>7}",
+        "scenario", "units", "arrived", "makespan s", "free s", "bound s", "ratio", "target"
     );
     for scenario in scenarios(all) {
         let flow = run(&scenario, &table, seconds);
+        let ideal = flow.bound.unwrap_or(flow.free);
         println!(
-            "{:<42} {:>7} {:>8} {:>12.1} {:>12.1} {:>7.2}",
+            "{:<42} {:>7} {:>8} {:>12.1} {:>8.1} {:>8} {:>7.2} {:>7.1}",
             scenario.name,
             flow.units,
             flow.arrived,
             flow.makespan,
             flow.free,
-            flow.makespan / flow.free
+            flow.bound.map_or("-".to_owned(), |b| format!("{b:.1}")),
+            flow.makespan / ideal,
+            scenario.target,
         );
     }
 }

@@ -18,6 +18,12 @@
 //! up): it stands on none of its order's tiles, and stays where it stopped.)
 //!
 //! - **a free tile** is theirs;
+//! - **a sidestep**: when the next tile is held, a free neighbour from which the tile after
+//!   it costs the same two steps is taken instead (the first in the board's order). The
+//!   path's cost stays the same, so it stays a cheapest path: a column waiting to join one
+//!   file walks beside it on the equally cheap tiles, and units funnelling into a gap spread
+//!   over it. A unit making way, stepping onto its path's last tile, or passing through
+//!   allies does not sidestep;
 //! - **a ring**: units standing still that each want the tile of the next, back to the first
 //!   (two units meeting head-on on a bridge, or a ring in a packed crowd), all step at once.
 //!   Two squadmates meeting head-on trade the rest of their walks instead: each goes on to
@@ -89,7 +95,7 @@ use bevy::ecs::query::QueryData;
 use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
-use tilewalk_path::{Pos, SearchContext, SearchOptions};
+use tilewalk_path::{Board, Diagonal, Grid, Pos, SearchContext, SearchOptions};
 
 use crate::TilewalkSystems;
 use crate::navigation::Navigation;
@@ -205,6 +211,10 @@ struct Waiter {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Outcome {
     Step,
+    /// Steps onto this free tile instead of its next one, which is held: from there the
+    /// tile after its next one costs what it would have through the next one
+    /// ([`sidestep`]).
+    Sidestep(Pos),
     /// Waits behind a unit that is walking or waiting itself.
     Queue,
     /// Waits for a unit at rest that will not make way.
@@ -358,10 +368,15 @@ fn follow_paths(
         };
         let class = *class;
         match outcome {
-            Outcome::Step => {
+            Outcome::Step | Outcome::Sidestep(_) => {
                 walk.waited = 0.0;
+                let (from, mut to) = (w.from, w.want);
+                if let Outcome::Sidestep(beside) = outcome {
+                    let next = path.next;
+                    path.cells[next] = beside;
+                    to = beside;
+                }
                 path.next += 1;
-                let (from, to) = (w.from, w.want);
                 let goal = path.goal();
                 let away = to.x.abs_diff(goal.x).max(to.y.abs_diff(goal.y));
                 if away < walk.nearest {
@@ -369,7 +384,10 @@ fn follow_paths(
                     walk.replans = 0;
                     walk.blockers.clear();
                 }
-                let cost = w.cost.expect("only passable tiles are stepped onto");
+                let cost = nav
+                    .grid(class)
+                    .cost(to)
+                    .expect("only passable tiles are stepped onto");
                 tile.0 = to;
                 motion.stride = Some(Stride {
                     from,
@@ -519,6 +537,18 @@ fn settle(
             continue;
         }
         let holder = holders.get(&w.want).copied();
+        if holder.is_some_and(|h| h != w.entity)
+            && waits(w)
+            && !w.making_way
+            && let Some(beside) = sidestep(nav, holders, doing[&w.entity].class, w)
+        {
+            if holders.get(&w.from) == Some(&w.entity) {
+                holders.remove(&w.from);
+            }
+            holders.insert(beside, w.entity);
+            outcomes[i] = Some(Outcome::Sidestep(beside));
+            continue;
+        }
         outcomes[i] = Some(match holder {
             // A tile that became impassable: the re-plan for that change is on its way.
             _ if w.cost.is_none() => Outcome::Queue,
@@ -599,6 +629,59 @@ fn aside(
                 && !holders.contains_key(&n)
                 && !wanted.contains(&n)
         })
+}
+
+/// Where a walker whose next tile is held can step instead and still be on a cheapest path:
+/// the first neighbour of its tile (in the board's order) that nobody holds, from which the
+/// tile after its next one is a step away, and such that the two steps cost what the two
+/// through its next tile do. Its path's cost stays the same, so a cheapest path stays one.
+/// A column waiting to funnel into one file (units merging into one line of tiles, or
+/// hugging the corner of a gap) spreads over the equally cheap tiles beside it instead.
+fn sidestep(
+    nav: &Navigation,
+    holders: &HashMap<Pos, Entity>,
+    class: MovementClass,
+    w: &Waiter,
+) -> Option<Pos> {
+    let (after, through) = (w.after?, w.cost?);
+    let grid = nav.grid(class);
+    let step = |from: Pos, to: Pos| {
+        grid.cost(to)
+            .filter(|_| can_step(nav, grid, from, to))
+            .map(|cost| cost * nav.step_length(from, to))
+    };
+    let cost = nav.step_length(w.from, w.want) * through + step(w.want, after)?;
+    let (width, height) = (grid.width(), grid.height());
+    nav.board().neighbours(w.from, width, height).find(|&n| {
+        n != w.want
+            && n != after
+            && !holders.contains_key(&n)
+            && nav.board().neighbours(after, width, height).any(|m| m == n)
+            && step(w.from, n)
+                .zip(step(n, after))
+                .is_some_and(|(a, b)| (a + b - cost).abs() <= cost * 1e-9)
+    })
+}
+
+/// Whether a unit may step from `from` to its neighbour `to` on the board: on a square board
+/// a diagonal step follows the board's corner rule.
+fn can_step(nav: &Navigation, grid: &Grid, from: Pos, to: Pos) -> bool {
+    let Board::Square(diagonal) = nav.board() else {
+        return true;
+    };
+    if from.x == to.x || from.y == to.y {
+        return true;
+    }
+    let open = [Pos::new(to.x, from.y), Pos::new(from.x, to.y)]
+        .into_iter()
+        .filter(|&p| grid.is_passable(p))
+        .count();
+    match diagonal {
+        Diagonal::Never => false,
+        Diagonal::NoObstacles => open == 2,
+        Diagonal::AtMostOneObstacle => open >= 1,
+        Diagonal::Always => true,
+    }
 }
 
 /// The rings of a graph in which every node points to at most one other (`next`): each ring

@@ -424,3 +424,50 @@ fn a_host_without_terrain_defence_gets_full_damage_and_with_it_less() {
     );
     assert_eq!(strike(Some(defence)), (1, Some(4), 9));
 }
+
+#[test]
+fn a_walker_whose_next_tile_is_held_steps_beside_it_onto_an_equally_cheap_way() {
+    // Its path goes diagonally up onto (1,0), then right to (2,0); a unit rests on (1,0).
+    // Through (1,1) the same two tiles cost the same (1 + √2): it steps there at once, and
+    // the resting unit is not disturbed. Had (1,1) cost more (mud), it would have asked the
+    // resting unit to make way instead.
+    for mud in [false, true] {
+        let classes = vec![ClassSpec::new("foot", 3.0)];
+        let nav = Navigation::from_fn(Board::default(), 4, 3, classes, |_, p| {
+            Some(if mud && p == Pos::new(1, 1) { 3.0 } else { 1.0 })
+        })
+        .unwrap();
+        let mut app = new_app(nav);
+        let foot = MovementClass(0);
+        let walker = spawn(&mut app, foot, (0, 1));
+        let resting = spawn(&mut app, foot, (1, 0));
+        app.update();
+        let cells = vec![Pos::new(0, 1), Pos::new(1, 0), Pos::new(2, 0)];
+        app.world_mut().entity_mut(walker).insert(Path {
+            cells,
+            cost: 1.0 + std::f64::consts::SQRT_2,
+            next: 1,
+            waypoints: vec![2],
+            pass_through: false,
+            making_way: false,
+        });
+        let mut walked = vec![Pos::new(0, 1)];
+        let mut resting_moved = false;
+        for _ in 0..120 {
+            app.update();
+            let tile = app.world().get::<Tile>(walker).unwrap().0;
+            if walked.last() != Some(&tile) {
+                walked.push(tile);
+            }
+            resting_moved |= app.world().get::<Tile>(resting).unwrap().0 != Pos::new(1, 0);
+        }
+        let end = Pos::new(2, 0);
+        if mud {
+            assert_eq!(walked, [Pos::new(0, 1), Pos::new(1, 0), end]);
+            assert!(resting_moved, "the resting unit made way");
+        } else {
+            assert_eq!(walked, [Pos::new(0, 1), Pos::new(1, 1), end]);
+            assert!(!resting_moved, "the resting unit stayed");
+        }
+    }
+}

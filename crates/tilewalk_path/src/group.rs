@@ -312,8 +312,103 @@ fn searches_each_unit(grid: &Grid, board: Board) -> bool {
 }
 
 /// Pairs each member with a tile of its region for a class searched one unit at a time
-/// ([`searches_each_unit`]), where any pairing gives cheapest paths: by bearing from the
-/// click, so that paths do not cross. In each region the members and its tiles are sorted
+/// ([`searches_each_unit`]), where any pairing gives cheapest paths: in ranks, so that the
+/// members keep their places in the crowd and their paths run side by side.
+///
+/// In each region whose members stand on one side of the click (their bearings from it fit
+/// in a half-turn), the members and the tiles are measured along the line from the click to
+/// the members' centre (*depth*: the front of the crowd is nearest the click, the far side of
+/// the tiles is beyond it) and across it. The members, front first, and the tiles, far side
+/// first, are cut into ranks as wide as the tiles are across the line, and in each rank the
+/// k-th member across gets the k-th tile across. The front rank fills the far side of the
+/// goal and each rank behind it the tiles behind those, so no rank walks through another
+/// that has arrived; members side by side go to tiles side by side, so paths do not cross,
+/// and a block marching over open ground moves as a block instead of funnelling into a few
+/// files. Equal depths and places go by unit, and tiles by storage order.
+///
+/// Where the members stand all around the click (two armies from both sides in one order),
+/// no line has a front: there each region pairs by bearing ([`pair_by_bearing`]).
+fn pair_in_ranks(
+    grid: &Grid,
+    board: Board,
+    click: Pos,
+    members: &[Member],
+    tiles: &[usize],
+) -> Vec<(Member, usize)> {
+    let offset = |index: usize| {
+        let pos = grid.pos(index);
+        (
+            f64::from(pos.x) - f64::from(click.x),
+            f64::from(pos.y) - f64::from(click.y),
+        )
+    };
+    let mut regions: Vec<u32> = members.iter().map(|m| m.region).collect();
+    regions.sort_unstable();
+    regions.dedup();
+    let mut pairs = Vec::with_capacity(members.len());
+    for region in regions {
+        let mine: Vec<Member> = members
+            .iter()
+            .filter(|m| m.region == region)
+            .copied()
+            .collect();
+        let ours: Vec<usize> = tiles
+            .iter()
+            .copied()
+            .filter(|&t| grid.region(grid.pos(t), board) == Some(region))
+            .collect();
+        debug_assert_eq!(mine.len(), ours.len(), "a tile per member in each region");
+        let Some((ux, uy)) = front_line(mine.iter().map(|m| offset(m.start))) else {
+            pairs.extend(pair_by_bearing(grid, board, click, &mine, &ours));
+            continue;
+        };
+        // (depth, across, what): the depth grows away from the click, toward the members.
+        let place = |index: usize| {
+            let (x, y) = offset(index);
+            (x * ux + y * uy, y * ux - x * uy)
+        };
+        let mut mine: Vec<(f64, f64, Member)> = mine
+            .iter()
+            .map(|m| {
+                let (depth, across) = place(m.start);
+                (depth, across, *m)
+            })
+            .collect();
+        mine.sort_by(|a, b| {
+            (a.0.total_cmp(&b.0))
+                .then(a.1.total_cmp(&b.1))
+                .then(a.2.unit.cmp(&b.2.unit))
+        });
+        let mut ours: Vec<(f64, f64, usize)> = ours
+            .iter()
+            .map(|&t| {
+                let (depth, across) = place(t);
+                (depth, across, t)
+            })
+            .collect();
+        ours.sort_by(|a, b| {
+            (a.0.total_cmp(&b.0))
+                .then(a.1.total_cmp(&b.1))
+                .then(a.2.cmp(&b.2))
+        });
+        let (least, most) = ours
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(least, most), t| {
+                (least.min(t.1), most.max(t.1))
+            });
+        // As many tiles as the goal is wide across the line (at least one).
+        let rank = ((most - least).round().max(0.0) as usize + 1).min(ours.len().max(1));
+        for (units, tiles) in mine.chunks_mut(rank).zip(ours.chunks_mut(rank)) {
+            units.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.2.unit.cmp(&b.2.unit)));
+            tiles.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.2.cmp(&b.2)));
+            pairs.extend(units.iter().zip(tiles.iter()).map(|(u, t)| (u.2, t.2)));
+        }
+    }
+    pairs
+}
+
+/// Pairs members standing all around the click with tiles ([`pair_in_ranks`]) by bearing
+/// from the click, so that paths do not cross. In each region the members and its tiles are sorted
 /// by their bearing from `click` (the angle of the line from the click to them), counted
 /// round from the middle of the widest gap between the members' bearings, and the k-th
 /// member gets the k-th tile: an army coming from the west takes the tiles on the west
@@ -370,6 +465,38 @@ fn pair_by_bearing(
         pairs.extend(mine.iter().zip(&ours).map(|((_, m), (_, t))| (*m, *t)));
     }
     pairs
+}
+
+/// The unit vector from the click toward the centre of members standing at these offsets
+/// from it, when they all stand on one side of the click (their bearings from it fit in a
+/// half-turn) and their centre is a tile or more away; `None` when they stand around it.
+fn front_line(offsets: impl Iterator<Item = (f64, f64)> + Clone) -> Option<(f64, f64)> {
+    use std::f64::consts::{PI, TAU};
+    let count = offsets.clone().count() as f64;
+    let (sx, sy) = offsets
+        .clone()
+        .fold((0.0, 0.0), |(sx, sy), (x, y)| (sx + x, sy + y));
+    let length = (sx / count).hypot(sy / count);
+    // Below a tile, or NaN: no side to come from.
+    if length.is_nan() || length < 1.0 {
+        return None;
+    }
+    let mut bearings: Vec<f64> = offsets
+        .filter(|&(x, y)| x != 0.0 || y != 0.0)
+        .map(|(x, y)| y.atan2(x).rem_euclid(TAU))
+        .collect();
+    bearings.sort_by(f64::total_cmp);
+    let widest = bearings
+        .iter()
+        .zip(
+            bearings
+                .iter()
+                .skip(1)
+                .chain(bearings.first().map(|&b| b + TAU).iter()),
+        )
+        .map(|(from, to)| to - from)
+        .fold(0.0, f64::max);
+    (bearings.len() <= 1 || widest >= PI).then_some((sx / count / length, sy / count / length))
 }
 
 /// Where a route field is filled toward: the boxes around its members' starts. Its value
@@ -521,7 +648,7 @@ struct ClassPlan {
     /// leaves its way down the route field, tile).
     routed: Vec<(Member, usize, usize)>,
     /// For a class searched one unit at a time ([`searches_each_unit`]): its members, each
-    /// with its tile ([`pair_by_bearing`]), in the order they are searched.
+    /// with its tile ([`pair_in_ranks`]), in the order they are searched: front rank first.
     pairs: Vec<(Member, usize)>,
     /// The click, which the pairs are made around.
     click: Pos,
@@ -962,7 +1089,7 @@ impl GroupPlanner {
                 }
                 if searches_each_unit(grid, board) {
                     class.pairs =
-                        pair_by_bearing(grid, board, class.click, &class.members, &class.tiles);
+                        pair_in_ranks(grid, board, class.click, &class.members, &class.tiles);
                     class.members.clear();
                     class.phase = Phase::Search { next: 0 };
                     return true;

@@ -279,12 +279,18 @@
 //! rock) on the 8-way board without corner cutting skips the route fields and waves. There
 //! jump point search ([`Algorithm::JumpPoint`]) finds a cheapest path between any two cells
 //! expanding a dozen or so jump points, so any pairing of units with tiles is cheap to
-//! route, one search per unit. The pairing is by bearing from the click, region by region:
-//! units and tiles are sorted by the angle of the line from the click to them, counted
-//! round from the middle of the widest gap between the units' angles, and the k-th unit
-//! gets the k-th tile (equal angles by unit, and by storage order for tiles). Paths then do
-//! not cross: an army coming from the west takes the tiles on the west side, two armies
-//! from both sides take a side each, and an army's flanks go round to the far side. Routed
+//! route, one search per unit. The pairing is in ranks, region by region, where the units
+//! stand on one side of the click (their bearings from it fit in a half-turn): units and
+//! tiles are measured along the line from the click to the units' centre and across it; the
+//! units, front first, and the tiles, far side first, are cut into ranks as wide as the tiles
+//! are across the line, and in each rank the k-th unit across gets the k-th tile across
+//! (equal places by unit, and by storage order for tiles). The front rank fills the far side
+//! of the goal, units side by side go to tiles side by side, and a block sent over open
+//! ground marches as a block instead of funnelling into a few files. Where the units stand
+//! all around the click, the pairing is by bearing from it: units and tiles sorted by the
+//! angle of the line from the click to them, counted round from the middle of the widest gap
+//! between the units' angles, the k-th unit to the k-th tile, so that two armies from both
+//! sides take a side each. Routed
 //! this way, a class costs a small fraction of what its fields and waves would (the army
 //! benchmark, `cargo run --release --example army`, measures it). Those classes go first
 //! when the classes are shared out among the lanes: three classes, the last of one cost,

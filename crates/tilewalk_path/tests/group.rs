@@ -1189,3 +1189,37 @@ fn on_a_grid_of_one_cost_each_unit_is_searched_alone_and_armies_keep_to_their_si
         }
     }
 }
+
+#[test]
+fn a_block_sent_over_open_ground_keeps_its_ranks_and_its_front_fills_the_far_side() {
+    // A 3×3 block at the west end of a field of one cost, sent to (15, 5): the 9 tiles
+    // nearest the click are the 3×3 square around it. Paired in ranks, the block arrives as
+    // the block it was: the front rank (x = 2) on the far side (x = 16), each unit in its
+    // own row, every unit 14 tiles east of where it stood, on a straight path. Paired by
+    // bearing from the click, units of one row would end in other rows, their paths crossing.
+    let grid = Grid::from_fn(20, 11, |_| Some(1.0)).unwrap();
+    let units: Vec<Unit> = (0..9)
+        .map(|i| Unit {
+            start: Pos::new(i % 3, 4 + i / 3),
+            class: 0,
+        })
+        .collect();
+    let order = GroupOrder {
+        units: &units,
+        click: Pos::new(15, 5),
+        occupied: &[],
+        board: Board::default(),
+    };
+    let results = GroupPlanner::new().plan(&[&grid], &order).unwrap();
+    check_order(std::slice::from_ref(&grid), &order, &results);
+    for (unit, route) in units.iter().zip(&results) {
+        let route = route.as_ref().unwrap();
+        let moved = Pos::new(unit.start.x + 14, unit.start.y);
+        assert_eq!(route.tile, moved, "{}", unit.start);
+        assert!(
+            route.path.cells.iter().all(|c| c.y == unit.start.y),
+            "{}",
+            unit.start
+        );
+    }
+}
