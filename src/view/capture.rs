@@ -155,7 +155,9 @@ fn report_selection(
     selected: Query<&Name, With<Selected>>,
     mut log: ResMut<EventLog>,
 ) -> Result {
-    if added.is_empty() && removed.read().count() == 0 {
+    // Read the removals every frame, or they would be reported again with the next change.
+    let removed = removed.read().count() > 0;
+    if added.is_empty() && !removed {
         return Ok(());
     }
     let mut names: Vec<&str> = selected.iter().map(Name::as_str).collect();

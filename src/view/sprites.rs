@@ -6,6 +6,7 @@ use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
 use bevy_tilewalk::{OrderRefused, Pending, Refusal};
 
+use super::input::UNIT_SPRITE_TILES;
 use super::{ARMY_AT, Cursor};
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
@@ -92,15 +93,12 @@ fn dress_units(
     {
         commands
             .entity(entity)
-            .insert((
-                Sprite {
-                    image: server.load(sprite_file(level.class_name(*class), attack)),
-                    color: team_color(*team),
-                    custom_size: Some(Vec2::splat(TILE_SIZE * 1.1)),
-                    ..default()
-                },
-                Pickable::default(),
-            ))
+            .insert(Sprite {
+                image: server.load(sprite_file(level.class_name(*class), attack)),
+                color: team_color(*team),
+                custom_size: Some(Vec2::splat(TILE_SIZE * UNIT_SPRITE_TILES)),
+                ..default()
+            })
             .with_child((
                 SelectionRing,
                 Sprite {
@@ -120,8 +118,7 @@ fn dress_units(
                 TextBackgroundColor(Color::srgba(0.05, 0.06, 0.08, 0.75)),
                 Transform::from_xyz(0.0, TILE_SIZE * 0.85, 1.0),
                 Visibility::Hidden,
-            ))
-            .observe(super::input::on_unit_click);
+            ));
     }
 }
 
@@ -178,7 +175,7 @@ fn keep_units_visible(
     let Ok(Projection::Orthographic(ortho)) = projection.single() else {
         return;
     };
-    let scale = (MIN_UNIT_PX * ortho.scale / (TILE_SIZE * 1.1)).max(1.0);
+    let scale = (MIN_UNIT_PX * ortho.scale / (TILE_SIZE * UNIT_SPRITE_TILES)).max(1.0);
     for mut transform in &mut units {
         transform.scale = Vec3::splat(scale);
     }

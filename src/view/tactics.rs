@@ -118,9 +118,14 @@ fn spawn_turn_panel(mut commands: Commands) {
                         TextFont::from_font_size(15.0)
                     )],
                 ))
-                .observe(|_: On<Pointer<Click>>, mut end: MessageWriter<EndTurn>| {
-                    end.write(EndTurn);
-                });
+                .observe(
+                    |press: On<Pointer<Press>>, mut end: MessageWriter<EndTurn>| {
+                        // On the press, where the pointer is this frame (see view::input).
+                        if press.button == PointerButton::Primary {
+                            end.write(EndTurn);
+                        }
+                    },
+                );
         });
 }
 
@@ -340,7 +345,6 @@ fn draw_preview(
 
 /// A right click moves the selected unit to the tile, or strikes the enemy standing on it.
 fn order_moves(
-    buttons: Res<ButtonInput<MouseButton>>,
     cursor: Res<Cursor>,
     shown: Res<ShownRange>,
     units: Query<(Entity, &Tile, &Team), With<Unit>>,
@@ -348,10 +352,10 @@ fn order_moves(
     mut strikes: MessageWriter<Strike>,
     mut notice: ResMut<Notice>,
 ) {
-    if !buttons.just_pressed(MouseButton::Right) {
+    let Some(at) = cursor.pressed(MouseButton::Right).filter(|at| !at.over_ui) else {
         return;
-    }
-    match (shown.unit, cursor.tile) {
+    };
+    match (shown.unit, at.tile) {
         (Some(unit), Some(to)) => {
             let side = units.get(unit).map(|(_, _, team)| *team).ok();
             let enemy = units

@@ -734,3 +734,34 @@ fn the_lab_replays_a_search_step_by_step_in_a_real_window() {
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_click_in_the_same_frame_as_a_move_selects_the_unit_under_the_new_position() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("click-window");
+    let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
+    let mut game = Game::start(&dir, meadow);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    // One xdotool command moves the pointer and clicks at once, with no pause: the game gets
+    // the move and the click within one frame, and must select the unit under the new place,
+    // not the one it hovered before.
+    let units = [("knight", (2, 5)), ("archer", (1, 9))];
+    for i in 0..10 {
+        let (name, (x, y)) = units[i % 2];
+        let (px, py) = game.tile_center(x, y);
+        let before = game.events().len();
+        game.xdotool(&["mousemove", &px.to_string(), &py.to_string(), "click", "1"]);
+        let selected =
+            game.wait_event_from(before, "a selection", STARTUP, |e| e["event"] == "selected");
+        assert_eq!(
+            selected["units"],
+            serde_json::json!([name]),
+            "click {i} on {name}"
+        );
+    }
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -96,8 +96,13 @@ fn button(parent: &mut ChildSpawnerCommands, action: LabAction, label: impl Bund
             children![label],
         ))
         .observe(
-            move |_: On<Pointer<Click>>, mut actions: MessageWriter<LabAction>| {
-                actions.write(action);
+            // On the press, where the pointer is this frame (a click's release is matched
+            // with the frame before's hover, and lost when the pointer moved and clicked
+            // within one frame).
+            move |press: On<Pointer<Press>>, mut actions: MessageWriter<LabAction>| {
+                if press.button == PointerButton::Primary {
+                    actions.write(action);
+                }
             },
         );
 }
@@ -172,9 +177,13 @@ fn spawn_panel(mut commands: Commands, level: Res<Level>, panels: Query<(), With
                             BackgroundColor(Color::srgb_u8(r, g, b)),
                             children![text(format!("{} {name}", i + 1))],
                         ))
-                        .observe(move |_: On<Pointer<Click>>, mut painter: ResMut<Painter>| {
-                            painter.terrain = i;
-                        });
+                        .observe(
+                            move |press: On<Pointer<Press>>, mut painter: ResMut<Painter>| {
+                                if press.button == PointerButton::Primary {
+                                    painter.terrain = i;
+                                }
+                            },
+                        );
                 }
             });
             panel.spawn((ReplayText, text("")));
