@@ -6,6 +6,7 @@ mod capture;
 mod hud;
 mod input;
 mod lab;
+mod layout;
 mod minimap;
 mod paint;
 mod sprites;
@@ -52,6 +53,7 @@ pub(super) fn plugin(app: &mut App) {
             bevy_ecs_tilemap::TilemapPlugin,
             tilemap::plugin,
             sprites::plugin,
+            layout::plugin,
             camera::plugin,
             capture::plugin,
             input::plugin,
@@ -153,8 +155,8 @@ pub struct LastOrder {
 }
 
 /// A selection of more units than this is an army: the view outlines where each unit goes
-/// instead of drawing every path, and names none of them (thousands of lines and labels
-/// would hide the map and slow every frame).
+/// instead of drawing every path (thousands of lines would hide the map and slow every
+/// frame).
 pub(super) const ARMY_AT: usize = 64;
 
 /// How long a notice stays on screen.

@@ -49,6 +49,9 @@ impl Game {
     fn start_with(dir: &FsPath, map: &str, more: &[&str]) -> Self {
         let events = dir.join("events.jsonl");
         let display_file = dir.join("display");
+        // A game started before in the same folder left its display there.
+        let _ = std::fs::remove_file(&display_file);
+        let _ = std::fs::remove_file(&events);
         // xvfb-run gives its child a private display; the child writes where that is so
         // xdotool can reach the same display, then becomes the game.
         let child = Command::new("xvfb-run")
@@ -762,6 +765,190 @@ fn a_click_in_the_same_frame_as_a_move_selects_the_unit_under_the_new_position()
             "click {i} on {name}"
         );
     }
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+impl Game {
+    /// The map's rectangle on screen `[left, top, right, bottom]`, from the last view.
+    fn map_rect(&self) -> [f64; 4] {
+        let view = self.view();
+        let (x, y) = (
+            view["origin"][0].as_f64().unwrap(),
+            view["origin"][1].as_f64().unwrap(),
+        );
+        let scale = view["tile_px"].as_f64().unwrap() / f64::from(TILE_SIZE);
+        let extent = self.geometry.extent();
+        [
+            x,
+            y,
+            x + f64::from(extent.x) * scale,
+            y + f64::from(extent.y) * scale,
+        ]
+    }
+
+    /// Waits for the panels the game reports to include `panel` (in `mode`), and checks
+    /// that no two of them overlap, each lies in the window and none covers the map area.
+    fn panels_apart(&mut self, mode: &str, panel: &str) -> Value {
+        let event = self.wait_event(&format!("the {panel} panel in {mode}"), STARTUP, |e| {
+            e["event"] == "panels" && e["mode"] == mode && e["panels"].get(panel).is_some()
+        });
+        let window = self.view()["window"].clone();
+        let (w, h) = (window[0].as_f64().unwrap(), window[1].as_f64().unwrap());
+        let rect = |v: &Value| -> [f64; 4] { std::array::from_fn(|i| v[i].as_f64().unwrap()) };
+        let panels: Vec<(&String, [f64; 4])> = event["panels"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(name, r)| (name, rect(r)))
+            .collect();
+        let overlap = |a: [f64; 4], b: [f64; 4]| {
+            (a[2].min(b[2]) - a[0].max(b[0])).min(a[3].min(b[3]) - a[1].max(b[1])) > 0.5
+        };
+        let area = rect(&event["map_area"]);
+        for (i, &(name, r)) in panels.iter().enumerate() {
+            assert!(
+                r[0] >= 0.0 && r[1] >= 0.0 && r[2] <= w + 0.5 && r[3] <= h + 0.5,
+                "{name} {r:?} leaves the {w} x {h} window: {event}"
+            );
+            assert!(!overlap(r, area), "{name} covers the map area: {event}");
+            for &(other, s) in &panels[i + 1..] {
+                assert!(!overlap(r, s), "{name} and {other} overlap: {event}");
+            }
+        }
+        event
+    }
+}
+
+/// Writes a generated map with `units` a side into `dir`, through the game's own `gen`.
+fn generated_map(dir: &FsPath, width: u32, height: u32, units: u32) -> String {
+    let out = dir.join("army.map");
+    let status = Command::new(env!("CARGO_BIN_EXE_tilewalk"))
+        .args(["gen", "--seed", "7", "--width", &width.to_string()])
+        .args([
+            "--height",
+            &height.to_string(),
+            "--units",
+            &units.to_string(),
+        ])
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    out.to_str().unwrap().to_owned()
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_box_dragged_around_the_map_at_home_selects_every_unit() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("army-window");
+    let map = generated_map(&dir, 100, 50, 1250);
+    let units = MapAsset::parse(&std::fs::read_to_string(&map).unwrap())
+        .unwrap()
+        .units
+        .len();
+    assert!(units > 2000, "{units} units");
+    let mut game = Game::start(&dir, &map);
+    // The minimap shows (the map is larger than the window) and the map is fitted beside
+    // it, between the top bar and the help bar.
+    let panels = game.panels_apart("RealTime", "minimap");
+    let area = panels["map_area"].clone();
+    let inside = |game: &Game| {
+        let map = game.map_rect();
+        map[0] >= area[0].as_f64().unwrap()
+            && map[1] >= area[1].as_f64().unwrap()
+            && map[2] <= area[2].as_f64().unwrap()
+            && map[3] <= area[3].as_f64().unwrap()
+    };
+    wait_for("the map fitted in the map area", STARTUP, || {
+        inside(&game).then_some(())
+    });
+    // A box from just outside the map's top-left corner to just outside its bottom-right.
+    let [left, top, right, bottom] = game.map_rect();
+    let (x0, y0) = ((left - 3.0) as i64, (top - 3.0) as i64);
+    let (x1, y1) = ((right + 3.0) as i64, (bottom + 3.0) as i64);
+    let before = game.events().len();
+    game.xdotool(&[
+        "mousemove",
+        &x0.to_string(),
+        &y0.to_string(),
+        "mousedown",
+        "1",
+    ]);
+    game.xdotool(&[
+        "mousemove",
+        &((x0 + x1) / 2).to_string(),
+        &((y0 + y1) / 2).to_string(),
+    ]);
+    game.xdotool(&[
+        "mousemove",
+        &x1.to_string(),
+        &y1.to_string(),
+        "mouseup",
+        "1",
+    ]);
+    let selected = game.wait_event_from(before, "the army selected", STARTUP, |e| {
+        e["event"] == "selected"
+    });
+    assert_eq!(selected["units"].as_array().unwrap().len(), units);
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn no_panel_covers_another_in_any_mode() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("panels-window");
+    let map = generated_map(&dir, 100, 60, 3);
+    let mut game = Game::start(&dir, &map);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    // Real time: a unit selected and ordered (the search line, a notice), and a file error.
+    let blue = MapAsset::parse(&std::fs::read_to_string(&map).unwrap())
+        .unwrap()
+        .units[0]
+        .pos;
+    let pressed = game.click(blue.x, blue.y, "1");
+    game.wait_event_from(pressed, "a selection", STARTUP, |e| {
+        e["event"] == "selected"
+    });
+    let pressed = game.click(blue.x + 2, blue.y, "3");
+    game.wait_event_from(pressed, "the order", STARTUP, |e| e["event"] == "ordered");
+    let text = std::fs::read_to_string(&map).unwrap();
+    std::fs::write(&map, text.replacen("[units]", "[units]\nbroken", 1)).unwrap();
+    game.panels_apart("RealTime", "errors");
+    game.panels_apart("RealTime", "notice");
+    // The lab, comparing two searches, beside the map: its column fits the window.
+    game.xdotool(&["key", "l"]);
+    game.panels_apart("Lab", "lab");
+    let before = game.events().len();
+    game.xdotool(&["key", "v"]);
+    game.wait_event_from(before, "compare on", STARTUP, |e| {
+        e["event"] == "lab" && e["runs"] == 2
+    });
+    let panels = game.panels_apart("Lab", "lab");
+    assert!(panels["panels"].get("errors").is_some(), "{panels}");
+    drop(game);
+
+    // Tactics: the turn panel, a unit's hint, a file error.
+    std::fs::write(&map, &text).unwrap();
+    let mut game = Game::start_with(&dir, &map, &["--mode", "tactics"]);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    game.panels_apart("Tactics", "turn");
+    let pressed = game.click(blue.x, blue.y, "1");
+    game.wait_event_from(pressed, "a selection", STARTUP, |e| {
+        e["event"] == "selected"
+    });
+    game.hover(blue.x + 1, blue.y);
+    game.panels_apart("Tactics", "notice");
+    std::fs::write(&map, text.replacen("[units]", "[units]\nbroken", 1)).unwrap();
+    game.panels_apart("Tactics", "errors");
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
 }

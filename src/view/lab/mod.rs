@@ -665,6 +665,7 @@ fn report(
         "expanded": expanded,
         "pushed": pushed,
         "cost": found.map(|f| f.path.cost),
+        "runs": lab.runs.len(),
     });
     if last.as_ref() != Some(&event) {
         log.write(&event)?;
