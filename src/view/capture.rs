@@ -1,6 +1,6 @@
 //! Screenshots (F12) and, with `--events`, what the player's input did: where the map is on
 //! screen, where each panel and the map area are, the tile under the pointer, the selection,
-//! the orders given, and the frame rate once a second. A player uses F12 to share a moment; the end-to-end test clicks tiles and
+//! the orders given, each tactics strike and turn, and the frame rate once a second. A player uses F12 to share a moment; the end-to-end test clicks tiles and
 //! waits on these events instead of sleeping, so it holds on a slow, busy machine.
 
 use std::path::PathBuf;
@@ -18,7 +18,7 @@ use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::journal::EventLog;
 use crate::level::Level;
-use crate::tactics::{Mode, TacticsMove};
+use crate::tactics::{Mode, Struck, TacticsMove, Turn};
 use crate::units::{Selected, Tile};
 
 /// Where F12 saves the next screenshot (`play --screenshot FILE`); by default
@@ -40,6 +40,8 @@ pub(super) fn plugin(app: &mut App) {
                 report_steps,
                 report_frames,
                 report_panels,
+                report_strikes,
+                report_turns,
             )
                 .run_if(resource_exists::<EventLog>.and_then(resource_exists::<Level>)),
         )
@@ -244,6 +246,41 @@ fn report_panels(
     if *last != text {
         log.write(&event)?;
         *last = text;
+    }
+    Ok(())
+}
+
+/// Every tactics strike, with the units' names and what it did.
+fn report_strikes(
+    mut struck: MessageReader<Struck>,
+    names: Query<&Name>,
+    mut log: ResMut<EventLog>,
+) -> Result {
+    let name = |e: Entity| names.get(e).map_or("?", Name::as_str);
+    for strike in struck.read() {
+        log.write(&serde_json::json!({
+            "event": "struck",
+            "attacker": name(strike.attacker),
+            "target": name(strike.target),
+            "damage": strike.damage,
+            "counter": strike.counter,
+            "attacker_hp": strike.attacker_hp,
+            "target_hp": strike.target_hp,
+        }))?;
+    }
+    Ok(())
+}
+
+/// Each tactics turn as it begins: its number and the side moving.
+fn report_turns(
+    turn: Option<Res<Turn>>,
+    mode: Res<State<Mode>>,
+    mut log: ResMut<EventLog>,
+) -> Result {
+    if let Some(turn) = turn.filter(|t| t.is_changed() && *mode.get() == Mode::Tactics) {
+        log.write(
+            &serde_json::json!({"event": "turn", "number": turn.number, "team": turn.team.name()}),
+        )?;
     }
     Ok(())
 }

@@ -952,3 +952,130 @@ fn no_panel_covers_another_in_any_mode() {
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A small field for a tactics turn: the knight can reach the tile beside the brute.
+const DUEL: &str = "board: square-4
+[terrain]
+..f.....ff..
+..f.........
+............
+.....~~.....
+.....~~.....
+[units]
+knight  blue foot  1,2
+archer  blue foot  1,4  2-3
+brute   red  foot  7,2
+raider  red  horse 10,1
+";
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_tactics_turn_is_played_with_clicks_in_a_real_window() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("tactics-window");
+    let map = dir.join("duel.map");
+    std::fs::write(&map, DUEL).unwrap();
+    let mut game = Game::start_with(&dir, map.to_str().unwrap(), &["--mode", "tactics"]);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    game.wait_event("turn 1", STARTUP, |e| {
+        e["event"] == "turn" && e["number"] == 1 && e["team"] == "blue"
+    });
+    // Select the knight; hover its goal (the preview), right-click it: it walks there.
+    let pressed = game.click(1, 2, "1");
+    game.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
+        e["event"] == "selected" && e["units"] == serde_json::json!(["knight"])
+    });
+    let pressed = game.click(6, 2, "3");
+    game.wait_event_from(pressed, "the move", STARTUP, |e| {
+        e["event"] == "ordered" && e["goal"] == serde_json::json!([6, 2])
+    });
+    game.wait_event_from(pressed, "the knight beside the brute", WALK, |e| {
+        e["event"] == "step" && e["unit"] == "knight" && e["tile"] == serde_json::json!([6, 2])
+    });
+    // Hovering the brute shows the forecast in the notice panel; picture it.
+    let before = game.events().len();
+    game.hover(7, 2);
+    let panels = game.wait_event_from(before, "the forecast shown", STARTUP, |e| {
+        e["event"] == "panels" && e["panels"].get("notice").is_some()
+    });
+    let before = game.events().len();
+    game.xdotool(&["key", "F12"]);
+    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
+        e["event"] == "screenshot"
+    });
+    let path = PathBuf::from(shot["path"].as_str().unwrap());
+    let (width, height, pixels) = decode(&path);
+    assert_eq!((width, height), (1280, 720));
+    let shot = Shot {
+        path,
+        width,
+        pixels,
+    };
+    let notice = &panels["panels"]["notice"];
+    let [left, top, right, bottom] = std::array::from_fn(|i| notice[i].as_f64().unwrap() as i64);
+    let text = (top..bottom)
+        .flat_map(|y| (left..right).map(move |x| (x, y)))
+        .filter(|&p| shot.pixel(p).iter().all(|&c| c > 200))
+        .count();
+    assert!(text >= 150, "the forecast's text: {text} light pixels");
+    let (cx, cy) = game.tile_center(7, 2);
+    let reach = (game.view()["tile_px"].as_f64().unwrap() * 0.4) as i64;
+    let red = (-reach..=reach)
+        .flat_map(|dy| (-reach..=reach).map(move |dx| (cx + dx, cy + dy)))
+        .filter(|&p| {
+            let p = shot.pixel(p);
+            p[0] > 150 && p[0] > p[2] + 60
+        })
+        .count();
+    assert!(
+        red * 4 >= (reach * reach) as usize,
+        "the brute is drawn on (7,2): {red} red pixels"
+    );
+    shot.keep_as("TILEWALK_FORECAST_SCREENSHOT_OUT");
+
+    // Right-click the brute: the knight strikes, the brute strikes back.
+    let pressed = game.click(7, 2, "3");
+    let struck = game.wait_event_from(pressed, "the strike", STARTUP, |e| e["event"] == "struck");
+    assert_eq!(struck["attacker"], "knight", "{struck}");
+    assert_eq!(struck["target"], "brute", "{struck}");
+    let damage = struck["damage"].as_u64().unwrap();
+    assert!(damage > 0, "{struck}");
+    assert_eq!(
+        struck["target_hp"].as_u64().unwrap(),
+        20 - damage,
+        "{struck}"
+    );
+
+    // The end-turn button (the turn panel's right end): red moves, then it is blue's turn 2.
+    let turn = game.view_panel("turn");
+    let (x, y) = ((turn[2] - 40.0) as i64, ((turn[1] + turn[3]) / 2.0) as i64);
+    let before = game.events().len();
+    game.xdotool(&["mousemove", &x.to_string(), &y.to_string(), "click", "1"]);
+    game.wait_event_from(before, "red's turn", STARTUP, |e| {
+        e["event"] == "turn" && e["team"] == "red"
+    });
+    game.wait_event_from(before, "blue's turn 2", WALK, |e| {
+        e["event"] == "turn" && e["number"] == 2 && e["team"] == "blue"
+    });
+    let red_moved = game.events_from(before).iter().any(|e| {
+        (e["event"] == "step" && (e["unit"] == "raider" || e["unit"] == "brute"))
+            || (e["event"] == "struck" && e["attacker"] == "brute")
+    });
+    assert!(red_moved, "red acted: {:?}", game.events_from(before));
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+impl Game {
+    /// A panel's rectangle `[left, top, right, bottom]` from the last report of it.
+    fn view_panel(&self, name: &str) -> [f64; 4] {
+        let event = self
+            .events()
+            .into_iter()
+            .rfind(|e| e["event"] == "panels" && e["panels"].get(name).is_some())
+            .expect("a panels event");
+        std::array::from_fn(|i| event["panels"][name][i].as_f64().unwrap())
+    }
+}
