@@ -28,6 +28,8 @@ pub use headless::{FIXED_STEP_SECS, all_idle, headless_app};
 pub enum AppSystems {
     /// Turn files into the level; spawn units.
     Load,
+    /// Find where the pointer is, and where it was at each click of the frame (the view).
+    TrackPointer,
     /// Turn pointer and keyboard input into orders.
     RecordInput,
     /// Place the units' sprites on their tiles and steps (after the plugin's
@@ -46,6 +48,7 @@ pub fn simulation_plugin(app: &mut App) {
         Update,
         (
             Load,
+            TrackPointer,
             RecordInput,
             TilewalkSystems::Turns,
             TilewalkSystems::Plan,

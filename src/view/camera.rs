@@ -1,12 +1,15 @@
 //! The 2D camera: fits the map when a level starts and on `Home`; centres on the selection
 //! with `F`; pans with WASD/arrows and middle-drag; zooms toward the cursor with the wheel.
-//! It never leaves the map: the screen's centre always shows a tile.
+//! It never leaves the map: the map area's centre (view::layout) always shows a tile.
 
+use bevy::ecs::system::SystemParam;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
+use bevy::ui::UiGlobalTransform;
 use bevy::window::PrimaryWindow;
 
 use super::Cursor;
+use super::layout::{MapArea, screen_rect};
 use crate::AppSystems;
 use crate::level::Level;
 use crate::units::Selected;
@@ -22,7 +25,7 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(Startup, spawn_camera).add_systems(
         Update,
         (
-            fit_level.run_if(resource_added::<Level>.or_else(fit_requested)),
+            fit_level,
             centre_on_selection,
             (pan_with_keys, pan_with_middle_drag, zoom_with_wheel),
             clamp_to_map,
@@ -40,39 +43,77 @@ fn spawn_camera(mut commands: Commands) {
     commands.spawn((Name::new("Camera"), Camera2d, Msaa::Off));
 }
 
-/// Screen pixels kept free for the HUD above and below the map when it is fitted.
-const HUD_TOP_PX: f32 = 96.0;
-const HUD_BOTTOM_PX: f32 = 40.0;
+/// Logical pixels left free around the map when it is fitted, inside the map area.
+const FIT_MARGIN_PX: f32 = 8.0;
 
-fn fit_requested(keys: Res<ButtonInput<KeyCode>>) -> bool {
-    keys.just_pressed(KeyCode::Home)
+/// The map area's rectangle in the window (view::layout), in logical pixels; the whole
+/// window before the layout is first computed.
+#[derive(SystemParam)]
+struct MapRect<'w, 's> {
+    window: Single<'w, 's, &'static Window, With<PrimaryWindow>>,
+    area: Single<'w, 's, (&'static ComputedNode, &'static UiGlobalTransform), With<MapArea>>,
 }
 
-/// The scale at which the whole map shows between the HUD panels.
-fn fitting_scale(level: &Level, window: &Window) -> f32 {
-    let room = Vec2::new(
-        window.width() - 16.0,
-        window.height() - HUD_TOP_PX - HUD_BOTTOM_PX,
-    )
-    .max(Vec2::splat(100.0));
+impl MapRect<'_, '_> {
+    fn get(&self) -> Rect {
+        let (node, place) = *self.area;
+        screen_rect(node, place).unwrap_or(Rect::new(
+            0.0,
+            0.0,
+            self.window.width(),
+            self.window.height(),
+        ))
+    }
+
+    /// How far the map area's centre is from the window's, in world units at `scale`
+    /// (world y points up, screen y down).
+    fn offset(&self, scale: f32) -> Vec2 {
+        let centre = self.get().center();
+        let window = Vec2::new(self.window.width(), self.window.height()) / 2.0;
+        Vec2::new(centre.x - window.x, window.y - centre.y) * scale
+    }
+}
+
+/// The scale at which the whole map shows in the map area.
+fn fitting_scale(level: &Level, area: Rect) -> f32 {
+    let room = (area.size() - 2.0 * FIT_MARGIN_PX).max(Vec2::splat(100.0));
     (level.geometry().extent() / room).max_element()
 }
 
-/// Zooms so all of the map shows between the HUD panels, and centres it there.
+/// The camera as the last fit left it, so that a change of the layout (a panel shown, the
+/// window resized) fits again while nobody has moved the camera since.
+#[derive(Default)]
+struct LastFit {
+    camera: Option<(Vec3, f32)>,
+    area: Rect,
+}
+
+/// Zooms so all of the map shows in the map area, and centres it there: when a level
+/// starts, on `Home`, and when the map area changes while the view is still the fitted one.
 fn fit_level(
     level: Res<Level>,
-    window: Single<&Window, With<PrimaryWindow>>,
+    keys: Res<ButtonInput<KeyCode>>,
+    area: MapRect,
     camera: Single<(&mut Transform, &mut Projection), With<Camera2d>>,
+    mut last: Local<LastFit>,
 ) {
     let (mut transform, mut projection) = camera.into_inner();
     let Projection::Orthographic(ortho) = &mut *projection else {
         return;
     };
-    ortho.scale = fitting_scale(&level, &window);
-    // Shift the view up so the map sits midway between the panels, not under the top one.
-    let shift = (HUD_TOP_PX - HUD_BOTTOM_PX) / 2.0 * ortho.scale;
-    let size = level.geometry().extent();
-    transform.translation = (size / 2.0 + Vec2::Y * shift).extend(transform.translation.z);
+    let rect = area.get();
+    let still_fitted = last.camera == Some((transform.translation, ortho.scale));
+    let asked = level.is_added() || keys.just_pressed(KeyCode::Home);
+    if !(asked || (still_fitted && last.area != rect)) {
+        return;
+    }
+    ortho.scale = fitting_scale(&level, rect);
+    let centre = level.geometry().extent() / 2.0 - area.offset(ortho.scale);
+    transform.translation = centre.extend(transform.translation.z);
+    *last = LastFit {
+        camera: Some((transform.translation, ortho.scale)),
+        area: rect,
+    };
 }
 
 /// `F`: the camera centres on the selected units.
@@ -142,9 +183,13 @@ fn zoom_with_wheel(
     scroll: Res<AccumulatedMouseScroll>,
     cursor: Res<Cursor>,
     level: Res<Level>,
-    window: Single<&Window, With<PrimaryWindow>>,
+    area: MapRect,
     camera: Single<(&mut Transform, &mut Projection), With<Camera2d>>,
 ) {
+    // The wheel over a panel is the panel's (the lab's scrolls).
+    if cursor.over_ui {
+        return;
+    }
     let notches = match scroll.unit {
         MouseScrollUnit::Line => scroll.delta.y,
         MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
@@ -156,7 +201,7 @@ fn zoom_with_wheel(
     if notches == 0.0 {
         return;
     }
-    let most = fitting_scale(&level, &window).max(1.0) * MAX_SCALE_OVER_FIT;
+    let most = fitting_scale(&level, area.get()).max(1.0) * MAX_SCALE_OVER_FIT;
     let scale = (ortho.scale * (1.0 - ZOOM_STEP).powf(notches)).clamp(MIN_SCALE, most);
     if let Some(anchor) = cursor.world {
         let centre = transform.translation.truncate();
@@ -166,11 +211,21 @@ fn zoom_with_wheel(
     ortho.scale = scale;
 }
 
-/// Keeps the screen's centre over the map, wherever panning, zooming or `F` took it.
-fn clamp_to_map(level: Res<Level>, mut camera: Single<&mut Transform, With<Camera2d>>) {
+/// Keeps the map area's centre over the map, wherever panning, zooming or `F` took it.
+fn clamp_to_map(
+    level: Res<Level>,
+    area: MapRect,
+    camera: Single<(&mut Transform, &Projection), With<Camera2d>>,
+) {
+    let (mut transform, projection) = camera.into_inner();
+    let Projection::Orthographic(ortho) = projection else {
+        return;
+    };
+    let offset = area.offset(ortho.scale);
     let extent = level.geometry().extent();
-    let centre = camera.translation.truncate().clamp(Vec2::ZERO, extent);
-    if centre != camera.translation.truncate() {
-        camera.translation = centre.extend(camera.translation.z);
+    let seen = transform.translation.truncate() + offset;
+    let clamped = seen.clamp(Vec2::ZERO, extent);
+    if clamped != seen {
+        transform.translation = (clamped - offset).extend(transform.translation.z);
     }
 }

@@ -1,22 +1,24 @@
 //! Screenshots (F12) and, with `--events`, what the player's input did: where the map is on
-//! screen, the tile under the pointer, the selection, the orders given, and the frame rate
-//! once a second. A player uses F12 to share a moment; the end-to-end test clicks tiles and
+//! screen, where each panel and the map area are, the tile under the pointer, the selection,
+//! the orders given, each tactics strike and turn, and the frame rate once a second. A player uses F12 to share a moment; the end-to-end test clicks tiles and
 //! waits on these events instead of sleeping, so it holds on a slow, busy machine.
 
 use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
+use bevy::ui::UiGlobalTransform;
 
 use bevy_tilewalk::{MoveOrder, Path};
 use tilewalk_path::Pos;
 
 use super::Cursor;
+use super::layout::{HudPanel, MapArea, screen_rect};
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::journal::EventLog;
 use crate::level::Level;
-use crate::tactics::TacticsMove;
+use crate::tactics::{Mode, Struck, TacticsMove, Turn};
 use crate::units::{Selected, Tile};
 
 /// Where F12 saves the next screenshot (`play --screenshot FILE`); by default
@@ -37,6 +39,9 @@ pub(super) fn plugin(app: &mut App) {
                 report_paths,
                 report_steps,
                 report_frames,
+                report_panels,
+                report_strikes,
+                report_turns,
             )
                 .run_if(resource_exists::<EventLog>.and_then(resource_exists::<Level>)),
         )
@@ -155,7 +160,9 @@ fn report_selection(
     selected: Query<&Name, With<Selected>>,
     mut log: ResMut<EventLog>,
 ) -> Result {
-    if added.is_empty() && removed.read().count() == 0 {
+    // Read the removals every frame, or they would be reported again with the next change.
+    let removed = removed.read().count() > 0;
+    if added.is_empty() && !removed {
         return Ok(());
     }
     let mut names: Vec<&str> = selected.iter().map(Name::as_str).collect();
@@ -195,6 +202,85 @@ fn report_paths(paths: Query<(&Name, &Path), Added<Path>>, mut log: ResMut<Event
 fn report_steps(steps: Query<(&Name, &Tile), Changed<Tile>>, mut log: ResMut<EventLog>) -> Result {
     for (name, tile) in &steps {
         log.write(&serde_json::json!({"event": "step", "unit": name.as_str(), "tile": [tile.0.x, tile.0.y]}))?;
+    }
+    Ok(())
+}
+
+/// A panel on screen: `[left, top, right, bottom]` in logical pixels, to a tenth.
+type ScreenRect = [f32; 4];
+
+fn corners(rect: Rect) -> ScreenRect {
+    [rect.min.x, rect.min.y, rect.max.x, rect.max.y].map(|v| (v * 10.0).round() / 10.0)
+}
+
+/// Where each shown panel ([`HudPanel`]) and the map area are, whenever that changes, e.g.
+/// `{"event":"panels","mode":"Lab","map_area":[8,116,912,670],"panels":{"help":[8,680,…],…}}`.
+fn report_panels(
+    panels: Query<(
+        &HudPanel,
+        &ComputedNode,
+        &UiGlobalTransform,
+        &InheritedVisibility,
+    )>,
+    area: Single<(&ComputedNode, &UiGlobalTransform), With<MapArea>>,
+    mode: Res<State<Mode>>,
+    mut log: ResMut<EventLog>,
+    mut last: Local<String>,
+) -> Result {
+    let shown: serde_json::Map<String, serde_json::Value> = panels
+        .iter()
+        .filter(|(.., visible)| visible.get())
+        .filter_map(|(panel, node, place, _)| {
+            let rect = screen_rect(node, place)?;
+            Some((panel.0.to_owned(), serde_json::json!(corners(rect))))
+        })
+        .collect();
+    let map_area = screen_rect(area.0, area.1).map(corners);
+    let event = serde_json::json!({
+        "event": "panels",
+        "mode": format!("{:?}", mode.get()),
+        "map_area": map_area,
+        "panels": shown,
+    });
+    let text = event.to_string();
+    if *last != text {
+        log.write(&event)?;
+        *last = text;
+    }
+    Ok(())
+}
+
+/// Every tactics strike, with the units' names and what it did.
+fn report_strikes(
+    mut struck: MessageReader<Struck>,
+    names: Query<&Name>,
+    mut log: ResMut<EventLog>,
+) -> Result {
+    let name = |e: Entity| names.get(e).map_or("?", Name::as_str);
+    for strike in struck.read() {
+        log.write(&serde_json::json!({
+            "event": "struck",
+            "attacker": name(strike.attacker),
+            "target": name(strike.target),
+            "damage": strike.damage,
+            "counter": strike.counter,
+            "attacker_hp": strike.attacker_hp,
+            "target_hp": strike.target_hp,
+        }))?;
+    }
+    Ok(())
+}
+
+/// Each tactics turn as it begins: its number and the side moving.
+fn report_turns(
+    turn: Option<Res<Turn>>,
+    mode: Res<State<Mode>>,
+    mut log: ResMut<EventLog>,
+) -> Result {
+    if let Some(turn) = turn.filter(|t| t.is_changed() && *mode.get() == Mode::Tactics) {
+        log.write(
+            &serde_json::json!({"event": "turn", "number": turn.number, "team": turn.team.name()}),
+        )?;
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ use bevy::prelude::*;
 use bevy_tilewalk::{Path, PathWork, SearchRecord, Searches};
 use tilewalk_path::{Board, HexLayout};
 
+use super::layout::{BottomBar, HudPanel, PANEL_BACKGROUND, TopBar};
 use super::{ARMY_AT, Cursor, DragBox, LastOrder, NOTICE_SECS, Notice, SearchView, outline};
 use crate::AppSystems;
 use crate::assets::FileErrors;
@@ -42,11 +43,18 @@ const PATH_TINTS: [Color; 6] = [
 struct HelpText;
 
 pub(super) fn plugin(app: &mut App) {
+    // After view::layout made the bars (in PreStartup).
     app.add_systems(Startup, spawn_hud).add_systems(
         Update,
         (
             (draw_hover, draw_paths, draw_drag_box, draw_search).in_set(AppSystems::Present),
-            (notice_journal, show_help, update_status, update_errors)
+            (
+                notice_journal,
+                show_help,
+                update_status,
+                update_notice,
+                update_errors,
+            )
                 .chain()
                 .in_set(AppSystems::Hud),
         )
@@ -54,56 +62,81 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
-fn spawn_hud(mut commands: Commands) {
-    let panel = |top: bool| Node {
-        position_type: PositionType::Absolute,
-        left: px(8),
-        top: if top { px(6) } else { auto() },
-        bottom: if top { auto() } else { px(6) },
+/// The notice and the hint under the pointer, in the top bar beside the status.
+#[derive(Component)]
+struct NoticeText;
+
+fn spawn_hud(
+    mut commands: Commands,
+    top: Single<Entity, With<TopBar>>,
+    bottom: Single<Entity, With<BottomBar>>,
+) {
+    let panel = || Node {
         padding: UiRect::all(px(6)),
         flex_direction: FlexDirection::Column,
         ..default()
     };
-    let background = BackgroundColor(Color::srgba(0.05, 0.06, 0.08, 0.72));
-    commands.spawn((
-        panel(true),
-        background,
-        children![(
-            StatusText,
-            Text::new("loading…"),
-            TextFont::from_font_size(15.0)
-        )],
-    ));
-    commands.spawn((
-        panel(false),
-        background,
-        children![(
-            HelpText,
-            Text::new(HELP),
-            TextFont::from_font_size(13.0),
-            TextColor(Color::srgb(0.75, 0.78, 0.8))
-        )],
-    ));
-    // File errors at the top right, over the sky margin the camera leaves above the map,
-    // not over its bottom rows; hidden while there is none.
-    commands.spawn((
-        Node {
-            position_type: PositionType::Absolute,
-            right: px(8),
-            top: px(46),
-            max_width: percent(45),
-            padding: UiRect::all(px(6)),
-            ..default()
-        },
-        background,
-        Visibility::Hidden,
-        children![(
-            ErrorText,
-            Text::new(""),
-            TextFont::from_font_size(14.0),
-            TextColor(Color::srgb(1.0, 0.5, 0.45))
-        )],
-    ));
+    let background = BackgroundColor(PANEL_BACKGROUND);
+    let status = commands
+        .spawn((
+            HudPanel("status"),
+            panel(),
+            background,
+            children![(
+                StatusText,
+                Text::new("loading…"),
+                TextFont::from_font_size(15.0)
+            )],
+        ))
+        .id();
+    let notice = commands
+        .spawn((
+            HudPanel("notice"),
+            Node {
+                display: Display::None,
+                max_width: percent(40),
+                ..panel()
+            },
+            background,
+            children![(NoticeText, Text::new(""), TextFont::from_font_size(15.0))],
+        ))
+        .id();
+    // File errors beside the notice, right-aligned, hidden while there is none.
+    let errors = commands
+        .spawn((
+            HudPanel("errors"),
+            Node {
+                display: Display::None,
+                margin: UiRect::left(auto()),
+                max_width: percent(40),
+                ..panel()
+            },
+            background,
+            children![(
+                ErrorText,
+                Text::new(""),
+                TextFont::from_font_size(14.0),
+                TextColor(Color::srgb(1.0, 0.5, 0.45))
+            )],
+        ))
+        .id();
+    commands
+        .entity(*top)
+        .add_children(&[status, notice, errors]);
+    let help = commands
+        .spawn((
+            HudPanel("help"),
+            panel(),
+            background,
+            children![(
+                HelpText,
+                Text::new(HELP),
+                TextFont::from_font_size(13.0),
+                TextColor(Color::srgb(0.75, 0.78, 0.8))
+            )],
+        ))
+        .id();
+    commands.entity(*bottom).add_child(help);
 }
 
 /// The controls of the mode being played.
@@ -175,7 +208,6 @@ fn update_status(
     work: Res<PathWork>,
     time: Res<Time>,
     mut frame_ms: Local<f32>,
-    mut notice: ResMut<Notice>,
     selected: Query<(&Name, &MovementClass), With<Selected>>,
     names: Query<&Name>,
     mut text: Single<&mut Text, With<StatusText>>,
@@ -246,13 +278,38 @@ fn update_status(
             work.pending, work.queued, work.work
         ));
     }
+    text.0 = lines.join("\n");
+}
+
+/// The notice while it lasts, and this frame's hint about what is under the pointer.
+fn update_notice(
+    mut notice: ResMut<Notice>,
+    text: Single<(&mut Text, &ChildOf), With<NoticeText>>,
+    mut panels: Query<&mut Node>,
+) {
+    let mut lines = Vec::new();
     if notice.shown_for < NOTICE_SECS && !notice.text.is_empty() {
         lines.push(notice.text.clone());
     }
     if !notice.hint.is_empty() {
         lines.push(std::mem::take(&mut notice.hint));
     }
-    text.0 = lines.join("\n");
+    let (mut text, parent) = text.into_inner();
+    let wanted = lines.join("\n");
+    if text.0 != wanted {
+        text.0 = wanted;
+    }
+    if let Ok(mut node) = panels.get_mut(parent.parent()) {
+        show(&mut node, !lines.is_empty());
+    }
+}
+
+/// Shows or hides a panel; a hidden one takes no room in the layout.
+pub(super) fn show(node: &mut Mut<Node>, shown: bool) {
+    let display = if shown { Display::Flex } else { Display::None };
+    if node.display != display {
+        node.display = display;
+    }
 }
 
 /// The units selected, by name; an army box-selected (more than [`NAMED_AT_MOST`]) as a
@@ -308,7 +365,7 @@ fn describe(label: &str, s: &SearchRecord, names: &Query<&Name>) -> String {
 fn update_errors(
     errors: Res<FileErrors>,
     mut text: Single<(&mut Text, &ChildOf), With<ErrorText>>,
-    mut panels: Query<&mut Visibility>,
+    mut panels: Query<&mut Node>,
 ) {
     if !errors.is_changed() {
         return;
@@ -320,12 +377,8 @@ fn update_errors(
         .map(|e| format!("{e} (the last good version stays)"))
         .collect::<Vec<_>>()
         .join("\n");
-    if let Ok(mut visibility) = panels.get_mut(parent.parent()) {
-        visibility.set_if_neq(if errors.0.is_empty() {
-            Visibility::Hidden
-        } else {
-            Visibility::Inherited
-        });
+    if let Ok(mut node) = panels.get_mut(parent.parent()) {
+        show(&mut node, !errors.0.is_empty());
     }
 }
 

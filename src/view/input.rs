@@ -1,14 +1,16 @@
-//! Pointer and keyboard input turned into selection and orders: left click selects (through
-//! bevy_picking), shift adds, a dragged box selects several, clicking empty ground
-//! deselects; right click orders, shift+right click adds a waypoint; `S` stops.
+//! Pointer and keyboard input turned into selection and orders: left click selects the unit
+//! under the pointer, shift adds, a dragged box selects several, clicking empty ground
+//! deselects; right click orders, shift+right click adds a waypoint; `S` stops. Every click
+//! acts where the pointer was when the button went down or up, not where it was a frame
+//! before.
 
 use bevy::prelude::*;
-use bevy::ui::RelativeCursorPosition;
-use bevy::window::PrimaryWindow;
+use bevy::ui::UiGlobalTransform;
+use bevy::window::{PrimaryWindow, WindowEvent};
 use bevy_tilewalk::{MoveOrder, RecordSearches, Searches, StopOrder};
 
 use super::paint::Painter;
-use super::{Cursor, DragBox, LastOrder, Notice, SearchView, TakesClicks};
+use super::{Cursor, DragBox, LastOrder, Notice, SearchView, Spot, TakesClicks};
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
@@ -18,13 +20,22 @@ use crate::units::{Selected, Unit};
 /// A drag shorter than this (in screen pixels) is a click.
 const DRAG_THRESHOLD_PX: f32 = 6.0;
 
+/// A unit's sprite is this many tiles across (times its transform's scale): a click inside
+/// it is a click on the unit.
+pub(super) const UNIT_SPRITE_TILES: f32 = 1.1;
+
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
+        track_cursor
+            .in_set(AppSystems::TrackPointer)
+            .run_if(resource_exists::<Level>),
+    )
+    .add_systems(
+        Update,
         (
-            track_cursor,
             // Drags paint while painting (view::paint); the lab has no units to select.
-            select_with_box.run_if(not_painting),
+            select.run_if(not_painting),
             // Tactics mode gives its own orders (view::tactics).
             (order_selected.run_if(not_painting), keyboard_commands)
                 .run_if(in_state(Mode::RealTime)),
@@ -43,70 +54,93 @@ fn shift(keys: &ButtonInput<KeyCode>) -> bool {
     keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight])
 }
 
+/// The panels that take clicks: where they are on screen and whether they show.
+type Panels<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static ComputedNode,
+        &'static UiGlobalTransform,
+        &'static InheritedVisibility,
+    ),
+    With<TakesClicks>,
+>;
+
+/// Reads the window's pointer events of this frame in their order, so that each press and
+/// release is placed where it happened, then where the pointer is now.
 fn track_cursor(
     mut cursor: ResMut<Cursor>,
+    mut events: MessageReader<WindowEvent>,
+    mut last_seen: Local<Option<Vec2>>,
     level: Res<Level>,
     window: Single<&Window, With<PrimaryWindow>>,
     camera: Single<(&Camera, &GlobalTransform)>,
-    panels: Query<(&RelativeCursorPosition, &Visibility), With<TakesClicks>>,
+    panels: Panels,
 ) {
     let (camera, transform) = *camera;
-    cursor.over_ui = panels
-        .iter()
-        .any(|(over, visibility)| over.cursor_over() && visibility != Visibility::Hidden);
-    cursor.world = window
-        .cursor_position()
-        .filter(|_| !cursor.over_ui)
-        .and_then(|p| camera.viewport_to_world_2d(transform, p).ok());
-    cursor.tile = cursor.world.and_then(|w| level.geometry().cell_at(w));
-}
-
-/// Left click on a unit (bevy_picking): select it; with shift, add it to (or take it out of)
-/// the selection.
-pub(super) fn on_unit_click(
-    mut click: On<Pointer<Click>>,
-    mut commands: Commands,
-    keys: Res<ButtonInput<KeyCode>>,
-    selected: Query<Entity, With<Selected>>,
-) {
-    if click.button != PointerButton::Primary {
-        return;
-    }
-    click.propagate(false);
-    let unit = click.entity;
-    let was_selected = selected.contains(unit);
-    if shift(&keys) {
-        if was_selected {
-            commands.entity(unit).remove::<Selected>();
-        } else {
-            commands.entity(unit).insert(Selected);
+    let geometry = level.geometry();
+    let spot = |at: Option<Vec2>| {
+        let Some(at) = at else {
+            return Spot::default();
+        };
+        // UI nodes are laid out in physical pixels, the pointer in logical ones.
+        let physical = at * window.scale_factor();
+        let over_ui = panels
+            .iter()
+            .any(|(node, place, shown)| shown.get() && node.contains_point(*place, physical));
+        let world = camera
+            .viewport_to_world_2d(transform, at)
+            .ok()
+            .filter(|_| !over_ui);
+        Spot {
+            world,
+            tile: world.and_then(|w| geometry.cell_at(w)),
+            over_ui,
         }
-        return;
+    };
+    cursor.buttons.clear();
+    for event in events.read() {
+        match event {
+            WindowEvent::CursorMoved(moved) => *last_seen = Some(moved.position),
+            WindowEvent::CursorLeft(_) => *last_seen = None,
+            WindowEvent::MouseButtonInput(input) => {
+                let at = spot(last_seen.or(window.cursor_position()));
+                cursor
+                    .buttons
+                    .push((input.button, input.state.is_pressed(), at));
+            }
+            _ => {}
+        }
     }
-    for other in &selected {
-        commands.entity(other).remove::<Selected>();
-    }
-    commands.entity(unit).insert(Selected);
+    let now = spot(window.cursor_position());
+    (cursor.world, cursor.tile, cursor.over_ui) = (now.world, now.tile, now.over_ui);
 }
 
-/// Box selection, and deselection by clicking empty ground.
-fn select_with_box(
+/// Clicks and box selection: a click on a unit selects it (with shift, adds it to or takes
+/// it out of the selection); a click on empty ground deselects; a drag selects the units
+/// inside its box.
+fn select(
     mut commands: Commands,
-    buttons: Res<ButtonInput<MouseButton>>,
     keys: Res<ButtonInput<KeyCode>>,
     cursor: Res<Cursor>,
     mut drag: ResMut<DragBox>,
     projection: Single<&Projection, With<Camera2d>>,
     units: Query<(Entity, &Transform, Has<Selected>), With<Unit>>,
 ) {
-    let Some(world) = cursor.world else { return };
-    if buttons.just_pressed(MouseButton::Left) {
+    if let Some(pressed) = cursor.pressed(MouseButton::Left) {
         *drag = DragBox {
-            start: Some(world),
+            start: pressed.world,
             dragging: false,
         };
     }
     let Some(start) = drag.start else { return };
+    let released = cursor.released(MouseButton::Left);
+    let Some(world) = released.map_or(cursor.world, |at| at.world) else {
+        if released.is_some() {
+            *drag = DragBox::default();
+        }
+        return;
+    };
     let scale = match *projection {
         Projection::Orthographic(ortho) => ortho.scale,
         _ => 1.0,
@@ -114,34 +148,67 @@ fn select_with_box(
     if world.distance(start) / scale > DRAG_THRESHOLD_PX {
         drag.dragging = true;
     }
-    if !buttons.just_released(MouseButton::Left) {
+    if released.is_none() {
         return;
     }
-    let over_unit = |p: Vec2| {
-        units
-            .iter()
-            .any(|(_, t, _)| t.translation.truncate().distance(p) < TILE_SIZE * 0.45)
-    };
+    let shift = shift(&keys);
     if drag.dragging {
         let area = Rect::from_corners(start, world);
         for (entity, transform, selected) in &units {
             let inside = area.contains(transform.translation.truncate());
             if inside {
                 commands.entity(entity).insert(Selected);
-            } else if selected && !shift(&keys) {
+            } else if selected && !shift {
                 commands.entity(entity).remove::<Selected>();
             }
         }
-    } else if !over_unit(world) && !shift(&keys) {
-        for (entity, ..) in units.iter().filter(|u| u.2) {
-            commands.entity(entity).remove::<Selected>();
-        }
+    } else {
+        click_unit(&mut commands, &units, world, shift);
     }
     *drag = DragBox::default();
 }
 
+/// A click at `world`: the unit whose sprite is under it (the nearest, where sprites
+/// overlap) becomes the selection, or with `shift` is added to or taken out of it; a click
+/// on no unit deselects all, unless with `shift`.
+fn click_unit(
+    commands: &mut Commands,
+    units: &Query<(Entity, &Transform, Has<Selected>), With<Unit>>,
+    world: Vec2,
+    shift: bool,
+) {
+    let hit = units
+        .iter()
+        .filter_map(|(entity, transform, selected)| {
+            let offset = (transform.translation.truncate() - world).abs();
+            let half = TILE_SIZE * UNIT_SPRITE_TILES / 2.0 * transform.scale.x;
+            (offset.max_element() <= half).then_some((offset.length(), entity, selected))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    match hit {
+        Some((_, unit, was_selected)) if shift => {
+            if was_selected {
+                commands.entity(unit).remove::<Selected>();
+            } else {
+                commands.entity(unit).insert(Selected);
+            }
+        }
+        Some((_, unit, _)) => {
+            for (other, ..) in units.iter().filter(|u| u.2 && u.0 != unit) {
+                commands.entity(other).remove::<Selected>();
+            }
+            commands.entity(unit).insert(Selected);
+        }
+        None if !shift => {
+            for (entity, ..) in units.iter().filter(|u| u.2) {
+                commands.entity(entity).remove::<Selected>();
+            }
+        }
+        None => {}
+    }
+}
+
 fn order_selected(
-    buttons: Res<ButtonInput<MouseButton>>,
     keys: Res<ButtonInput<KeyCode>>,
     cursor: Res<Cursor>,
     selected: Query<Entity, With<Selected>>,
@@ -149,18 +216,18 @@ fn order_selected(
     mut notice: ResMut<Notice>,
     mut last: ResMut<LastOrder>,
 ) {
-    if !buttons.just_pressed(MouseButton::Right) {
+    let Some(at) = cursor.pressed(MouseButton::Right) else {
         return;
-    }
+    };
     let units: Vec<Entity> = selected.iter().collect();
     if units.is_empty() {
         notice.say("select a unit first (left click, or drag a box)");
         return;
     }
-    if cursor.over_ui {
+    if at.over_ui {
         return;
     }
-    let Some(goal) = cursor.tile else {
+    let Some(goal) = at.tile else {
         notice.say("that is outside the map");
         return;
     };

@@ -1,6 +1,7 @@
 //! The minimap, for maps larger than the window: the whole map in a corner, one pixel per
 //! tile (sampled down for very large maps), units as dots of their team's colour, the
-//! camera's view as a frame. Clicking (or dragging) on it moves the camera there.
+//! camera's view as a frame, at the left of the map area (view::layout). Clicking (or
+//! dragging) on it moves the camera there.
 
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
@@ -8,6 +9,7 @@ use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::ui::RelativeCursorPosition;
 use bevy::window::PrimaryWindow;
 
+use super::layout::{HudPanel, MinimapSlot};
 use super::sprites::team_color;
 use crate::AppSystems;
 use crate::level::{Level, LevelChanged};
@@ -63,6 +65,7 @@ fn spawn_minimap(
     level: Res<Level>,
     mut images: ResMut<Assets<Image>>,
     existing: Query<Entity, With<Minimap>>,
+    slot: Single<Entity, With<MinimapSlot>>,
 ) {
     if !existing.is_empty() {
         return;
@@ -82,28 +85,29 @@ fn spawn_minimap(
     let image = images.add(image);
     let aspect = level.geometry().extent();
     let scale = MINIMAP_PX / aspect.max_element();
-    commands.spawn((
-        Name::new("Minimap"),
-        Minimap {
-            image: image.clone(),
-            ground: Vec::new(),
-            size,
-        },
-        Node {
-            position_type: PositionType::Absolute,
-            right: px(8),
-            bottom: px(40),
-            width: px(aspect.x * scale),
-            height: px(aspect.y * scale),
-            border: UiRect::all(px(2)),
-            ..default()
-        },
-        BorderColor::all(Color::srgba(0.9, 0.92, 0.95, 0.8)),
-        ImageNode::new(image),
-        super::TakesClicks,
-        RelativeCursorPosition::default(),
-        Visibility::Hidden,
-    ));
+    let minimap = commands
+        .spawn((
+            Name::new("Minimap"),
+            HudPanel("minimap"),
+            Minimap {
+                image: image.clone(),
+                ground: Vec::new(),
+                size,
+            },
+            Node {
+                display: Display::None,
+                width: px(aspect.x * scale),
+                height: px(aspect.y * scale),
+                border: UiRect::all(px(2)),
+                ..default()
+            },
+            BorderColor::all(Color::srgba(0.9, 0.92, 0.95, 0.8)),
+            ImageNode::new(image),
+            super::TakesClicks,
+            RelativeCursorPosition::default(),
+        ))
+        .id();
+    commands.entity(*slot).add_child(minimap);
 }
 
 /// Samples the terrain into the minimap's ground layer (again after every reload).
@@ -137,18 +141,14 @@ fn draw_minimap(
     window: Single<&Window, With<PrimaryWindow>>,
     camera: Single<(&Transform, &Projection), With<Camera2d>>,
     units: Query<(&Tile, &Team), With<Unit>>,
-    mut minimaps: Query<(&Minimap, &mut Visibility)>,
+    mut minimaps: Query<(&Minimap, &mut Node)>,
     mut images: ResMut<Assets<Image>>,
 ) {
     let extent = level.geometry().extent();
-    for (minimap, mut visibility) in &mut minimaps {
+    for (minimap, mut node) in &mut minimaps {
         // Only maps that do not fit the window at their own size need one.
         let needed = extent.x > window.width() || extent.y > window.height();
-        visibility.set_if_neq(if needed {
-            Visibility::Inherited
-        } else {
-            Visibility::Hidden
-        });
+        super::hud::show(&mut node, needed);
         if !needed || minimap.ground.is_empty() {
             continue;
         }
@@ -205,17 +205,17 @@ fn draw_minimap(
 fn jump_to_click(
     buttons: Res<ButtonInput<MouseButton>>,
     level: Res<Level>,
-    minimaps: Query<(&RelativeCursorPosition, &Visibility), With<Minimap>>,
+    minimaps: Query<(&RelativeCursorPosition, &Node), With<Minimap>>,
     mut camera: Single<&mut Transform, With<Camera2d>>,
 ) {
     if !buttons.pressed(MouseButton::Left) {
         return;
     }
-    for (cursor, visibility) in &minimaps {
+    for (cursor, node) in &minimaps {
         let (true, Some(at), false) = (
             cursor.cursor_over(),
             cursor.normalized,
-            *visibility == Visibility::Hidden,
+            node.display == Display::None,
         ) else {
             continue;
         };

@@ -6,6 +6,7 @@ mod capture;
 mod hud;
 mod input;
 mod lab;
+mod layout;
 mod minimap;
 mod paint;
 mod sprites;
@@ -52,6 +53,7 @@ pub(super) fn plugin(app: &mut App) {
             bevy_ecs_tilemap::TilemapPlugin,
             tilemap::plugin,
             sprites::plugin,
+            layout::plugin,
             camera::plugin,
             capture::plugin,
             input::plugin,
@@ -64,18 +66,49 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 /// A panel that takes the clicks over it (the minimap, the lab's panel): they never reach
-/// the map. Needs a `RelativeCursorPosition`.
+/// the map.
 #[derive(Component, Default)]
 pub struct TakesClicks;
 
-/// Where the pointer is, in the world and on the map. Over a panel that takes clicks
-/// ([`TakesClicks`]) it is on neither.
+/// The pointer at one place: the world point and tile under it, or that it is over a panel
+/// that takes clicks ([`TakesClicks`]), where it is on neither.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spot {
+    pub world: Option<Vec2>,
+    pub tile: Option<Pos>,
+    /// Over a panel that takes clicks: clicks are not for the map.
+    pub over_ui: bool,
+}
+
+/// Where the pointer is now, and where it was at each mouse button press and release of
+/// this frame. At a low frame rate the pointer may move and click within one frame: a
+/// click acts where it happened, read from the window's events in their order.
 #[derive(Resource, Default, Debug)]
 pub struct Cursor {
     pub world: Option<Vec2>,
     pub tile: Option<Pos>,
     /// Over a panel that takes clicks: clicks are not for the map.
     pub over_ui: bool,
+    /// This frame's button presses (`true`) and releases, in order, with where they were.
+    buttons: Vec<(MouseButton, bool, Spot)>,
+}
+
+impl Cursor {
+    /// Where `button` was first pressed this frame.
+    pub fn pressed(&self, button: MouseButton) -> Option<Spot> {
+        self.buttons
+            .iter()
+            .find(|(b, down, _)| *b == button && *down)
+            .map(|(.., spot)| *spot)
+    }
+
+    /// Where `button` was last released this frame.
+    pub fn released(&self, button: MouseButton) -> Option<Spot> {
+        self.buttons
+            .iter()
+            .rfind(|(b, down, _)| *b == button && !*down)
+            .map(|(.., spot)| *spot)
+    }
 }
 
 /// Units walking or waiting for a path.
@@ -122,8 +155,8 @@ pub struct LastOrder {
 }
 
 /// A selection of more units than this is an army: the view outlines where each unit goes
-/// instead of drawing every path, and names none of them (thousands of lines and labels
-/// would hide the map and slow every frame).
+/// instead of drawing every path (thousands of lines would hide the map and slow every
+/// frame).
 pub(super) const ARMY_AT: usize = 64;
 
 /// How long a notice stays on screen.

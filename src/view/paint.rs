@@ -175,7 +175,15 @@ pub(super) fn paint_strokes(
             }
             (line(last, tile), false)
         }
-        _ => (vec![tile], true),
+        // A new stroke starts where the button went down: the pointer may have moved on
+        // within the frame.
+        _ => {
+            let from = cursor
+                .pressed(button)
+                .and_then(|at| at.tile)
+                .unwrap_or(tile);
+            (line(from, tile), true)
+        }
     };
     painter.stroke = Some((button, tile));
     edits.write(EditMap::Paint {

@@ -1,12 +1,13 @@
 //! Unit sprites (a shape per unit kind, a colour per team, never smaller than a few pixels on
-//! screen), name labels for the hovered and selected units (but not for a selected army),
+//! screen), name labels for the selected unit and the hovered one,
 //! selection rings, and refusal markers that stand out on any terrain at any zoom.
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
 use bevy_tilewalk::{OrderRefused, Pending, Refusal};
 
-use super::{ARMY_AT, Cursor};
+use super::Cursor;
+use super::input::UNIT_SPRITE_TILES;
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
@@ -24,7 +25,8 @@ const MIN_MARKER_PX: f32 = 28.0;
 #[derive(Component)]
 struct SelectionRing;
 
-/// The unit's name above it, shown while it is hovered or selected (a child of the unit).
+/// The unit's name, shown above it while it is the one selected unit and below it while it
+/// is hovered (a child of the unit).
 #[derive(Component)]
 struct NameLabel;
 
@@ -92,15 +94,12 @@ fn dress_units(
     {
         commands
             .entity(entity)
-            .insert((
-                Sprite {
-                    image: server.load(sprite_file(level.class_name(*class), attack)),
-                    color: team_color(*team),
-                    custom_size: Some(Vec2::splat(TILE_SIZE * 1.1)),
-                    ..default()
-                },
-                Pickable::default(),
-            ))
+            .insert(Sprite {
+                image: server.load(sprite_file(level.class_name(*class), attack)),
+                color: team_color(*team),
+                custom_size: Some(Vec2::splat(TILE_SIZE * UNIT_SPRITE_TILES)),
+                ..default()
+            })
             .with_child((
                 SelectionRing,
                 Sprite {
@@ -118,24 +117,29 @@ fn dress_units(
                 TextFont::from_font_size(13.0),
                 TextColor(Color::WHITE),
                 TextBackgroundColor(Color::srgba(0.05, 0.06, 0.08, 0.75)),
-                Transform::from_xyz(0.0, TILE_SIZE * 0.85, 1.0),
+                // Under every unit sprite (all units stand at one depth): a name never
+                // hides a unit.
+                Transform::from_xyz(0.0, LABEL_OFFSET, -0.3),
                 Visibility::Hidden,
-            ))
-            .observe(super::input::on_unit_click);
+            ));
     }
 }
 
 /// The selection rings, apart from the name labels.
 type RingsOnly = (With<SelectionRing>, Without<NameLabel>);
 
-/// Rings around selected units; names over the one under the pointer and over selected
-/// units unless they are an army ([`ARMY_AT`]).
+/// How far above (or below) its unit's centre a name label sits.
+const LABEL_OFFSET: f32 = TILE_SIZE * 0.85;
+
+/// Rings around selected units. Names: above the one selected unit, and below the unit under
+/// the pointer (when that is another), so two names never share a line; a larger selection
+/// is named in the HUD instead.
 fn show_rings_and_labels(
     cursor: Res<Cursor>,
     units: Query<(Has<Selected>, &Tile), With<Unit>>,
     selected: Query<(), (With<Selected>, With<Unit>)>,
     mut rings: Query<(&ChildOf, &mut Visibility), RingsOnly>,
-    mut labels: Query<(&ChildOf, &mut Visibility), With<NameLabel>>,
+    mut labels: Query<(&ChildOf, &mut Visibility, &mut Transform), With<NameLabel>>,
 ) {
     let shown = |visible: bool| {
         if visible {
@@ -148,12 +152,18 @@ fn show_rings_and_labels(
         let selected = units.get(parent.parent()).is_ok_and(|u| u.0);
         visibility.set_if_neq(shown(selected));
     }
-    let army = selected.iter().len() > ARMY_AT;
-    for (parent, mut visibility) in &mut labels {
-        let named = units
-            .get(parent.parent())
-            .is_ok_and(|(selected, tile)| (selected && !army) || cursor.tile == Some(tile.0));
+    let one_selected = selected.iter().len() == 1;
+    for (parent, mut visibility, mut transform) in &mut labels {
+        let (named, above) = match units.get(parent.parent()) {
+            Ok((true, _)) if one_selected => (true, true),
+            Ok((_, tile)) => (cursor.tile == Some(tile.0), false),
+            Err(_) => (false, false),
+        };
         visibility.set_if_neq(shown(named));
+        let y = if above { LABEL_OFFSET } else { -LABEL_OFFSET };
+        if named && transform.translation.y != y {
+            transform.translation.y = y;
+        }
     }
 }
 
@@ -178,7 +188,7 @@ fn keep_units_visible(
     let Ok(Projection::Orthographic(ortho)) = projection.single() else {
         return;
     };
-    let scale = (MIN_UNIT_PX * ortho.scale / (TILE_SIZE * 1.1)).max(1.0);
+    let scale = (MIN_UNIT_PX * ortho.scale / (TILE_SIZE * UNIT_SPRITE_TILES)).max(1.0);
     for mut transform in &mut units {
         transform.scale = Vec3::splat(scale);
     }

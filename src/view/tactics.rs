@@ -11,6 +11,7 @@ use bevy::prelude::*;
 use bevy_tilewalk::{Navigation, Refusal};
 use tilewalk_path::{Pos, Range, SearchContext};
 
+use super::layout::{HudPanel, PANEL_BACKGROUND, TopBar};
 use super::sprites::team_color;
 use super::{Cursor, Notice, TileShape, outline};
 use crate::AppSystems;
@@ -53,7 +54,12 @@ struct EndTurnButton;
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<ShownRange>()
         .init_resource::<ShowThreat>()
-        .add_systems(OnEnter(Mode::Tactics), spawn_turn_panel)
+        .add_systems(
+            Update,
+            spawn_turn_panel
+                .in_set(AppSystems::Load)
+                .run_if(in_state(Mode::Tactics)),
+        )
         .add_systems(
             Update,
             (order_moves, end_turn_with_key, act_with_keys)
@@ -84,19 +90,30 @@ pub(super) fn plugin(app: &mut App) {
         );
 }
 
-fn spawn_turn_panel(mut commands: Commands) {
+/// The turn and the end-turn button at the right of the top bar, while in tactics mode (again
+/// after the lab).
+fn spawn_turn_panel(
+    mut commands: Commands,
+    existing: Query<(), With<TurnText>>,
+    top: Single<Entity, With<TopBar>>,
+) {
+    if !existing.is_empty() {
+        return;
+    }
     commands
         .spawn((
+            HudPanel("turn"),
+            DespawnOnExit(Mode::Tactics),
+            ChildOf(*top),
             Node {
-                position_type: PositionType::Absolute,
-                right: px(8),
-                top: px(6),
+                margin: UiRect::left(auto()),
                 padding: UiRect::all(px(6)),
                 column_gap: px(10),
                 align_items: AlignItems::Center,
+                flex_shrink: 0.0,
                 ..default()
             },
-            BackgroundColor(Color::srgba(0.05, 0.06, 0.08, 0.72)),
+            BackgroundColor(PANEL_BACKGROUND),
         ))
         .with_children(|panel| {
             panel.spawn((
@@ -118,9 +135,14 @@ fn spawn_turn_panel(mut commands: Commands) {
                         TextFont::from_font_size(15.0)
                     )],
                 ))
-                .observe(|_: On<Pointer<Click>>, mut end: MessageWriter<EndTurn>| {
-                    end.write(EndTurn);
-                });
+                .observe(
+                    |press: On<Pointer<Press>>, mut end: MessageWriter<EndTurn>| {
+                        // On the press, where the pointer is this frame (see view::input).
+                        if press.button == PointerButton::Primary {
+                            end.write(EndTurn);
+                        }
+                    },
+                );
         });
 }
 
@@ -340,7 +362,6 @@ fn draw_preview(
 
 /// A right click moves the selected unit to the tile, or strikes the enemy standing on it.
 fn order_moves(
-    buttons: Res<ButtonInput<MouseButton>>,
     cursor: Res<Cursor>,
     shown: Res<ShownRange>,
     units: Query<(Entity, &Tile, &Team), With<Unit>>,
@@ -348,10 +369,10 @@ fn order_moves(
     mut strikes: MessageWriter<Strike>,
     mut notice: ResMut<Notice>,
 ) {
-    if !buttons.just_pressed(MouseButton::Right) {
+    let Some(at) = cursor.pressed(MouseButton::Right).filter(|at| !at.over_ui) else {
         return;
-    }
-    match (shown.unit, cursor.tile) {
+    };
+    match (shown.unit, at.tile) {
         (Some(unit), Some(to)) => {
             let side = units.get(unit).map(|(_, _, team)| *team).ok();
             let enemy = units
@@ -440,9 +461,10 @@ fn grey_moved_units(mut units: Query<Dress, With<Unit>>) {
 fn update_turn_text(
     turn: Res<Turn>,
     enemy: Res<EnemyTurn>,
-    mut text: Single<&mut Text, With<TurnText>>,
+    text: Single<(&mut Text, Ref<TurnText>)>,
 ) {
-    if !(turn.is_changed() || enemy.is_changed()) {
+    let (mut text, panel) = text.into_inner();
+    if !(turn.is_changed() || enemy.is_changed() || panel.is_added()) {
         return;
     }
     let moving = enemy.moves.len();

@@ -49,6 +49,9 @@ impl Game {
     fn start_with(dir: &FsPath, map: &str, more: &[&str]) -> Self {
         let events = dir.join("events.jsonl");
         let display_file = dir.join("display");
+        // A game started before in the same folder left its display there.
+        let _ = std::fs::remove_file(&display_file);
+        let _ = std::fs::remove_file(&events);
         // xvfb-run gives its child a private display; the child writes where that is so
         // xdotool can reach the same display, then becomes the game.
         let child = Command::new("xvfb-run")
@@ -733,4 +736,346 @@ fn the_lab_replays_a_search_step_by_step_in_a_real_window() {
     }
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_click_in_the_same_frame_as_a_move_selects_the_unit_under_the_new_position() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("click-window");
+    let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
+    let mut game = Game::start(&dir, meadow);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    // One xdotool command moves the pointer and clicks at once, with no pause: the game gets
+    // the move and the click within one frame, and must select the unit under the new place,
+    // not the one it hovered before.
+    let units = [("knight", (2, 5)), ("archer", (1, 9))];
+    for i in 0..10 {
+        let (name, (x, y)) = units[i % 2];
+        let (px, py) = game.tile_center(x, y);
+        let before = game.events().len();
+        game.xdotool(&["mousemove", &px.to_string(), &py.to_string(), "click", "1"]);
+        let selected =
+            game.wait_event_from(before, "a selection", STARTUP, |e| e["event"] == "selected");
+        assert_eq!(
+            selected["units"],
+            serde_json::json!([name]),
+            "click {i} on {name}"
+        );
+    }
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+impl Game {
+    /// The map's rectangle on screen `[left, top, right, bottom]`, from the last view.
+    fn map_rect(&self) -> [f64; 4] {
+        let view = self.view();
+        let (x, y) = (
+            view["origin"][0].as_f64().unwrap(),
+            view["origin"][1].as_f64().unwrap(),
+        );
+        let scale = view["tile_px"].as_f64().unwrap() / f64::from(TILE_SIZE);
+        let extent = self.geometry.extent();
+        [
+            x,
+            y,
+            x + f64::from(extent.x) * scale,
+            y + f64::from(extent.y) * scale,
+        ]
+    }
+
+    /// Waits for the panels the game reports to include `panel` (in `mode`), and checks
+    /// that no two of them overlap, each lies in the window and none covers the map area.
+    fn panels_apart(&mut self, mode: &str, panel: &str) -> Value {
+        let event = self.wait_event(&format!("the {panel} panel in {mode}"), STARTUP, |e| {
+            e["event"] == "panels" && e["mode"] == mode && e["panels"].get(panel).is_some()
+        });
+        let window = self.view()["window"].clone();
+        let (w, h) = (window[0].as_f64().unwrap(), window[1].as_f64().unwrap());
+        let rect = |v: &Value| -> [f64; 4] { std::array::from_fn(|i| v[i].as_f64().unwrap()) };
+        let panels: Vec<(&String, [f64; 4])> = event["panels"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(name, r)| (name, rect(r)))
+            .collect();
+        let overlap = |a: [f64; 4], b: [f64; 4]| {
+            (a[2].min(b[2]) - a[0].max(b[0])).min(a[3].min(b[3]) - a[1].max(b[1])) > 0.5
+        };
+        let area = rect(&event["map_area"]);
+        for (i, &(name, r)) in panels.iter().enumerate() {
+            assert!(
+                r[0] >= 0.0 && r[1] >= 0.0 && r[2] <= w + 0.5 && r[3] <= h + 0.5,
+                "{name} {r:?} leaves the {w} x {h} window: {event}"
+            );
+            assert!(!overlap(r, area), "{name} covers the map area: {event}");
+            for &(other, s) in &panels[i + 1..] {
+                assert!(!overlap(r, s), "{name} and {other} overlap: {event}");
+            }
+        }
+        event
+    }
+}
+
+/// Writes a generated map with `units` a side into `dir`, through the game's own `gen`.
+fn generated_map(dir: &FsPath, width: u32, height: u32, units: u32) -> String {
+    let out = dir.join("army.map");
+    let status = Command::new(env!("CARGO_BIN_EXE_tilewalk"))
+        .args(["gen", "--seed", "7", "--width", &width.to_string()])
+        .args([
+            "--height",
+            &height.to_string(),
+            "--units",
+            &units.to_string(),
+        ])
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    out.to_str().unwrap().to_owned()
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_box_dragged_around_the_map_at_home_selects_every_unit() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("army-window");
+    let map = generated_map(&dir, 100, 50, 1250);
+    let units = MapAsset::parse(&std::fs::read_to_string(&map).unwrap())
+        .unwrap()
+        .units
+        .len();
+    assert!(units > 2000, "{units} units");
+    let mut game = Game::start(&dir, &map);
+    // The minimap shows (the map is larger than the window) and the map is fitted beside
+    // it, between the top bar and the help bar.
+    let panels = game.panels_apart("RealTime", "minimap");
+    let area = panels["map_area"].clone();
+    let inside = |game: &Game| {
+        let map = game.map_rect();
+        map[0] >= area[0].as_f64().unwrap()
+            && map[1] >= area[1].as_f64().unwrap()
+            && map[2] <= area[2].as_f64().unwrap()
+            && map[3] <= area[3].as_f64().unwrap()
+    };
+    wait_for("the map fitted in the map area", STARTUP, || {
+        inside(&game).then_some(())
+    });
+    // A box from just outside the map's top-left corner to just outside its bottom-right.
+    let [left, top, right, bottom] = game.map_rect();
+    let (x0, y0) = ((left - 3.0) as i64, (top - 3.0) as i64);
+    let (x1, y1) = ((right + 3.0) as i64, (bottom + 3.0) as i64);
+    let before = game.events().len();
+    game.xdotool(&[
+        "mousemove",
+        &x0.to_string(),
+        &y0.to_string(),
+        "mousedown",
+        "1",
+    ]);
+    game.xdotool(&[
+        "mousemove",
+        &((x0 + x1) / 2).to_string(),
+        &((y0 + y1) / 2).to_string(),
+    ]);
+    game.xdotool(&[
+        "mousemove",
+        &x1.to_string(),
+        &y1.to_string(),
+        "mouseup",
+        "1",
+    ]);
+    let selected = game.wait_event_from(before, "the army selected", STARTUP, |e| {
+        e["event"] == "selected"
+    });
+    assert_eq!(selected["units"].as_array().unwrap().len(), units);
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn no_panel_covers_another_in_any_mode() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("panels-window");
+    let map = generated_map(&dir, 100, 60, 3);
+    let mut game = Game::start(&dir, &map);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    // Real time: a unit selected and ordered (the search line, a notice), and a file error.
+    let blue = MapAsset::parse(&std::fs::read_to_string(&map).unwrap())
+        .unwrap()
+        .units[0]
+        .pos;
+    let pressed = game.click(blue.x, blue.y, "1");
+    game.wait_event_from(pressed, "a selection", STARTUP, |e| {
+        e["event"] == "selected"
+    });
+    let pressed = game.click(blue.x + 2, blue.y, "3");
+    game.wait_event_from(pressed, "the order", STARTUP, |e| e["event"] == "ordered");
+    let text = std::fs::read_to_string(&map).unwrap();
+    std::fs::write(&map, text.replacen("[units]", "[units]\nbroken", 1)).unwrap();
+    game.panels_apart("RealTime", "errors");
+    game.panels_apart("RealTime", "notice");
+    // The lab, comparing two searches, beside the map: its column fits the window.
+    game.xdotool(&["key", "l"]);
+    game.panels_apart("Lab", "lab");
+    let before = game.events().len();
+    game.xdotool(&["key", "v"]);
+    game.wait_event_from(before, "compare on", STARTUP, |e| {
+        e["event"] == "lab" && e["runs"] == 2
+    });
+    let panels = game.panels_apart("Lab", "lab");
+    assert!(panels["panels"].get("errors").is_some(), "{panels}");
+    drop(game);
+
+    // Tactics: the turn panel, a unit's hint, a file error.
+    std::fs::write(&map, &text).unwrap();
+    let mut game = Game::start_with(&dir, &map, &["--mode", "tactics"]);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    game.panels_apart("Tactics", "turn");
+    let pressed = game.click(blue.x, blue.y, "1");
+    game.wait_event_from(pressed, "a selection", STARTUP, |e| {
+        e["event"] == "selected"
+    });
+    game.hover(blue.x + 1, blue.y);
+    game.panels_apart("Tactics", "notice");
+    std::fs::write(&map, text.replacen("[units]", "[units]\nbroken", 1)).unwrap();
+    game.panels_apart("Tactics", "errors");
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A small field for a tactics turn: the knight can reach the tile beside the brute.
+const DUEL: &str = "board: square-4
+[terrain]
+..f.....ff..
+..f.........
+............
+.....~~.....
+.....~~.....
+[units]
+knight  blue foot  1,2
+archer  blue foot  1,4  2-3
+brute   red  foot  7,2
+raider  red  horse 10,1
+";
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_tactics_turn_is_played_with_clicks_in_a_real_window() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("tactics-window");
+    let map = dir.join("duel.map");
+    std::fs::write(&map, DUEL).unwrap();
+    let mut game = Game::start_with(&dir, map.to_str().unwrap(), &["--mode", "tactics"]);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    game.wait_event("turn 1", STARTUP, |e| {
+        e["event"] == "turn" && e["number"] == 1 && e["team"] == "blue"
+    });
+    // Select the knight; hover its goal (the preview), right-click it: it walks there.
+    let pressed = game.click(1, 2, "1");
+    game.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
+        e["event"] == "selected" && e["units"] == serde_json::json!(["knight"])
+    });
+    let pressed = game.click(6, 2, "3");
+    game.wait_event_from(pressed, "the move", STARTUP, |e| {
+        e["event"] == "ordered" && e["goal"] == serde_json::json!([6, 2])
+    });
+    game.wait_event_from(pressed, "the knight beside the brute", WALK, |e| {
+        e["event"] == "step" && e["unit"] == "knight" && e["tile"] == serde_json::json!([6, 2])
+    });
+    // Hovering the brute shows the forecast in the notice panel; picture it.
+    let before = game.events().len();
+    game.hover(7, 2);
+    let panels = game.wait_event_from(before, "the forecast shown", STARTUP, |e| {
+        e["event"] == "panels" && e["panels"].get("notice").is_some()
+    });
+    let before = game.events().len();
+    game.xdotool(&["key", "F12"]);
+    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
+        e["event"] == "screenshot"
+    });
+    let path = PathBuf::from(shot["path"].as_str().unwrap());
+    let (width, height, pixels) = decode(&path);
+    assert_eq!((width, height), (1280, 720));
+    let shot = Shot {
+        path,
+        width,
+        pixels,
+    };
+    let notice = &panels["panels"]["notice"];
+    let [left, top, right, bottom] = std::array::from_fn(|i| notice[i].as_f64().unwrap() as i64);
+    let text = (top..bottom)
+        .flat_map(|y| (left..right).map(move |x| (x, y)))
+        .filter(|&p| shot.pixel(p).iter().all(|&c| c > 200))
+        .count();
+    assert!(text >= 150, "the forecast's text: {text} light pixels");
+    let (cx, cy) = game.tile_center(7, 2);
+    let reach = (game.view()["tile_px"].as_f64().unwrap() * 0.4) as i64;
+    let red = (-reach..=reach)
+        .flat_map(|dy| (-reach..=reach).map(move |dx| (cx + dx, cy + dy)))
+        .filter(|&p| {
+            let p = shot.pixel(p);
+            p[0] > 150 && p[0] > p[2] + 60
+        })
+        .count();
+    assert!(
+        red * 4 >= (reach * reach) as usize,
+        "the brute is drawn on (7,2): {red} red pixels"
+    );
+    shot.keep_as("TILEWALK_FORECAST_SCREENSHOT_OUT");
+
+    // Right-click the brute: the knight strikes, the brute strikes back.
+    let pressed = game.click(7, 2, "3");
+    let struck = game.wait_event_from(pressed, "the strike", STARTUP, |e| e["event"] == "struck");
+    assert_eq!(struck["attacker"], "knight", "{struck}");
+    assert_eq!(struck["target"], "brute", "{struck}");
+    let damage = struck["damage"].as_u64().unwrap();
+    assert!(damage > 0, "{struck}");
+    assert_eq!(
+        struck["target_hp"].as_u64().unwrap(),
+        20 - damage,
+        "{struck}"
+    );
+
+    // The end-turn button (the turn panel's right end): red moves, then it is blue's turn 2.
+    let turn = game.view_panel("turn");
+    let (x, y) = ((turn[2] - 40.0) as i64, ((turn[1] + turn[3]) / 2.0) as i64);
+    let before = game.events().len();
+    game.xdotool(&["mousemove", &x.to_string(), &y.to_string(), "click", "1"]);
+    game.wait_event_from(before, "red's turn", STARTUP, |e| {
+        e["event"] == "turn" && e["team"] == "red"
+    });
+    game.wait_event_from(before, "blue's turn 2", WALK, |e| {
+        e["event"] == "turn" && e["number"] == 2 && e["team"] == "blue"
+    });
+    let red_moved = game.events_from(before).iter().any(|e| {
+        (e["event"] == "step" && (e["unit"] == "raider" || e["unit"] == "brute"))
+            || (e["event"] == "struck" && e["attacker"] == "brute")
+    });
+    assert!(red_moved, "red acted: {:?}", game.events_from(before));
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+impl Game {
+    /// A panel's rectangle `[left, top, right, bottom]` from the last report of it.
+    fn view_panel(&self, name: &str) -> [f64; 4] {
+        let event = self
+            .events()
+            .into_iter()
+            .rfind(|e| e["event"] == "panels" && e["panels"].get(name).is_some())
+            .expect("a panels event");
+        std::array::from_fn(|i| event["panels"][name][i].as_f64().unwrap())
+    }
 }

@@ -506,33 +506,24 @@ fn lab_keys(keys: Res<ButtonInput<KeyCode>>, mut actions: MessageWriter<LabActio
     }
 }
 
-/// A press on the start or goal marker drags it (the painter leaves that press alone). At a
-/// low frame rate the pointer may be pressed and moved on within one frame, so a press on
-/// the tile it was over in the last frame counts too.
+/// A press on the start or goal marker drags it (the painter leaves that press alone): the
+/// press is placed where it happened, even when the pointer moved on within the frame.
 fn drag_markers(
     buttons: Res<ButtonInput<MouseButton>>,
     cursor: Res<Cursor>,
     mut lab: ResMut<Lab>,
     mut painter: ResMut<Painter>,
     mut dragging: Local<Option<bool>>,
-    mut last_tile: Local<Option<Pos>>,
 ) {
-    let before = std::mem::replace(&mut *last_tile, cursor.tile);
-    if buttons.just_released(MouseButton::Left) {
-        *dragging = None;
-    }
-    let Some(tile) = cursor.tile else { return };
-    if buttons.just_pressed(MouseButton::Left) && !cursor.over_ui {
-        let pressed = |marker: Pos| tile == marker || before == Some(marker);
-        *dragging = if pressed(lab.start) {
-            Some(true)
-        } else if pressed(lab.goal) {
-            Some(false)
-        } else {
-            None
+    if let Some(pressed) = cursor.pressed(MouseButton::Left).filter(|at| !at.over_ui) {
+        *dragging = match pressed.tile {
+            Some(tile) if tile == lab.start => Some(true),
+            Some(tile) if tile == lab.goal => Some(false),
+            _ => None,
         };
         painter.held = dragging.is_some();
     }
+    let Some(tile) = cursor.tile else { return };
     match *dragging {
         Some(true) if tile != lab.start && tile != lab.goal => {
             lab.start = tile;
@@ -543,6 +534,9 @@ fn drag_markers(
             lab.stale = true;
         }
         _ => {}
+    }
+    if !buttons.pressed(MouseButton::Left) {
+        *dragging = None;
     }
 }
 
@@ -671,6 +665,7 @@ fn report(
         "expanded": expanded,
         "pushed": pushed,
         "cost": found.map(|f| f.path.cost),
+        "runs": lab.runs.len(),
     });
     if last.as_ref() != Some(&event) {
         log.write(&event)?;

@@ -1,7 +1,9 @@
 //! The lab's panel: the configuration (each line a button that does what its key does),
 //! the terrain palette, the replay's position with a slider and transport buttons, and with
-//! compare on, a table of what each configuration's search did.
+//! compare on, what each configuration's search did, a wrapped line each. It fills the lab's
+//! column at the right of the window (view::layout) and scrolls with the wheel.
 
+use bevy::input::mouse::{AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 use bevy::ui::RelativeCursorPosition;
 use tilewalk_path::{Board, Direction, TraceEvent};
@@ -12,6 +14,8 @@ use crate::AppSystems;
 use crate::level::{Level, MapHistory};
 use crate::tactics::Mode;
 use crate::view::TakesClicks;
+use crate::view::hud::show;
+use crate::view::layout::{HudPanel, LabSlot};
 use crate::view::minimap::terrain_color;
 use crate::view::paint::Painter;
 
@@ -44,11 +48,10 @@ struct Slider;
 #[derive(Component)]
 struct SliderFill;
 
-/// A cell of the compare table: (row, column); row 0 is the header.
+/// A line of the compare table: what one configuration's search did.
 #[derive(Component)]
-struct TableCell(usize, usize);
+struct RunText(usize);
 
-const COLUMNS: [&str; 6] = ["search", "expanded", "pushed", "cost", "time", "optimal"];
 const FONT: f32 = 13.0;
 const TABLE_FONT: f32 = 10.5;
 const BUTTON: Color = Color::srgb(0.2, 0.27, 0.4);
@@ -63,7 +66,7 @@ pub(super) fn plugin(app: &mut App) {
         )
         .add_systems(
             Update,
-            scrub
+            (scrub, scroll_panel)
                 .in_set(AppSystems::RecordInput)
                 .run_if(in_state(Mode::Lab).and_then(resource_exists::<Lab>)),
         )
@@ -96,8 +99,13 @@ fn button(parent: &mut ChildSpawnerCommands, action: LabAction, label: impl Bund
             children![label],
         ))
         .observe(
-            move |_: On<Pointer<Click>>, mut actions: MessageWriter<LabAction>| {
-                actions.write(action);
+            // On the press, where the pointer is this frame (a click's release is matched
+            // with the frame before's hover, and lost when the pointer moved and clicked
+            // within one frame).
+            move |press: On<Pointer<Press>>, mut actions: MessageWriter<LabAction>| {
+                if press.button == PointerButton::Primary {
+                    actions.write(action);
+                }
             },
         );
 }
@@ -113,10 +121,17 @@ fn row() -> Node {
 }
 
 /// Spawns the panel once the level is there (its palette is the level's terrains).
-fn spawn_panel(mut commands: Commands, level: Res<Level>, panels: Query<(), With<Panel>>) {
+fn spawn_panel(
+    mut commands: Commands,
+    level: Res<Level>,
+    panels: Query<(), With<Panel>>,
+    slot: Single<(Entity, &mut Node), With<LabSlot>>,
+) {
     if !panels.is_empty() {
         return;
     }
+    let (slot, mut slot_node) = slot.into_inner();
+    show(&mut slot_node, true);
     let settings = [
         (Setting::Class, LabAction::Class),
         (Setting::Algorithm, LabAction::Algorithm),
@@ -136,18 +151,20 @@ fn spawn_panel(mut commands: Commands, level: Res<Level>, panels: Query<(), With
     commands
         .spawn((
             Panel,
+            HudPanel("lab"),
+            ChildOf(slot),
             TakesClicks,
             RelativeCursorPosition::default(),
+            // In the lab's column, the window's height at most; the wheel scrolls the rest.
             Node {
-                position_type: PositionType::Absolute,
-                right: px(8),
-                top: px(6),
-                width: px(345),
+                max_height: percent(100),
                 padding: UiRect::all(px(8)),
                 flex_direction: FlexDirection::Column,
                 row_gap: px(5),
+                overflow: Overflow::scroll_y(),
                 ..default()
             },
+            ScrollPosition::default(),
             BackgroundColor(Color::srgba(0.05, 0.06, 0.08, 0.85)),
         ))
         .with_children(|panel| {
@@ -172,9 +189,13 @@ fn spawn_panel(mut commands: Commands, level: Res<Level>, panels: Query<(), With
                             BackgroundColor(Color::srgb_u8(r, g, b)),
                             children![text(format!("{} {name}", i + 1))],
                         ))
-                        .observe(move |_: On<Pointer<Click>>, mut painter: ResMut<Painter>| {
-                            painter.terrain = i;
-                        });
+                        .observe(
+                            move |press: On<Pointer<Press>>, mut painter: ResMut<Painter>| {
+                                if press.button == PointerButton::Primary {
+                                    painter.terrain = i;
+                                }
+                            },
+                        );
                 }
             });
             panel.spawn((ReplayText, text("")));
@@ -231,38 +252,43 @@ fn spawn_panel(mut commands: Commands, level: Res<Level>, panels: Query<(), With
             panel.spawn(text(
                 "tiles (zoom in): g h / f, arrows to parents; white: the cell being expanded",
             ));
-            panel
-                .spawn(Node {
-                    column_gap: px(6),
-                    ..default()
-                })
-                .with_children(|table| {
-                    for (column, title) in COLUMNS.iter().enumerate() {
-                        table
-                            .spawn(Node {
-                                flex_direction: FlexDirection::Column,
-                                ..default()
-                            })
-                            .with_children(|cells| {
-                                for row in 0..=2 {
-                                    cells.spawn((
-                                        TableCell(row, column),
-                                        Text::new(if row == 0 { *title } else { "" }),
-                                        TextFont::from_font_size(TABLE_FONT),
-                                        TextLayout::no_wrap(),
-                                    ));
-                                }
-                            });
-                    }
-                });
+            // What each configuration's search did, a line each (wrapped to the panel).
+            for run in 0..2 {
+                panel.spawn((
+                    RunText(run),
+                    Text::new(""),
+                    TextFont::from_font_size(TABLE_FONT),
+                ));
+            }
             panel.spawn((FooterText, text("")));
         });
 }
 
-fn despawn_panel(mut commands: Commands, panels: Query<Entity, With<Panel>>) {
+fn despawn_panel(
+    mut commands: Commands,
+    panels: Query<Entity, With<Panel>>,
+    mut slot: Single<&mut Node, With<LabSlot>>,
+) {
     for panel in &panels {
         commands.entity(panel).despawn();
     }
+    show(&mut slot, false);
+}
+
+/// The wheel over the panel scrolls it (a short window cannot show all of it).
+fn scroll_panel(
+    wheel: Res<AccumulatedMouseScroll>,
+    panel: Single<(&mut ScrollPosition, &RelativeCursorPosition), With<Panel>>,
+) {
+    let (mut scroll, over) = panel.into_inner();
+    if wheel.delta.y == 0.0 || !over.cursor_over() {
+        return;
+    }
+    let pixels = match wheel.unit {
+        MouseScrollUnit::Line => wheel.delta.y * 3.0 * FONT,
+        MouseScrollUnit::Pixel => wheel.delta.y,
+    };
+    scroll.y = (scroll.y - pixels).max(0.0);
 }
 
 /// Pressing or dragging on the slider scrubs the replay.
@@ -417,36 +443,33 @@ fn describe(event: &TraceEvent) -> String {
 fn update_table(
     lab: Res<Lab>,
     level: Res<Level>,
-    mut cells: Query<(&TableCell, &mut Text, &mut TextColor)>,
+    mut lines: Query<(&RunText, &mut Text, &mut TextColor)>,
 ) {
     if !lab.is_changed() {
         return;
     }
-    for (cell, mut text, mut color) in &mut cells {
-        if cell.0 == 0 {
-            continue;
-        }
-        let run = lab.runs.get(cell.0 - 1);
-        let value = run.map_or_else(String::new, |run| {
-            let found = run.result.as_ref().ok();
-            match cell.1 {
-                0 => run.config.label(level.board),
-                1 => found.map_or("-".into(), |f| f.stats.expanded.to_string()),
-                2 => found.map_or("-".into(), |f| f.stats.pushed.to_string()),
-                3 => found.map_or("no path".into(), |f| format!("{:.2}", f.path.cost)),
-                4 => format!("{:.0} us", run.time.as_secs_f64() * 1e6),
-                _ => match (run.optimal(), found, run.optimum) {
-                    (Some(true), ..) => "yes".into(),
-                    (Some(false), Some(f), Some(best)) => {
-                        format!("no (+{:.2})", f.path.cost - best)
-                    }
-                    _ => "-".into(),
-                },
-            }
+    for (line, mut text, mut color) in &mut lines {
+        let value = lab.runs.get(line.0).map_or_else(String::new, |run| {
+            let label = run.config.label(level.board);
+            let time = format!("{:.0} us", run.time.as_secs_f64() * 1e6);
+            let Ok(found) = run.result.as_ref() else {
+                return format!("{label}: no path, {time}");
+            };
+            let optimal = match (run.optimal(), run.optimum) {
+                (Some(true), _) => "optimal".to_owned(),
+                (Some(false), Some(best)) => {
+                    format!("not optimal (+{:.2})", found.path.cost - best)
+                }
+                _ => String::new(),
+            };
+            format!(
+                "{label}: {} expanded, {} pushed, cost {:.2}, {time}{optimal}",
+                found.stats.expanded, found.stats.pushed, found.path.cost
+            )
         });
         if text.0 != value {
             text.0 = value;
         }
-        color.0 = PATHS[cell.0 - 1];
+        color.0 = PATHS[line.0];
     }
 }
