@@ -15,7 +15,11 @@
 //! the wall time of each update (p50/p99) while paths are planned and while the army walks,
 //! and how many arrived; then the baseline's planning time over (a)'s and (b)'s.
 //!
-//! `cargo run --release --example army [-- --units N --walk SECONDS --budget WORK --only abc
+//! Planning runs on as many workers as the process has cores (each with `--budget` work a
+//! frame, group orders side by side, `bevy_tilewalk::PathBudget`); `--workers N` fixes their
+//! number. Run the same binary under `taskset` to compare core counts.
+//!
+//! `cargo run --release --example army [-- --units N --walk SECONDS --budget WORK --workers N --only abc
 //! --baseline-every K]` (`--only ab` skips the baseline, which takes minutes).
 
 use std::time::Instant;
@@ -59,6 +63,9 @@ fn options() -> Options {
             "--units" => options.units = value.parse().unwrap_or_else(|_| usage()),
             "--walk" => options.walk_seconds = value.parse().unwrap_or_else(|_| usage()),
             "--budget" => options.budget.work = value.parse().unwrap_or_else(|_| usage()),
+            "--workers" => {
+                options.budget.workers = Some(value.parse().unwrap_or_else(|_| usage()));
+            }
             "--baseline-every" => {
                 options.baseline_every = value.parse().unwrap_or_else(|_| usage());
                 if options.baseline_every == 0 {
@@ -76,7 +83,7 @@ fn options() -> Options {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: army [--units N] [--walk SECONDS] [--budget WORK] [--only abc] \
+        "usage: army [--units N] [--walk SECONDS] [--budget WORK] [--workers N] [--only abc] \
          [--baseline-every K]"
     );
     std::process::exit(2)
@@ -119,13 +126,16 @@ fn main() {
             .expect("the map has open ground")
     };
     let centre = open_near(SIDE / 2, SIDE / 2);
-    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     println!(
         "army benchmark: {SIDE}x{SIDE} map (tilewalk gen --seed {SEED} --width {SIDE} --height \
-         {SIDE} --units {}), {} units, budget {} work a frame, {workers} cores, walk {} s",
+         {SIDE} --units {}), {} units, {cores} cores; budget {} work a frame for each of {} \
+         workers ({} group orders side by side); walk {} s",
         options.units / 2,
         options.units,
         options.budget.work,
+        options.budget.workers(),
+        options.budget.orders_side_by_side(),
         options.walk_seconds
     );
     println!(

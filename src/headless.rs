@@ -2,7 +2,7 @@
 //! tests, and the question they keep asking it (has everything stopped moving?).
 
 use bevy::prelude::*;
-use bevy_tilewalk::{Path, Pending};
+use bevy_tilewalk::{Path, PathBudget, Pending};
 use tilewalk_path::formats::ParseError;
 
 use crate::level::{Level, spawn_units};
@@ -15,15 +15,24 @@ use crate::units::{Motion, Team};
 /// The simulated time one headless frame advances.
 pub const FIXED_STEP_SECS: f64 = 1.0 / 60.0;
 
+/// The workers a headless app plans with ([`PathBudget::workers`]): fixed, so that a run
+/// replays identically on machines with any number of cores.
+const HEADLESS_WORKERS: usize = 2;
+
 /// A headless app (no window, no renderer) playing `map` under `table`, with a fixed
-/// 1/60 s time step so runs are deterministic: what the `simulate` command and the tests use.
+/// 1/60 s time step and two planning workers ([`PathBudget::workers`]) so runs are
+/// deterministic on every machine: what the `simulate` command and the tests use.
 pub fn headless_app(map: &MapAsset, table: &TerrainTable) -> Result<App, ParseError> {
     let (level, nav) = Level::build(map, table)?;
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, simulation_plugin))
         .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
             std::time::Duration::from_secs_f64(FIXED_STEP_SECS),
-        ));
+        ))
+        .insert_resource(PathBudget {
+            workers: Some(HEADLESS_WORKERS),
+            ..default()
+        });
     let world = app.world_mut();
     spawn_units(&mut world.commands(), map, &level);
     world.insert_resource(level);

@@ -520,7 +520,11 @@ fn paths_are_served_under_the_budget_and_pending_units_stand_until_theirs_arrive
 fn served_under_the_budget(map: &str, army: &[(String, &str, &str, Pos)], budget: usize) {
     let goal = Pos::new(50, 50);
     let mut app = app(map);
-    app.insert_resource(PathBudget { work: budget });
+    // One worker: the frame's budget is `budget`.
+    app.insert_resource(PathBudget {
+        work: budget,
+        workers: Some(1),
+    });
     order(&mut app, &names(army), goal, false);
     let mut first = FirstPaths::new();
     let mut planning_frames = 0;
@@ -575,7 +579,10 @@ fn served_under_the_budget(map: &str, army: &[(String, &str, &str, Pos)], budget
 
 fn app_with_budget(map: &str, work: usize) -> App {
     let mut app = app(map);
-    app.insert_resource(PathBudget { work });
+    app.insert_resource(PathBudget {
+        work,
+        workers: Some(1),
+    });
     app
 }
 
@@ -611,6 +618,93 @@ fn an_army_replays_identically_under_any_budget_run_twice() {
     let first = run(2000);
     assert!(first.len() >= 80, "{first:?}");
     assert_eq!(first, run(2000));
+}
+
+#[test]
+fn group_orders_are_planned_side_by_side_on_distinct_tiles_and_replay_identically() {
+    // Twelve group orders of a generated map's units (foot, horses and flyers), to points two
+    // or three tiles apart, so that the tiles they pick touch: with 16 workers eight orders
+    // are planned side by side, a later one starting once those under way have picked their
+    // tiles, which it takes as occupied. No two units are sent to one tile, the orders are
+    // planned in fewer frames than with 2 workers (one order at a time), and a run replays
+    // identically.
+    let map = tilewalk::map::generate::generate(11, 96, 64, 120);
+    let run = |workers: usize| {
+        let mut app = app(&map);
+        // A small budget: each order takes several frames.
+        app.insert_resource(PathBudget {
+            work: 200,
+            workers: Some(workers),
+        });
+        let world = app.world_mut();
+        let mut units: Vec<(String, Entity)> = world
+            .query_filtered::<(&Name, Entity), With<Unit>>()
+            .iter(world)
+            .map(|(n, e)| (n.as_str().to_owned(), e))
+            .collect();
+        units.sort();
+        // The open tile (for every class) nearest each point, scanning rows.
+        let nav = world.resource::<Navigation>();
+        let open_near = |x: u32, y: u32| {
+            (0..20)
+                .flat_map(|r| {
+                    (y - r..=y + r).flat_map(move |y| (x - r..=x + r).map(move |x| Pos::new(x, y)))
+                })
+                .find(|&p| nav.grids().iter().all(|g| g.is_passable(p)))
+                .unwrap()
+        };
+        let orders: Vec<MoveOrder> = units
+            .chunks(20)
+            .enumerate()
+            .map(|(i, chunk)| MoveOrder {
+                units: chunk.iter().map(|u| u.1).collect(),
+                goal: open_near(40 + (i as u32 % 4) * 3, 24 + (i as u32 / 4) * 2),
+                append: false,
+            })
+            .collect();
+        assert_eq!(orders.len(), 12);
+        world.write_message_batch(orders);
+        // Each unit's first path of its order (steps aside to make way are no order's).
+        let mut goals = BTreeMap::new();
+        let mut frames = 0;
+        loop {
+            app.update();
+            let world = app.world_mut();
+            for (name, path) in world
+                .query_filtered::<(&Name, &Path), Without<Pending>>()
+                .iter(world)
+            {
+                if !path.making_way {
+                    goals.entry(name.as_str().to_owned()).or_insert(path.goal());
+                }
+            }
+            let work = *app.world().resource::<PathWork>();
+            if work.pending == 0 && work.queued == 0 {
+                break;
+            }
+            frames += 1;
+            assert!(frames < 5_000, "still planning");
+        }
+        (goals, journal(&app), frames)
+    };
+    let (one_by_one, _, frames_one_by_one) = run(2);
+    let (side_by_side, said, frames_side_by_side) = run(16);
+    // Units refused (horses across a river) or already on their tiles (they arrive in the
+    // frame their path comes) are not recorded.
+    assert!(side_by_side.len() > 150, "{} paths", side_by_side.len());
+    let tiles: HashSet<Pos> = side_by_side.values().copied().collect();
+    assert_eq!(
+        tiles.len(),
+        side_by_side.len(),
+        "two units sent to one tile"
+    );
+    assert!(
+        frames_side_by_side * 2 < frames_one_by_one,
+        "{frames_side_by_side} frames side by side, {frames_one_by_one} one by one"
+    );
+    assert_eq!(one_by_one.len(), side_by_side.len());
+    let (again, said_again, _) = run(16);
+    assert_eq!((side_by_side, said), (again, said_again));
 }
 
 #[test]

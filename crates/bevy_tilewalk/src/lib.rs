@@ -6,13 +6,15 @@
 //!   or more, one group order: cost-to-goal fields share the work, and each unit gets its own
 //!   free tile nearest the click by travel cost. Requests wait in a queue and are served on
 //!   Bevy's compute task pool while a step's work (cells expanded, see [`PathBudget`]) is under
-//!   [`TilewalkPlugin::path_budget`]; the units of an order that is not served yet carry
-//!   [`Pending`]. Work, not time, is counted, so the same orders are served in the same steps
-//!   on any machine.
+//!   [`TilewalkPlugin::path_budget`]: a worker's share for each core (or for the workers it
+//!   names), group orders side by side; the units of an order that is not served yet carry
+//!   [`Pending`]. Work, not time, is counted, so with the same number of workers the same
+//!   orders are served in the same steps on any machine.
 //! - **Walking** takes a step's length × the entered tile's cost ÷ the class's speed. A unit
 //!   holds one tile, and no two units hold the same one. Crowds follow a few rules, each frame
 //!   in [`Precedence`] order: free tiles are taken, rings of waiting units step at once, a
-//!   unit at rest of the walker's side makes way (a squadmate of the same group order takes
+//!   walker whose next tile is held sidesteps onto an equally cheap one, a unit at rest of the
+//!   walker's side makes way (a squadmate of the same group order takes
 //!   over the walk), a queue behind moving units waits, and a unit blocked by one that will
 //!   not make way re-plans around it up to [`MAX_REPLANS`] times before it gives up
 //!   ([`Refusal::GaveUp`]).
@@ -86,15 +88,15 @@ pub struct TilewalkPlugin {
     /// The schedule the systems run in: `Update` walks units by the frame's time, a fixed
     /// schedule such as `FixedUpdate` by fixed steps (the same walks at any frame rate).
     pub schedule: InternedScheduleLabel,
-    /// The work path searches may do a step ([`PathBudget`]).
-    pub path_budget: usize,
+    /// The work path searches may do a step, and how many workers share it ([`PathBudget`]).
+    pub path_budget: PathBudget,
 }
 
 impl Default for TilewalkPlugin {
     fn default() -> Self {
         Self {
             schedule: Update.intern(),
-            path_budget: DEFAULT_PATH_WORK,
+            path_budget: PathBudget::default(),
         }
     }
 }
@@ -113,9 +115,7 @@ impl Plugin for TilewalkPlugin {
     fn build(&self, app: &mut App) {
         use TilewalkSystems::*;
         app.configure_sets(self.schedule, (Turns, Plan, Move).chain())
-            .insert_resource(PathBudget {
-                work: self.path_budget,
-            })
+            .insert_resource(self.path_budget)
             .add_message::<NavigationChanged>();
         pathing::plugin(app, self.schedule);
         movement::plugin(app, self.schedule);

@@ -1060,6 +1060,26 @@ impl GroupPlanner {
         self.planning.is_some()
     }
 
+    /// The tiles of the order under way once every one of its movement classes has picked
+    /// them, `None` while some class is still picking (or no order is under way). A class
+    /// whose units are all decided is left out: its units' routes say where they go. A host
+    /// planning several orders side by side starts the next one once this is known, and
+    /// gives it these tiles as [`GroupOrder::occupied`], so that no two orders pick one tile.
+    /// `grids` must be the grids given to [`Self::start`].
+    pub fn picked_tiles<G: Borrow<Grid>>(&self, grids: &[G]) -> Option<Vec<Pos>> {
+        let planning = self.planning.as_ref()?;
+        planning.classes.iter().all(ClassPlan::picked).then(|| {
+            planning
+                .classes
+                .iter()
+                .flat_map(|class| {
+                    let grid = grids[class.class].borrow();
+                    class.tiles.iter().map(|&tile| grid.pos(tile))
+                })
+                .collect()
+        })
+    }
+
     /// Takes `class`'s next step in picking its tiles, doing at most `limit` work and
     /// pushing the units it strands onto `decided`; true once the class has its tiles (and
     /// its [`Router`] knows them). A step may do no work (starting the click field), but

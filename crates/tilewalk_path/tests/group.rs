@@ -1223,3 +1223,78 @@ fn a_block_sent_over_open_ground_keeps_its_ranks_and_its_front_fills_the_far_sid
         );
     }
 }
+
+#[test]
+fn a_second_order_started_once_the_first_has_picked_its_tiles_plans_what_it_would_after_it() {
+    // Two orders of 12 units to clicks 3 tiles apart, on grass and mud. Planned one after
+    // the other, the second takes the first's tiles as occupied. Side by side, the second
+    // starts as soon as the first has picked its tiles (`picked_tiles`) and takes those: it
+    // decides the same routes, and no tile is picked twice.
+    let grid = Grid::from_fn(30, 20, |p| {
+        Some(if (p.x + p.y) % 5 == 0 { 3.0 } else { 1.0 })
+    })
+    .unwrap();
+    let grids = [&grid];
+    let first: Vec<Unit> = (0..12)
+        .map(|i| Unit {
+            start: Pos::new(i % 4, i / 4),
+            class: 0,
+        })
+        .collect();
+    let second: Vec<Unit> = (0..12)
+        .map(|i| Unit {
+            start: Pos::new(i % 4, 10 + i / 4),
+            class: 0,
+        })
+        .collect();
+    let order = |units, click, occupied| GroupOrder {
+        units,
+        click,
+        occupied,
+        board: Board::default(),
+    };
+    let tiles = |routes: &[Result<Route, Stranded>]| -> Vec<Pos> {
+        routes.iter().map(|r| r.as_ref().unwrap().tile).collect()
+    };
+    // One after the other.
+    let a = GroupPlanner::new()
+        .plan(&grids, &order(&first, Pos::new(20, 8), &[]))
+        .unwrap();
+    let after = tiles(&a);
+    let b = GroupPlanner::new()
+        .plan(&grids, &order(&second, Pos::new(20, 11), &after))
+        .unwrap();
+    // Side by side, a little work a call.
+    let mut one = GroupPlanner::new();
+    one.start(&grids, &order(&first, Pos::new(20, 8), &[]))
+        .unwrap();
+    let mut decided = Vec::new();
+    let picked = loop {
+        if let Some(picked) = one.picked_tiles(&grids) {
+            break picked;
+        }
+        decided.extend(one.advance(&grids, 5).decided);
+    };
+    let mut sorted = picked.clone();
+    sorted.sort();
+    let mut expected = after.clone();
+    expected.sort();
+    assert_eq!(
+        sorted, expected,
+        "the first order's tiles, known before its routes"
+    );
+    let mut two = GroupPlanner::new();
+    two.start(&grids, &order(&second, Pos::new(20, 11), &picked))
+        .unwrap();
+    let mut b_side = vec![None; second.len()];
+    while one.is_planning() || two.is_planning() {
+        decided.extend(one.advance(&grids, 5).decided);
+        for (unit, route) in two.advance(&grids, 5).decided {
+            b_side[unit] = Some(route);
+        }
+    }
+    let b_side: Vec<_> = b_side.into_iter().map(Option::unwrap).collect();
+    assert_eq!(b_side, b);
+    decided.sort_by_key(|d| d.0);
+    assert_eq!(decided.into_iter().map(|d| d.1).collect::<Vec<_>>(), a);
+}

@@ -8,20 +8,22 @@
 //!   [`SearchStats`](tilewalk_path::SearchStats) count these; writing a path cell costs about
 //!   an eighth of expanding one). Work, not time, so the same orders are served in the same
 //!   frames on any machine and `simulate` replays identically.
-//! - **The budget** ([`PathBudget`]): a frame stops taking requests once its work reached the
-//!   budget. The search that crossed it is finished, so a frame does at most the budget plus
-//!   one search (for a group order, whose fields and waves stop at the budget, one unit's
-//!   path, and search when it has one of its own, per movement class). A budget of 0 still
-//!   serves one search a frame, so the queue always drains.
+//! - **The budget** ([`PathBudget`]): each of its workers may do its `work` a frame (one
+//!   worker a core, unless it names how many). A frame stops taking one-unit requests once
+//!   their work reached `work × workers`. The search that crossed it is finished, so a frame
+//!   does at most the budget plus one search (for a group order, whose fields and waves stop
+//!   at the budget, one unit's path, and search when it has one of its own, per movement
+//!   class). A budget of 0 still serves one search a frame, so the queue always drains.
 //! - **Side by side**: consecutive one-unit requests (a unit alone, a waypoint, a re-plan) run
 //!   on the compute task pool, one [`SearchContext`] per worker, each worker taking the next
 //!   request while the frame's finished work is under the budget. The frame keeps the requests
 //!   whose earlier requests' work is under the budget, in order: always the same ones, however
-//!   the threads raced (any extra result is dropped and searched again next frame). A group
-//!   order is planned by one [`GroupPlanner`], resumed frame after frame, its movement
-//!   classes side by side in two lanes (threads): its units get their paths farthest
-//!   first, as the planner decides them, so the front of an army sets off while the rest is
-//!   still planned.
+//!   the threads raced (any extra result is dropped and searched again next frame). Group
+//!   orders are planned one per two workers side by side on the pool, each by a
+//!   [`GroupPlanner`] of its own resumed frame after frame, its movement classes in two lanes
+//!   (threads) of a worker's work: its units get their paths farthest first, as the planner
+//!   decides them, so the front of an army sets off while the rest is still planned. A later
+//!   order starts once those under way have picked their tiles ([`start_groups`]).
 //! - **Pending**: a unit with a request not yet served carries [`Pending`]; it finishes the
 //!   step under way, then stands (drawn faded) until its path arrives, and walks in that frame.
 //!   A new trip replaces the unit's earlier requests; a waypoint or a re-plan comes after them.
@@ -34,7 +36,8 @@ use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use tilewalk_path::{
-    GroupOrder, GroupPlanner, NoPath, Pos, Route, SearchContext, Stranded, Unit as GroupUnit,
+    Advance, GroupOrder, GroupPlanner, NoPath, Pos, Route, SearchContext, Stranded,
+    Unit as GroupUnit,
 };
 
 use super::{
@@ -44,31 +47,59 @@ use super::{
 use crate::navigation::{Navigation, NavigationChanged};
 use crate::units::{MovementClass, Selected, Unit, precedence};
 
-/// The work a frame's path searches may do: cells expanded by searches and settled by group
-/// orders' fields, and group orders' paths at an eighth of a unit a cell. A frame stops taking
-/// requests once its work reached the budget (the search that crossed it is finished, and a
-/// budget of 0 still serves one search a frame). Work, not time, is counted, so the same
-/// orders are served in the same frames on any machine.
+/// The work a frame's path searches may do, and how many workers share it. Work is cells
+/// expanded by searches and settled by group orders' fields, and group orders' paths at an
+/// eighth of a unit a cell. Each of `workers` workers may do `work` a frame, side by side on
+/// Bevy's compute task pool: a frame stops taking one-unit requests once their work reached
+/// `work × workers` (the search that crossed it is finished, and a budget of 0 still serves
+/// one search a frame), and plans up to `workers ÷ 2` group orders side by side (at least
+/// one), each in two lanes of `work` ([`GroupPlanner::advance`]). Work, not time, is
+/// counted, so the same budget gives the same frames on any machine: a machine with more
+/// cores plans more a frame only when `workers` says so.
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PathBudget {
-    /// The work a step may do.
+    /// The work one worker may do a frame.
     pub work: usize,
+    /// How many workers share a frame's planning; `None`: one per core the process may run
+    /// on (`std::thread::available_parallelism`, which follows `taskset`). Set it to replay
+    /// the same frames on every machine, as the headless commands do.
+    pub workers: Option<usize>,
 }
 
-/// The default [`PathBudget`]: the work of path searching a frame may do, chosen as a few
-/// milliseconds of group-order planning a frame in a release build on a 2-core machine, so
-/// that a frame that plans stays within a 60 Hz frame's time with the rest of the game's
-/// work. A larger budget plans an order in fewer frames but makes each of them longer; a
-/// smaller one keeps frames short and spreads the order over more of them. Work is counted,
-/// not time, so a budget gives the same frames on any machine; to choose one for another
-/// machine, time the frames with `cargo run --release --example army -- --budget WORK`
+impl PathBudget {
+    /// The workers that share a frame's planning: [`Self::workers`], or the cores the process
+    /// may run on (at least 1).
+    pub fn workers(&self) -> usize {
+        self.workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1)
+    }
+
+    /// The work a frame may do: `work × workers`.
+    pub fn frame_work(&self) -> usize {
+        self.work.saturating_mul(self.workers())
+    }
+
+    /// How many group orders a frame plans side by side: one per two workers, at least one.
+    pub fn orders_side_by_side(&self) -> usize {
+        (self.workers() / 2).max(1)
+    }
+}
+
+/// The default [`PathBudget::work`] of one worker: chosen so that two workers plan a few
+/// milliseconds of group orders a frame in a release build on a 2-core machine, and a frame
+/// that plans stays within a 60 Hz frame's time with the rest of the game's work. A larger
+/// budget plans an order in fewer frames but makes each of them longer; a smaller one keeps
+/// frames short and spreads the order over more of them. To choose one for another machine,
+/// time the frames with `cargo run --release --example army -- --budget WORK`
 /// (`docs/benchmarks.md` has the measured cost of this one).
-pub const DEFAULT_PATH_WORK: usize = 40_000;
+pub const DEFAULT_PATH_WORK: usize = 20_000;
 
 impl Default for PathBudget {
     fn default() -> Self {
         Self {
             work: DEFAULT_PATH_WORK,
+            workers: None,
         }
     }
 }
@@ -112,7 +143,7 @@ pub(super) struct Request {
     kind: Kind,
 }
 
-/// A group order being planned across frames.
+/// A group order being planned across frames, by a planner of its own.
 struct GroupUnderWay {
     id: u64,
     goal: Pos,
@@ -120,9 +151,11 @@ struct GroupUnderWay {
     members: Vec<Entity>,
     decided: Vec<bool>,
     started: Instant,
+    planner: GroupPlanner,
 }
 
-/// The queue, the planner of group orders and one search context per worker.
+/// The queue, the group orders under way (the first requests of the queue) with their
+/// planners, spare planners, and one search context per worker.
 #[derive(Resource, Default)]
 pub(super) struct Requests {
     queue: VecDeque<Request>,
@@ -130,8 +163,10 @@ pub(super) struct Requests {
     /// Per unit with requests not yet served: the id of its latest new trip (earlier results
     /// are dropped) and of its latest request (its path has arrived when that one is served).
     waiting: EntityHashMap<(u64, u64)>,
-    planner: GroupPlanner,
-    group: Option<GroupUnderWay>,
+    /// The group orders under way, in queue order: the first `groups.len()` requests.
+    groups: Vec<GroupUnderWay>,
+    /// Planners of finished orders, whose memory the next orders reuse.
+    spare: Vec<GroupPlanner>,
     contexts: Vec<SearchContext>,
 }
 
@@ -362,7 +397,10 @@ pub(super) fn reserve_planner(
         && !added.is_empty()
         && selected.iter().nth(1).is_some()
     {
-        requests.planner.reserve(nav.grids());
+        if requests.spare.is_empty() {
+            requests.spare.push(GroupPlanner::new());
+        }
+        requests.spare[0].reserve(nav.grids());
     }
 }
 
@@ -379,19 +417,19 @@ pub(super) fn serve_requests(
     nav: Res<Navigation>,
     units: Query<Planned, With<Unit>>,
 ) {
-    if changes.read().count() > 0
-        && let Some(group) = requests.group.take()
-    {
-        // The planner's fields are the old navigation's: plan the undecided units again.
-        let undecided = group
-            .members
-            .iter()
-            .zip(&group.decided)
-            .filter(|(_, d)| !**d)
-            .map(|(e, _)| *e)
-            .collect();
-        if let Some(front) = requests.queue.front_mut() {
-            front.kind = Kind::Group(undecided);
+    if changes.read().count() > 0 {
+        // The planners' fields are the old navigation's: plan the undecided units again.
+        let requests = &mut *requests;
+        for (at, group) in requests.groups.drain(..).enumerate() {
+            let undecided = group
+                .members
+                .iter()
+                .zip(&group.decided)
+                .filter(|(_, d)| !**d)
+                .map(|(e, _)| *e)
+                .collect();
+            requests.queue[at].kind = Kind::Group(undecided);
+            requests.spare.push(group.planner);
         }
     }
     if requests.queue.is_empty() {
@@ -415,18 +453,23 @@ pub(super) fn serve_requests(
     };
     let mut done = PathWork::default();
     let requests = &mut *requests;
+    // A budget of 0 still serves one search a frame.
+    let frame_work = budget.frame_work().max(1);
     while let Some(front) = requests.queue.front() {
-        // A budget of 0 still serves one search a frame.
-        if done.work >= budget.work.max(1) {
+        if done.work >= frame_work {
             break;
         }
-        let left = budget.work.max(1) - done.work;
+        let left = frame_work - done.work;
         let (spent, last) = match front.kind {
-            Kind::Group(_) => serve_group(requests, &mut frame, left),
+            Kind::Group(_) => serve_groups(requests, &mut frame, &budget, left),
             Kind::Trip { .. } | Kind::Replan { .. } => serve_singles(requests, &mut frame, left),
         };
         done.work += spent;
         done.last = last;
+        // Orders still under way had their share of the frame.
+        if !requests.groups.is_empty() {
+            break;
+        }
     }
     let Frame {
         mut commands,
@@ -447,17 +490,110 @@ pub(super) fn serve_requests(
     *work = done;
 }
 
-/// Starts or resumes the group order at the front of the queue; pops it when every unit is
-/// decided. Returns the work done and that of the last step.
-fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (usize, usize) {
+/// Starts the group orders at the front of the queue that can be planned side by side
+/// ([`start_groups`]), and goes on with every order under way, side by side on the compute
+/// task pool, each with two lanes of a worker's work (less when `left` is less); applies
+/// what they decided in queue order and pops the orders whose every unit is decided. Returns
+/// the work done and that of the last step.
+fn serve_groups(
+    requests: &mut Requests,
+    frame: &mut Frame,
+    budget: &PathBudget,
+    left: usize,
+) -> (usize, usize) {
+    let grids = frame.nav.grids();
+    start_groups(requests, frame, budget.orders_side_by_side());
+    if requests.groups.is_empty() {
+        // The front order became one-unit trips: they are served next.
+        return (0, 0);
+    }
+    let share = budget
+        .work
+        .saturating_mul(2)
+        .min(left / requests.groups.len())
+        .max(1);
+    let advances: Vec<Advance> = if let [group] = &mut requests.groups[..] {
+        vec![group.planner.advance(grids, share)]
+    } else {
+        let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+        pool.scope(|scope| {
+            for group in &mut requests.groups {
+                let planner = &mut group.planner;
+                scope.spawn(async move { planner.advance(grids, share) });
+            }
+        })
+    };
+    let (mut spent, mut last) = (0, 0);
+    let mut singles = Vec::new();
+    let mut finished = Vec::new();
+    let groups = std::mem::take(&mut requests.groups);
+    for (at, (mut group, advance)) in groups.into_iter().zip(advances).enumerate() {
+        spent += advance.work;
+        if advance.work > 0 {
+            last = advance.last;
+        }
+        let done = advance.done;
+        apply_group(requests, frame, &mut group, advance, &mut singles);
+        if done {
+            finished.push(at);
+            requests.spare.push(group.planner);
+        } else {
+            requests.groups.push(group);
+        }
+    }
+    for at in finished.into_iter().rev() {
+        requests.queue.remove(at);
+    }
+    // Units a group could not plan (they stand where their class cannot) go alone, right
+    // after the orders still under way.
+    let at = requests.groups.len();
+    for (i, (id, goal, unit)) in singles.into_iter().enumerate() {
+        let kind = Kind::Trip {
+            unit,
+            append: false,
+        };
+        requests.queue.insert(at + i, Request { id, goal, kind });
+    }
+    (spent, last)
+}
+
+/// Starts group orders from the front of the queue while fewer than `side_by_side` are under
+/// way, every order under way has picked its tiles, and the next request is a group order
+/// none of whose units is in an order under way. Its planner sees as occupied the tiles the
+/// orders under way picked and where their decided units go, and where every other unit
+/// stands or goes: the tiles it would see had those orders been planned to the end first,
+/// so no two orders pick one tile. An order that
+/// cannot start (a click outside the map, after a navigation change) becomes one trip per
+/// unit, each refused with its own reason.
+fn start_groups(requests: &mut Requests, frame: &mut Frame, side_by_side: usize) {
     let nav = frame.nav;
     let grids = nav.grids();
-    if requests.group.is_none() {
-        let front = requests.queue.front().expect("a group request is in front");
-        let Kind::Group(units) = &front.kind else {
-            unreachable!("serve_group serves group requests")
+    while requests.groups.len() < side_by_side {
+        let at = requests.groups.len();
+        let Some(Request {
+            id,
+            goal,
+            kind: Kind::Group(units),
+        }) = requests.queue.get(at)
+        else {
+            return;
         };
-        let (id, goal) = (front.id, front.goal);
+        let (id, goal) = (*id, *goal);
+        let mut picked = Vec::new();
+        for group in &requests.groups {
+            match group.planner.picked_tiles(grids) {
+                Some(tiles) => picked.extend(tiles),
+                None => return,
+            }
+        }
+        let under_way: EntityHashSet = requests
+            .groups
+            .iter()
+            .flat_map(|g| g.members.iter().copied())
+            .collect();
+        if units.iter().any(|u| under_way.contains(u)) {
+            return;
+        }
         let mut members: Vec<((u32, u32, Entity), GroupUnit)> = units
             .iter()
             .filter(|&&e| requests.counts(e, id))
@@ -473,15 +609,30 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
         members.sort_by_key(|m| m.0);
         let entities: Vec<Entity> = members.iter().map(|m| m.0.2).collect();
         let in_order: EntityHashSet = entities.iter().copied().collect();
+        // The decided units of the orders under way go where their new paths end.
+        let decided: EntityHashSet = requests
+            .groups
+            .iter()
+            .flat_map(|g| {
+                g.members
+                    .iter()
+                    .zip(&g.decided)
+                    .filter(|(_, d)| **d)
+                    .map(|(e, _)| *e)
+            })
+            .collect();
         // Tiles of units outside the order: where they stand, or where they are going.
         let occupied: Vec<Pos> = frame
             .units
             .iter()
             .filter(|u| !in_order.contains(&u.entity))
+            .filter(|u| !under_way.contains(&u.entity) || decided.contains(&u.entity))
             .map(|u| frame.path_of(u.entity).map_or(u.tile.0, Path::goal))
+            .chain(picked)
             .collect();
         let order_units: Vec<GroupUnit> = members.iter().map(|m| m.1).collect();
-        let started = requests.planner.start(
+        let mut planner = requests.spare.pop().unwrap_or_default();
+        let started = planner.start(
             grids,
             &GroupOrder {
                 units: &order_units,
@@ -494,33 +645,41 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
             // A click outside the map or grids of different sizes: orders are checked
             // before they are queued, so this only follows a navigation change; one by one
             // each unit still gets its reason.
-            let front = requests.queue.pop_front().expect("in front");
+            requests.spare.push(planner);
+            requests.queue.remove(at);
             for unit in entities {
-                requests.queue.push_front(Request {
-                    id: front.id,
-                    goal,
-                    kind: Kind::Trip {
-                        unit,
-                        append: false,
-                    },
-                });
+                let kind = Kind::Trip {
+                    unit,
+                    append: false,
+                };
+                requests.queue.insert(at, Request { id, goal, kind });
             }
-            return (0, 0);
+            return;
         }
-        requests.group = Some(GroupUnderWay {
+        requests.groups.push(GroupUnderWay {
             id,
             goal,
             decided: vec![false; entities.len()],
             members: entities,
             started: Instant::now(),
+            planner,
         });
     }
-    let advance = requests.planner.advance(grids, budget);
-    let stats = requests.planner.stats();
-    let mut group = requests.group.take().expect("started above");
+}
+
+/// Applies what a group order's planner decided in one call: paths for the routed units,
+/// refusals for the stranded ones; units standing where their class cannot are pushed onto
+/// `singles` (`(order id, goal, unit)`), to be planned alone.
+fn apply_group(
+    requests: &mut Requests,
+    frame: &mut Frame,
+    group: &mut GroupUnderWay,
+    advance: Advance,
+    singles: &mut Vec<(u64, Pos, Entity)>,
+) {
+    let stats = group.planner.stats();
     let micros = group.started.elapsed().as_secs_f64() * 1e6;
     let (id, goal) = (group.id, group.goal);
-    let mut singles = Vec::new();
     for (index, route) in advance.decided {
         group.decided[index] = true;
         let unit = group.members[index];
@@ -572,28 +731,13 @@ fn serve_group(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (us
                 | Stranded::StartOutside { .. }
                 | Stranded::UnknownClass { .. },
             ) => {
-                singles.push(unit);
+                singles.push((id, goal, unit));
                 continue;
             }
         };
         frame.refuse(unit, goal, reason);
         requests.served(&mut frame.commands, unit, id);
     }
-    let at = if advance.done {
-        requests.queue.pop_front();
-        0
-    } else {
-        requests.group = Some(group);
-        1
-    };
-    for (i, unit) in singles.into_iter().enumerate() {
-        let kind = Kind::Trip {
-            unit,
-            append: false,
-        };
-        requests.queue.insert(at + i, Request { id, goal, kind });
-    }
-    (advance.work, advance.last)
 }
 
 /// Serves the one-unit requests at the front of the queue side by side, as many as the
