@@ -6,8 +6,9 @@
 //!   points of its units' searches), and its units' paths at an eighth of a unit a cell
 //!   (the core's [`GroupStats`](tilewalk_path::GroupStats) and
 //!   [`SearchStats`](tilewalk_path::SearchStats) count these; writing a path cell costs about
-//!   an eighth of expanding one). Work, not time, so the same orders are served in the same
-//!   frames on any machine and `simulate` replays identically.
+//!   an eighth of expanding one). Work, not time, so with the same number of workers the
+//!   same orders are served in the same frames on any machine, and `simulate` (two workers
+//!   everywhere) replays identically.
 //! - **The budget** ([`PathBudget`]): each of its workers may do its `work` a frame (one
 //!   worker a core, unless it names how many). A frame stops taking one-unit requests once
 //!   their work reached `work × workers`. The search that crossed it is finished, so a frame
@@ -54,8 +55,8 @@ use crate::units::{MovementClass, Selected, Unit, precedence};
 /// `work × workers` (the search that crossed it is finished, and a budget of 0 still serves
 /// one search a frame), and plans up to `workers ÷ 2` group orders side by side (at least
 /// one), each in two lanes of `work` ([`GroupPlanner::advance`]). Work, not time, is
-/// counted, so the same budget gives the same frames on any machine: a machine with more
-/// cores plans more a frame only when `workers` says so.
+/// counted, so the same budget with the same number of workers gives the same frames on any
+/// machine; with `workers` left to the cores, a machine with more cores plans more a frame.
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PathBudget {
     /// The work one worker may do a frame.
