@@ -39,6 +39,7 @@ pub(super) fn plugin(app: &mut App) {
     })
     .add_systems(Update, keep_drawing.in_set(AppSystems::Hud));
     app.init_resource::<Cursor>()
+        .init_resource::<Redrawing>()
         .init_resource::<DragBox>()
         .init_resource::<SearchView>()
         .init_resource::<LastOrder>()
@@ -111,6 +112,11 @@ impl Cursor {
     }
 }
 
+/// Whether the game asked for the next frame at once (something moves on screen); if not,
+/// the next frame waits for input or a file change, and the HUD says the game is idle.
+#[derive(Resource, Default, Debug, PartialEq)]
+pub struct Redrawing(pub bool);
+
 /// Units walking or waiting for a path.
 type Walking = Or<(With<bevy_tilewalk::Path>, With<bevy_tilewalk::Pending>)>;
 
@@ -124,6 +130,7 @@ fn keep_drawing(
     buttons: Res<ButtonInput<MouseButton>>,
     notice: Res<Notice>,
     mut redraw: MessageWriter<RequestRedraw>,
+    mut redrawing: ResMut<Redrawing>,
 ) {
     let busy = !walking.is_empty()
         || !markers.is_empty()
@@ -134,6 +141,7 @@ fn keep_drawing(
     if busy {
         redraw.write(RequestRedraw);
     }
+    redrawing.set_if_neq(Redrawing(busy));
 }
 
 /// A left-button drag under way, from where it started (world coordinates).
