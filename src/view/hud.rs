@@ -31,7 +31,7 @@ const LAB_HELP: &str = "drag S/G: move  left-drag: paint  right-drag: erase  1-9
 const TACTICS_HELP: &str = "left: select  hover: preview  right: move there / strike an enemy  Space: wait  Backspace: undo move  T: threat  Enter: end turn  L: lab  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
 
 /// The tints of the selected units' paths, in the order of their names.
-const PATH_TINTS: [Color; 6] = [
+pub(super) const PATH_TINTS: [Color; 6] = [
     Color::srgb(1.0, 0.9, 0.2),
     Color::srgb(0.3, 0.9, 1.0),
     Color::srgb(1.0, 0.45, 0.9),

@@ -46,7 +46,7 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
-fn not_painting(painter: Res<Painter>, mode: Res<State<Mode>>) -> bool {
+pub(super) fn not_painting(painter: Res<Painter>, mode: Res<State<Mode>>) -> bool {
     !painter.painting(mode.get())
 }
 

@@ -9,6 +9,7 @@ mod lab;
 mod layout;
 mod minimap;
 mod paint;
+mod preview;
 mod sprites;
 mod tactics;
 mod tilemap;
@@ -62,6 +63,7 @@ pub(super) fn plugin(app: &mut App) {
             tactics::plugin,
             minimap::plugin,
             paint::plugin,
+            preview::plugin,
             lab::plugin,
         ));
 }
@@ -263,6 +265,16 @@ fn inside_tile(board: Board, projection: Projection, point: Vec2, size: Vec2) ->
     };
     let (half_width, radius) = (size.x.min(size.y) / 2.0, size.x.max(size.y) / 2.0);
     p.x.abs() <= half_width && p.y.abs() <= radius - p.x.abs() * (radius / 2.0) / half_width
+}
+
+/// Draws a way through `cells` (a move's preview) as a line from centre to centre.
+pub fn route_line<C: GizmoConfigGroup>(
+    gizmos: &mut Gizmos<C>,
+    geometry: &Geometry,
+    cells: &[Pos],
+    color: Color,
+) {
+    gizmos.linestrip_2d(cells.iter().map(|&p| geometry.center(p)), color);
 }
 
 /// Draws the outline of tile `pos`, scaled by `scale` (1 = the tile's own size).

@@ -13,7 +13,7 @@ use tilewalk_path::{Pos, Range, SearchContext};
 
 use super::layout::{HudPanel, PANEL_BACKGROUND, TopBar};
 use super::sprites::team_color;
-use super::{Cursor, Notice, TileShape, outline};
+use super::{Cursor, Notice, TileShape, outline, route_line};
 use crate::AppSystems;
 use crate::level::Level;
 use crate::tactics::{
@@ -334,8 +334,12 @@ fn draw_preview(
     }
     match (shown.range.get(pos), shown.range.path_to(pos)) {
         (Some(reached), Some(path)) if reached.can_stop => {
-            let points = path.cells.iter().map(|&p| geometry.center(p));
-            gizmos.linestrip_2d(points, Color::srgb(1.0, 0.9, 0.2));
+            route_line(
+                &mut gizmos,
+                &geometry,
+                &path.cells,
+                Color::srgb(1.0, 0.9, 0.2),
+            );
             notice.hint(format!(
                 "{name} to {pos}: cost {:.2} of {} points",
                 reached.cost,
