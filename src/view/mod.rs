@@ -197,14 +197,22 @@ impl Notice {
     }
 }
 
-/// A white image of one tile's shape (a square or a hexagon), tinted for tile highlights.
+/// Images of one tile's shape (a square, a hexagon or a diamond), tinted for tile
+/// highlights: the whole tile in white, and its frame.
 #[derive(Resource, Debug)]
 pub struct TileShape {
     pub image: Handle<Image>,
+    /// A frame along the tile's edge: a near-black outer line and a white inner line, clear
+    /// inside. Tinted, the inner line takes the tint and the outer one stays dark, so a
+    /// framed tile stands out on light terrain and on dark or blue terrain (water) alike.
+    pub frame: Handle<Image>,
     pub size: Vec2,
     board: Board,
     projection: Projection,
 }
+
+/// How wide each of a [`TileShape`] frame's two lines is, in pixels of the 32 px tile.
+const FRAME_LINE_PX: f32 = 2.0;
 
 /// Makes the [`TileShape`] of the level's board (again when the board changes).
 fn shape_tiles(
@@ -218,20 +226,43 @@ fn shape_tiles(
     }
     let geometry = level.geometry();
     let size = Vec2::new(geometry.tile_size().x, geometry.tile_size().y);
+    let inside = |point: Vec2, inset: f32| {
+        // The tile's shape shrunk by `inset` pixels on each side (its scaled copy).
+        let point = point * size.x / (size.x - 2.0 * inset);
+        (point.abs() * 2.0).cmple(size).all()
+            && inside_tile(level.board, level.projection, point, size)
+    };
+    let tile = paint_tile(size, |point| inside(point, 0.0).then_some([255; 4]));
+    let frame = paint_tile(size, |point| {
+        if inside(point, 2.0 * FRAME_LINE_PX) || !inside(point, 0.0) {
+            None
+        } else if inside(point, FRAME_LINE_PX) {
+            Some([255, 255, 255, 255])
+        } else {
+            Some([15, 15, 20, 235])
+        }
+    });
+    commands.insert_resource(TileShape {
+        image: images.add(tile),
+        frame: images.add(frame),
+        size,
+        board: level.board,
+        projection: level.projection,
+    });
+}
+
+/// An image of `size` whose pixels `paint` gives from their centre's offset from the
+/// image's centre (transparent where it gives none).
+fn paint_tile(size: Vec2, paint: impl Fn(Vec2) -> Option<[u8; 4]>) -> Image {
     let (width, height) = (size.x as u32, size.y as u32);
     let mut pixels = Vec::with_capacity((width * height * 4) as usize);
     for y in 0..height {
         for x in 0..width {
             let point = Vec2::new(x as f32 + 0.5, y as f32 + 0.5) - size / 2.0;
-            let alpha = if inside_tile(level.board, level.projection, point, size) {
-                255
-            } else {
-                0
-            };
-            pixels.extend_from_slice(&[255, 255, 255, alpha]);
+            pixels.extend_from_slice(&paint(point).unwrap_or([255, 255, 255, 0]));
         }
     }
-    let image = Image::new(
+    Image::new(
         Extent3d {
             width,
             height,
@@ -241,13 +272,7 @@ fn shape_tiles(
         pixels,
         TextureFormat::Rgba8UnormSrgb,
         RenderAssetUsages::RENDER_WORLD,
-    );
-    commands.insert_resource(TileShape {
-        image: images.add(image),
-        size,
-        board: level.board,
-        projection: level.projection,
-    });
+    )
 }
 
 /// Whether `point` (from the tile's centre) lies inside a tile of `size` on `board`.
