@@ -10,7 +10,7 @@ use bevy::window::{PrimaryWindow, WindowEvent};
 use bevy_tilewalk::{MoveOrder, RecordSearches, Searches, StopOrder};
 
 use super::paint::Painter;
-use super::{Cursor, DragBox, LastOrder, Notice, SearchView, Spot, TakesClicks};
+use super::{Cursor, DragBox, LastOrder, Notice, SearchView, Spot, TakesClicks, ctrl};
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
@@ -250,9 +250,8 @@ fn keyboard_commands(
     searches: Res<Searches>,
     mut record: ResMut<RecordSearches>,
 ) {
-    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
     // Ctrl+S saves a painted map (view::paint).
-    if keys.just_pressed(KeyCode::KeyS) && !ctrl && !selected.is_empty() {
+    if keys.just_pressed(KeyCode::KeyS) && !ctrl(&keys) && !selected.is_empty() {
         stops.write(StopOrder {
             units: selected.iter().collect(),
         });

@@ -68,6 +68,13 @@ pub(super) fn plugin(app: &mut App) {
         ));
 }
 
+/// Whether Ctrl is held, or went down this frame: at a low frame rate a quick Ctrl+S presses
+/// and releases both keys between two frames, and only `just_pressed` still says so.
+pub(super) fn ctrl(keys: &ButtonInput<KeyCode>) -> bool {
+    let both = [KeyCode::ControlLeft, KeyCode::ControlRight];
+    keys.any_pressed(both) || keys.any_just_pressed(both)
+}
+
 /// A panel that takes the clicks over it (the minimap, the lab's panel): they never reach
 /// the map.
 #[derive(Component, Default)]
