@@ -257,12 +257,7 @@ fn keyboard_commands(
         });
     }
     if keys.just_pressed(KeyCode::KeyE) {
-        // Off, then each search of the last order in turn, then off again.
-        view.0 = match view.0 {
-            None => Some(0),
-            Some(i) if i + 1 < searches.0.len() => Some(i + 1),
-            Some(_) => None,
-        };
+        view.step(searches.0.len());
         // Keep every search's expanded cells only while they are shown.
         record.0 = view.0.is_some();
     }

@@ -22,6 +22,7 @@ use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::render::view::screenshot::Screenshot;
 use bevy::window::RequestRedraw;
 use bevy::winit::{UpdateMode, WinitSettings};
+use bevy_tilewalk::Searches;
 use tilewalk_path::{Board, HexLayout, Pos};
 
 use crate::AppSystems;
@@ -38,7 +39,13 @@ pub(super) fn plugin(app: &mut App) {
         focused_mode: UpdateMode::reactive(Duration::from_millis(500)),
         unfocused_mode: UpdateMode::reactive_low_power(Duration::from_secs(1)),
     })
-    .add_systems(Update, keep_drawing.in_set(AppSystems::Hud));
+    .add_systems(Update, keep_drawing.in_set(AppSystems::Hud))
+    .add_systems(
+        Update,
+        fit_search_view
+            .run_if(resource_changed::<Searches>)
+            .in_set(AppSystems::Present),
+    );
     app.init_resource::<Cursor>()
         .init_resource::<Redrawing>()
         .init_resource::<DragBox>()
@@ -161,8 +168,40 @@ pub struct DragBox {
 }
 
 /// Which search of the last order the search view draws (`E` steps through them and off).
-#[derive(Resource, Default, Debug)]
+#[derive(Resource, Default, Debug, PartialEq)]
 pub struct SearchView(pub Option<usize>);
+
+impl SearchView {
+    /// `E`: off, then each of the `searches` in turn, then off again.
+    fn step(&mut self, searches: usize) {
+        self.0 = match self.0 {
+            None => Some(0),
+            Some(i) if i + 1 < searches => Some(i + 1),
+            Some(_) => None,
+        };
+    }
+
+    /// Keeps a view that is on pointed at one of the `searches`: a new order replaces the
+    /// last one's searches, often with fewer, and a view left past the end would draw
+    /// nothing while `E` still stepped through the missing ones before hiding. It shows the
+    /// last search instead. (While the new order's searches are still to come there are
+    /// none, and the view waits for them.)
+    fn fit(&mut self, searches: usize) {
+        if let Some(i) = self.0
+            && searches > 0
+            && i >= searches
+        {
+            self.0 = Some(searches - 1);
+        }
+    }
+}
+
+/// The search view stays on a search that exists when the searches change.
+fn fit_search_view(searches: Res<Searches>, mut view: ResMut<SearchView>) {
+    let mut fitted = SearchView(view.0);
+    fitted.fit(searches.0.len());
+    view.set_if_neq(fitted);
+}
 
 /// The player's last move order: how many units it went to, for a summary of refusals.
 #[derive(Resource, Default, Debug)]
@@ -345,5 +384,51 @@ pub fn outline(gizmos: &mut Gizmos, geometry: &Geometry, pos: Pos, scale: f32, c
                 color,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn e_shows_each_search_then_hides() {
+        let mut view = SearchView::default();
+        let mut presses = Vec::new();
+        for _ in 0..4 {
+            view.step(3);
+            presses.push(view.0);
+        }
+        assert_eq!(presses, [Some(0), Some(1), Some(2), None]);
+        view.step(1);
+        view.step(1);
+        assert_eq!(view, SearchView(None), "one search: E shows it, E hides it");
+    }
+
+    #[test]
+    fn after_an_order_with_fewer_searches_one_press_of_e_hides_the_view() {
+        // The view on the third search of a group order; then a unit alone is ordered.
+        let mut app = App::new();
+        app.init_resource::<Searches>()
+            .insert_resource(SearchView(Some(2)))
+            .add_systems(Update, fit_search_view.run_if(resource_changed::<Searches>));
+        let order = |app: &mut App, searches: usize| {
+            let mut all = app.world_mut().resource_mut::<Searches>();
+            all.0.clear();
+            all.0
+                .extend((0..searches).map(|_| bevy_tilewalk::SearchRecord::default()));
+            app.update();
+        };
+        order(&mut app, 3);
+        assert_eq!(*app.world().resource::<SearchView>(), SearchView(Some(2)));
+        // While the new order's search is still to come, the view waits...
+        order(&mut app, 0);
+        assert_eq!(*app.world().resource::<SearchView>(), SearchView(Some(2)));
+        // ...then shows it, and one press of E hides it.
+        order(&mut app, 1);
+        let mut view = app.world_mut().resource_mut::<SearchView>();
+        assert_eq!(*view, SearchView(Some(0)));
+        view.step(1);
+        assert_eq!(*view, SearchView(None));
     }
 }
