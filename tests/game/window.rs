@@ -745,8 +745,15 @@ fn a_click_in_the_same_frame_as_a_move_selects_the_unit_under_the_new_position()
     let dir = fresh_dir("click-window");
     let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
     let mut game = Game::start(&dir, meadow);
-    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
-        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    // The first fit comes before the layout's panels, and the map is fitted again into the
+    // map area they leave. These clicks are aimed without waiting for the hover (so they
+    // are never aimed again): wait for that second fit.
+    let layout = game.wait_event("the layout", STARTUP, |e| {
+        e["event"] == "panels" && !e["map_area"].is_null()
+    });
+    let top = layout["map_area"][1].as_f64().unwrap();
+    game.wait_event("the map fitted into the map area", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y >= top)
     });
     // One xdotool command moves the pointer and clicks at once, with no pause: the game gets
     // the move and the click within one frame, and must select the unit under the new place,
