@@ -11,7 +11,7 @@ Writes, relative to the repository root:
   assets/textures/terrain_hex_flat.png    the same 7 tiles as flat-top hexes, 37x32 each
                                           (259x32)
   assets/textures/unit_foot.png           32x32 round soldier token (sword mark)
-  assets/textures/unit_archer.png         32x32 bow-shaped token with an arrow (ranged foot)
+  assets/textures/unit_archer.png         32x32 round token with a drawn bow and arrow (ranged foot)
   assets/textures/unit_horse.png          32x32 shield token (horseshoe mark)
   assets/textures/unit_flyer.png          32x32 upward delta wing
   assets/textures/ring.png                32x32 selection ring
@@ -560,45 +560,36 @@ def sprite_foot():
 
 
 def sprite_archer():
-    """A token shaped like a drawn bow (curved back, straight string) with an arrow across it
-    pointing up and to the right; the half-disc with the arrow's point and fletching sticking
-    out reads unlike the round sword token even at 16 px."""
+    """The foot soldier's round token with a drawn bow on it where the sword is: the bow's
+    limb bulging right, the string pulled back to a point on the left, and an arrow on the
+    string pointing right. A soldier like the sword token, told apart by its mark: a level
+    bow and arrow against an upright sword."""
     C = 16.0
-    s = math.sqrt(0.5)
-    R = 12.0  # the bow's back
-    US = -4.0  # the string: the bow bulges from here towards +u
-
-    def uv(x, y):
-        # u along the arrow (up-right), v across it (down-right)
-        dx, dy = x - C, y - C
-        return (dx - dy) * s, (dx + dy) * s
-
-    def bow(u, v):
-        return max(math.hypot(u - US, v) - R, US - u)
-
-    def arrow(u, v):
-        shaft = sd_segment(u, v, -12.0, 0.0, 10.0, 0.0) - 1.5
-        head = sd_polygon(u, v, [(9.0, -4.0), (15.5, 0.0), (9.0, 4.0)])
-        fletch = sd_polygon(u, v, [(-14.5, -3.6), (-10.5, -3.6), (-7.5, 0.0), (-10.5, 3.6),
-                                   (-14.5, 3.6), (-12.5, 0.0)])
-        return min(shaft, head, fletch)
+    r = 11.0
 
     def shape(x, y):
-        u, v = uv(x, y)
-        return min(bow(u, v), arrow(u, v))
-
-    def marks(x, y):
-        # the arrow's shaft where it crosses the bow
-        u, v = uv(x, y)
-        return sd_segment(u, v, US - 1.0, 0.0, US + R + 1.0, 0.0) - 1.2
+        return sd_circle(x, y, C, C, r)
 
     def shade(x, y):
-        # the space between the string and the bow's limb a shade darker than the limb
-        u, v = uv(x, y)
-        inside = max(math.hypot(u - US, v) - (R - 3.5), US + 1.5 - u)
-        return clamp(0.5 - inside) * 0.9
+        return clamp((math.hypot(x - C + 3, y - C + 3) - 8.0) / 8.0)
 
-    return render_sprite(shape, 2.0, marks, shade)
+    def bow(x, y):
+        # the limb: an arc of radius 7.5 around (10, 16), 72 degrees either side of level
+        bx, br, half = 10.0, 7.5, math.radians(72)
+        ang = math.atan2(y - C, x - bx)
+        tips = [(bx + br * math.cos(half), C - br * math.sin(half)),
+                (bx + br * math.cos(half), C + br * math.sin(half))]
+        if abs(ang) <= half:
+            limb = abs(math.hypot(x - bx, y - C) - br) - 1.3
+        else:
+            limb = min(math.hypot(x - tx, y - ty) for tx, ty in tips) - 1.3
+        nock = (6.5, C)
+        string = min(sd_segment(x, y, *tip, *nock) for tip in tips) - 0.55
+        shaft = sd_segment(x, y, 5.5, C, 22.0, C) - 0.95
+        head = sd_polygon(x, y, [(21.0, C - 3.3), (26.0, C), (21.0, C + 3.3)])
+        return min(limb, string, shaft, head)
+
+    return render_sprite(shape, 2.0, bow, shade)
 
 
 def shield_outline():

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Retakes docs/large.png: large.map zoomed in, the blue units box-selected and ordered east,
-so the picture shows the unit sprites, the names, each path's own tint and the minimap.
+so the picture shows the unit sprites, each path's own tint, the preview of the lead's way to
+the tile under the pointer, the selection named in the HUD and the minimap.
 
     cargo build && python3 tools/screenshot_large.py docs/large.png
 

@@ -338,7 +338,9 @@ fn save(
         Ok(()) => {
             history.unsaved = false;
             history.since_save = Some(Vec::new());
-            Ok(format!("saved {}", file.display()))
+            // Where on disk, whatever folder the game was started from.
+            let at = std::path::absolute(file).unwrap_or_else(|_| file.to_owned());
+            Ok(format!("saved {}", at.display()))
         }
         Err(error) => Err(format!("not saved: {error}")),
     })

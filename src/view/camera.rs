@@ -141,8 +141,8 @@ fn pan_with_keys(
     let Projection::Orthographic(ortho) = projection else {
         return;
     };
-    // `S` stops selected units; with nothing selected it pans like the others.
-    let s_pans = selected.is_empty();
+    // `S` stops selected units; with nothing selected it pans like the others (Ctrl+S saves).
+    let s_pans = selected.is_empty() && !super::ctrl(&keys);
     let mut direction = Vec2::ZERO;
     for (key, step) in [
         (KeyCode::KeyW, Vec2::Y),

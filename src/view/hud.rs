@@ -8,7 +8,9 @@ use bevy_tilewalk::{Path, PathWork, SearchRecord, Searches};
 use tilewalk_path::{Board, HexLayout};
 
 use super::layout::{BottomBar, HudPanel, PANEL_BACKGROUND, TopBar};
-use super::{ARMY_AT, Cursor, DragBox, LastOrder, NOTICE_SECS, Notice, SearchView, outline};
+use super::{
+    ARMY_AT, Cursor, DragBox, LastOrder, NOTICE_SECS, Notice, Redrawing, SearchView, outline,
+};
 use crate::AppSystems;
 use crate::assets::FileErrors;
 use crate::convert::{Projection, TILE_SIZE};
@@ -29,7 +31,7 @@ const LAB_HELP: &str = "drag S/G: move  left-drag: paint  right-drag: erase  1-9
 const TACTICS_HELP: &str = "left: select  hover: preview  right: move there / strike an enemy  Space: wait  Backspace: undo move  T: threat  Enter: end turn  L: lab  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
 
 /// The tints of the selected units' paths, in the order of their names.
-const PATH_TINTS: [Color; 6] = [
+pub(super) const PATH_TINTS: [Color; 6] = [
     Color::srgb(1.0, 0.9, 0.2),
     Color::srgb(0.3, 0.9, 1.0),
     Color::srgb(1.0, 0.45, 0.9),
@@ -48,12 +50,11 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (
             (draw_hover, draw_paths, draw_drag_box, draw_search).in_set(AppSystems::Present),
+            // A new notice keeps the game drawing (view::keep_drawing); the frame line says
+            // whether it does.
             (
-                notice_journal,
-                show_help,
-                update_status,
-                update_notice,
-                update_errors,
+                (notice_journal, show_help).before(super::keep_drawing),
+                (update_status, update_notice, update_errors).after(super::keep_drawing),
             )
                 .chain()
                 .in_set(AppSystems::Hud),
@@ -208,6 +209,7 @@ fn update_status(
     work: Res<PathWork>,
     time: Res<Time>,
     mut frame_ms: Local<f32>,
+    redrawing: Res<Redrawing>,
     selected: Query<(&Name, &MovementClass), With<Selected>>,
     names: Query<&Name>,
     mut text: Single<&mut Text, With<StatusText>>,
@@ -263,7 +265,8 @@ fn update_status(
     } else {
         0.9 * *frame_ms + 0.1 * delta
     };
-    lines.push(if delta > 250.0 {
+    // Nothing asked for the next frame: this one stays on screen until something changes.
+    lines.push(if delta > 250.0 || !redrawing.0 {
         "frame: idle (drawn when something changes)".to_owned()
     } else {
         format!(

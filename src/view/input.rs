@@ -10,7 +10,7 @@ use bevy::window::{PrimaryWindow, WindowEvent};
 use bevy_tilewalk::{MoveOrder, RecordSearches, Searches, StopOrder};
 
 use super::paint::Painter;
-use super::{Cursor, DragBox, LastOrder, Notice, SearchView, Spot, TakesClicks};
+use super::{Cursor, DragBox, LastOrder, Notice, SearchView, Spot, TakesClicks, ctrl};
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
@@ -46,7 +46,7 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
-fn not_painting(painter: Res<Painter>, mode: Res<State<Mode>>) -> bool {
+pub(super) fn not_painting(painter: Res<Painter>, mode: Res<State<Mode>>) -> bool {
     !painter.painting(mode.get())
 }
 
@@ -250,20 +250,14 @@ fn keyboard_commands(
     searches: Res<Searches>,
     mut record: ResMut<RecordSearches>,
 ) {
-    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
     // Ctrl+S saves a painted map (view::paint).
-    if keys.just_pressed(KeyCode::KeyS) && !ctrl && !selected.is_empty() {
+    if keys.just_pressed(KeyCode::KeyS) && !ctrl(&keys) && !selected.is_empty() {
         stops.write(StopOrder {
             units: selected.iter().collect(),
         });
     }
     if keys.just_pressed(KeyCode::KeyE) {
-        // Off, then each search of the last order in turn, then off again.
-        view.0 = match view.0 {
-            None => Some(0),
-            Some(i) if i + 1 < searches.0.len() => Some(i + 1),
-            Some(_) => None,
-        };
+        view.step(searches.0.len());
         // Keep every search's expanded cells only while they are shown.
         record.0 = view.0.is_some();
     }

@@ -9,6 +9,7 @@ mod lab;
 mod layout;
 mod minimap;
 mod paint;
+mod preview;
 mod sprites;
 mod tactics;
 mod tilemap;
@@ -21,6 +22,7 @@ use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::render::view::screenshot::Screenshot;
 use bevy::window::RequestRedraw;
 use bevy::winit::{UpdateMode, WinitSettings};
+use bevy_tilewalk::Searches;
 use tilewalk_path::{Board, HexLayout, Pos};
 
 use crate::AppSystems;
@@ -37,8 +39,15 @@ pub(super) fn plugin(app: &mut App) {
         focused_mode: UpdateMode::reactive(Duration::from_millis(500)),
         unfocused_mode: UpdateMode::reactive_low_power(Duration::from_secs(1)),
     })
-    .add_systems(Update, keep_drawing.in_set(AppSystems::Hud));
+    .add_systems(Update, keep_drawing.in_set(AppSystems::Hud))
+    .add_systems(
+        Update,
+        fit_search_view
+            .run_if(resource_changed::<Searches>)
+            .in_set(AppSystems::Present),
+    );
     app.init_resource::<Cursor>()
+        .init_resource::<Redrawing>()
         .init_resource::<DragBox>()
         .init_resource::<SearchView>()
         .init_resource::<LastOrder>()
@@ -61,8 +70,16 @@ pub(super) fn plugin(app: &mut App) {
             tactics::plugin,
             minimap::plugin,
             paint::plugin,
+            preview::plugin,
             lab::plugin,
         ));
+}
+
+/// Whether Ctrl is held, or went down this frame: at a low frame rate a quick Ctrl+S presses
+/// and releases both keys between two frames, and only `just_pressed` still says so.
+pub(super) fn ctrl(keys: &ButtonInput<KeyCode>) -> bool {
+    let both = [KeyCode::ControlLeft, KeyCode::ControlRight];
+    keys.any_pressed(both) || keys.any_just_pressed(both)
 }
 
 /// A panel that takes the clicks over it (the minimap, the lab's panel): they never reach
@@ -111,6 +128,11 @@ impl Cursor {
     }
 }
 
+/// Whether the game asked for the next frame at once (something moves on screen); if not,
+/// the next frame waits for input or a file change, and the HUD says the game is idle.
+#[derive(Resource, Default, Debug, PartialEq)]
+pub struct Redrawing(pub bool);
+
 /// Units walking or waiting for a path.
 type Walking = Or<(With<bevy_tilewalk::Path>, With<bevy_tilewalk::Pending>)>;
 
@@ -124,6 +146,7 @@ fn keep_drawing(
     buttons: Res<ButtonInput<MouseButton>>,
     notice: Res<Notice>,
     mut redraw: MessageWriter<RequestRedraw>,
+    mut redrawing: ResMut<Redrawing>,
 ) {
     let busy = !walking.is_empty()
         || !markers.is_empty()
@@ -134,6 +157,7 @@ fn keep_drawing(
     if busy {
         redraw.write(RequestRedraw);
     }
+    redrawing.set_if_neq(Redrawing(busy));
 }
 
 /// A left-button drag under way, from where it started (world coordinates).
@@ -144,8 +168,40 @@ pub struct DragBox {
 }
 
 /// Which search of the last order the search view draws (`E` steps through them and off).
-#[derive(Resource, Default, Debug)]
+#[derive(Resource, Default, Debug, PartialEq)]
 pub struct SearchView(pub Option<usize>);
+
+impl SearchView {
+    /// `E`: off, then each of the `searches` in turn, then off again.
+    fn step(&mut self, searches: usize) {
+        self.0 = match self.0 {
+            None => Some(0),
+            Some(i) if i + 1 < searches => Some(i + 1),
+            Some(_) => None,
+        };
+    }
+
+    /// Keeps a view that is on pointed at one of the `searches`: a new order replaces the
+    /// last one's searches, often with fewer, and a view left past the end would draw
+    /// nothing while `E` still stepped through the missing ones before hiding. It shows the
+    /// last search instead. (While the new order's searches are still to come there are
+    /// none, and the view waits for them.)
+    fn fit(&mut self, searches: usize) {
+        if let Some(i) = self.0
+            && searches > 0
+            && i >= searches
+        {
+            self.0 = Some(searches - 1);
+        }
+    }
+}
+
+/// The search view stays on a search that exists when the searches change.
+fn fit_search_view(searches: Res<Searches>, mut view: ResMut<SearchView>) {
+    let mut fitted = SearchView(view.0);
+    fitted.fit(searches.0.len());
+    view.set_if_neq(fitted);
+}
 
 /// The player's last move order: how many units it went to, for a summary of refusals.
 #[derive(Resource, Default, Debug)]
@@ -187,14 +243,22 @@ impl Notice {
     }
 }
 
-/// A white image of one tile's shape (a square or a hexagon), tinted for tile highlights.
+/// Images of one tile's shape (a square, a hexagon or a diamond), tinted for tile
+/// highlights: the whole tile in white, and its frame.
 #[derive(Resource, Debug)]
 pub struct TileShape {
     pub image: Handle<Image>,
+    /// A frame along the tile's edge: a near-black outer line and a white inner line, clear
+    /// inside. Tinted, the inner line takes the tint and the outer one stays dark, so a
+    /// framed tile stands out on light terrain and on dark or blue terrain (water) alike.
+    pub frame: Handle<Image>,
     pub size: Vec2,
     board: Board,
     projection: Projection,
 }
+
+/// How wide each of a [`TileShape`] frame's two lines is, in pixels of the 32 px tile.
+const FRAME_LINE_PX: f32 = 2.0;
 
 /// Makes the [`TileShape`] of the level's board (again when the board changes).
 fn shape_tiles(
@@ -208,20 +272,43 @@ fn shape_tiles(
     }
     let geometry = level.geometry();
     let size = Vec2::new(geometry.tile_size().x, geometry.tile_size().y);
+    let inside = |point: Vec2, inset: f32| {
+        // The tile's shape shrunk by `inset` pixels on each side (its scaled copy).
+        let point = point * size.x / (size.x - 2.0 * inset);
+        (point.abs() * 2.0).cmple(size).all()
+            && inside_tile(level.board, level.projection, point, size)
+    };
+    let tile = paint_tile(size, |point| inside(point, 0.0).then_some([255; 4]));
+    let frame = paint_tile(size, |point| {
+        if inside(point, 2.0 * FRAME_LINE_PX) || !inside(point, 0.0) {
+            None
+        } else if inside(point, FRAME_LINE_PX) {
+            Some([255, 255, 255, 255])
+        } else {
+            Some([15, 15, 20, 235])
+        }
+    });
+    commands.insert_resource(TileShape {
+        image: images.add(tile),
+        frame: images.add(frame),
+        size,
+        board: level.board,
+        projection: level.projection,
+    });
+}
+
+/// An image of `size` whose pixels `paint` gives from their centre's offset from the
+/// image's centre (transparent where it gives none).
+fn paint_tile(size: Vec2, paint: impl Fn(Vec2) -> Option<[u8; 4]>) -> Image {
     let (width, height) = (size.x as u32, size.y as u32);
     let mut pixels = Vec::with_capacity((width * height * 4) as usize);
     for y in 0..height {
         for x in 0..width {
             let point = Vec2::new(x as f32 + 0.5, y as f32 + 0.5) - size / 2.0;
-            let alpha = if inside_tile(level.board, level.projection, point, size) {
-                255
-            } else {
-                0
-            };
-            pixels.extend_from_slice(&[255, 255, 255, alpha]);
+            pixels.extend_from_slice(&paint(point).unwrap_or([255, 255, 255, 0]));
         }
     }
-    let image = Image::new(
+    Image::new(
         Extent3d {
             width,
             height,
@@ -231,13 +318,7 @@ fn shape_tiles(
         pixels,
         TextureFormat::Rgba8UnormSrgb,
         RenderAssetUsages::RENDER_WORLD,
-    );
-    commands.insert_resource(TileShape {
-        image: images.add(image),
-        size,
-        board: level.board,
-        projection: level.projection,
-    });
+    )
 }
 
 /// Whether `point` (from the tile's centre) lies inside a tile of `size` on `board`.
@@ -255,6 +336,16 @@ fn inside_tile(board: Board, projection: Projection, point: Vec2, size: Vec2) ->
     };
     let (half_width, radius) = (size.x.min(size.y) / 2.0, size.x.max(size.y) / 2.0);
     p.x.abs() <= half_width && p.y.abs() <= radius - p.x.abs() * (radius / 2.0) / half_width
+}
+
+/// Draws a way through `cells` (a move's preview) as a line from centre to centre.
+pub fn route_line<C: GizmoConfigGroup>(
+    gizmos: &mut Gizmos<C>,
+    geometry: &Geometry,
+    cells: &[Pos],
+    color: Color,
+) {
+    gizmos.linestrip_2d(cells.iter().map(|&p| geometry.center(p)), color);
 }
 
 /// Draws the outline of tile `pos`, scaled by `scale` (1 = the tile's own size).
@@ -293,5 +384,51 @@ pub fn outline(gizmos: &mut Gizmos, geometry: &Geometry, pos: Pos, scale: f32, c
                 color,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn e_shows_each_search_then_hides() {
+        let mut view = SearchView::default();
+        let mut presses = Vec::new();
+        for _ in 0..4 {
+            view.step(3);
+            presses.push(view.0);
+        }
+        assert_eq!(presses, [Some(0), Some(1), Some(2), None]);
+        view.step(1);
+        view.step(1);
+        assert_eq!(view, SearchView(None), "one search: E shows it, E hides it");
+    }
+
+    #[test]
+    fn after_an_order_with_fewer_searches_one_press_of_e_hides_the_view() {
+        // The view on the third search of a group order; then a unit alone is ordered.
+        let mut app = App::new();
+        app.init_resource::<Searches>()
+            .insert_resource(SearchView(Some(2)))
+            .add_systems(Update, fit_search_view.run_if(resource_changed::<Searches>));
+        let order = |app: &mut App, searches: usize| {
+            let mut all = app.world_mut().resource_mut::<Searches>();
+            all.0.clear();
+            all.0
+                .extend((0..searches).map(|_| bevy_tilewalk::SearchRecord::default()));
+            app.update();
+        };
+        order(&mut app, 3);
+        assert_eq!(*app.world().resource::<SearchView>(), SearchView(Some(2)));
+        // While the new order's search is still to come, the view waits...
+        order(&mut app, 0);
+        assert_eq!(*app.world().resource::<SearchView>(), SearchView(Some(2)));
+        // ...then shows it, and one press of E hides it.
+        order(&mut app, 1);
+        let mut view = app.world_mut().resource_mut::<SearchView>();
+        assert_eq!(*view, SearchView(Some(0)));
+        view.step(1);
+        assert_eq!(*view, SearchView(None));
     }
 }

@@ -7,7 +7,7 @@
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
-use super::{Cursor, Notice};
+use super::{Cursor, Notice, ctrl};
 use crate::AppSystems;
 use crate::level::{EditMap, Level, MapEdited};
 use crate::tactics::Mode;
@@ -44,10 +44,6 @@ pub(super) fn plugin(app: &mut App) {
         )
             .run_if(resource_exists::<Level>),
     );
-}
-
-fn ctrl(keys: &ButtonInput<KeyCode>) -> bool {
-    keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight])
 }
 
 fn toggle_painting(
@@ -117,13 +113,14 @@ fn pick_terrain(
     }
 }
 
+/// Ctrl+Z and Ctrl+S, in real time (painting or not: a painted map stays painted after
+/// `P`) and in the lab; tactics has no painting.
 fn edit_keys(
     keys: Res<ButtonInput<KeyCode>>,
     mode: Res<State<Mode>>,
-    painter: Res<Painter>,
     mut edits: MessageWriter<EditMap>,
 ) {
-    if !painter.painting(mode.get()) || !ctrl(&keys) {
+    if *mode.get() == Mode::Tactics || !ctrl(&keys) {
         return;
     }
     if keys.just_pressed(KeyCode::KeyZ) {
@@ -226,7 +223,40 @@ fn report_edits(mut reports: MessageReader<MapEdited>, mut notice: ResMut<Notice
 
 #[cfg(test)]
 mod tests {
+    use bevy::ecs::system::RunSystemOnce;
+    use bevy::state::app::StatesPlugin;
+
     use super::*;
+
+    /// The edits that `edit_keys` sends for keys pressed (and released) within one frame, in
+    /// `mode`.
+    fn edits_for(mode: Mode, keys: &[KeyCode]) -> Vec<EditMap> {
+        let mut app = App::new();
+        app.add_plugins(StatesPlugin)
+            .insert_state(mode)
+            .add_message::<EditMap>()
+            .init_resource::<ButtonInput<KeyCode>>();
+        app.update();
+        let mut input = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+        for &key in keys {
+            input.press(key);
+        }
+        for &key in keys {
+            input.release(key);
+        }
+        app.world_mut().run_system_once(edit_keys).unwrap();
+        let messages = app.world().resource::<Messages<EditMap>>();
+        messages.get_cursor().read(messages).cloned().collect()
+    }
+
+    #[test]
+    fn a_quick_ctrl_s_or_ctrl_z_within_one_frame_saves_or_undoes() {
+        let (ctrl, s, z) = (KeyCode::ControlLeft, KeyCode::KeyS, KeyCode::KeyZ);
+        assert_eq!(edits_for(Mode::RealTime, &[ctrl, s]), [EditMap::Save]);
+        assert_eq!(edits_for(Mode::Lab, &[ctrl, z]), [EditMap::Undo]);
+        assert_eq!(edits_for(Mode::RealTime, &[s]), []);
+        assert_eq!(edits_for(Mode::Tactics, &[ctrl, s]), []);
+    }
 
     #[test]
     fn a_fast_drag_paints_every_tile_between() {

@@ -12,6 +12,7 @@ use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
 use crate::units::{AttackRange, MovementClass, Selected, Team, Tile, Unit};
+use tilewalk_path::Pos;
 
 pub const BLUE: Color = Color::srgb(0.30, 0.55, 1.0);
 pub const RED: Color = Color::srgb(0.95, 0.30, 0.28);
@@ -34,7 +35,22 @@ struct NameLabel;
 #[derive(Component)]
 pub(super) struct RefusalMarker(Timer);
 
+/// The tile under the pointer that a move there would be refused for, set for this frame by
+/// the move's preview (real time, tactics); the refusal cross is drawn on it.
+#[derive(Resource, Default, Debug)]
+pub(super) struct RefusalCross(pub Option<Pos>);
+
+/// The cross on the hovered tile a move would be refused for.
+#[derive(Component)]
+struct HoverCross;
+
 pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<RefusalCross>().add_systems(
+        Update,
+        place_hover_cross
+            .in_set(AppSystems::Hud)
+            .run_if(resource_exists::<Level>),
+    );
     app.add_systems(
         Update,
         (
@@ -227,6 +243,41 @@ fn mark_refusals(
                 },
                 Transform::from_translation(level.geometry().center(at).extend(12.0)),
             ));
+        }
+    }
+}
+
+/// The refusal marker, unfaded, on this frame's [`RefusalCross`] tile; hidden when there is
+/// none.
+fn place_hover_cross(
+    mut commands: Commands,
+    mut wanted: ResMut<RefusalCross>,
+    level: Res<Level>,
+    server: Res<AssetServer>,
+    mut cross: Query<(&mut Transform, &mut Visibility), With<HoverCross>>,
+) {
+    let at = wanted.0.take();
+    let Ok((mut transform, mut visibility)) = cross.single_mut() else {
+        commands.spawn((
+            HoverCross,
+            Sprite {
+                image: server.load("textures/marker.png"),
+                color: RED,
+                custom_size: Some(Vec2::splat(TILE_SIZE * 0.8)),
+                ..default()
+            },
+            Transform::from_xyz(0.0, 0.0, 12.0),
+            Visibility::Hidden,
+        ));
+        return;
+    };
+    match at {
+        Some(pos) => {
+            transform.translation = level.geometry().center(pos).extend(12.0);
+            visibility.set_if_neq(Visibility::Inherited);
+        }
+        None => {
+            visibility.set_if_neq(Visibility::Hidden);
         }
     }
 }

@@ -12,8 +12,8 @@ use bevy_tilewalk::{Navigation, Refusal};
 use tilewalk_path::{Pos, Range, SearchContext};
 
 use super::layout::{HudPanel, PANEL_BACKGROUND, TopBar};
-use super::sprites::team_color;
-use super::{Cursor, Notice, TileShape, outline};
+use super::sprites::{RefusalCross, team_color};
+use super::{Cursor, Notice, TileShape, outline, route_line};
 use crate::AppSystems;
 use crate::level::Level;
 use crate::tactics::{
@@ -239,28 +239,41 @@ fn highlight_tiles(
         commands.entity(entity).despawn();
     }
     let geometry = level.geometry();
-    let mut tile = |pos: Pos, color: Color, z: f32| {
-        commands.spawn((
-            Highlight,
-            Sprite {
-                image: shape.image.clone(),
-                color,
-                custom_size: Some(shape.size - 2.0),
-                ..default()
-            },
-            Transform::from_translation(geometry.center(pos).extend(z)),
-        ));
+    // Each tile: a translucent fill, and a frame whose dark outer line shows on light
+    // terrain and whose tinted inner line shows on dark terrain and water, where a blue
+    // fill alone reads as more water.
+    let mut tile = |pos: Pos, fill: Color, frame: Color| {
+        let centre = geometry.center(pos);
+        for (image, color, z) in [(&shape.image, fill, 2.0), (&shape.frame, frame, 2.1)] {
+            commands.spawn((
+                Highlight,
+                Sprite {
+                    image: image.clone(),
+                    color,
+                    custom_size: Some(shape.size - 2.0),
+                    ..default()
+                },
+                Transform::from_translation(centre.extend(z)),
+            ));
+        }
     };
     // Blue where the unit may stop; a paler, whiter blue where it may only pass (an ally
     // stands there). The enemy's threat is drawn as outlines (see `draw_preview`): a red
     // fill over green grass reads as olive and hides the terrain.
     for reached in shown.range.cells() {
-        let color = if reached.can_stop {
-            Color::srgba(0.2, 0.5, 1.0, 0.45)
+        if reached.can_stop {
+            tile(
+                reached.pos,
+                Color::srgba(0.2, 0.5, 1.0, 0.4),
+                Color::srgb(0.55, 0.8, 1.0),
+            );
         } else {
-            Color::srgba(0.85, 0.95, 1.0, 0.5)
-        };
-        tile(reached.pos, color, 2.0);
+            tile(
+                reached.pos,
+                Color::srgba(0.85, 0.95, 1.0, 0.5),
+                Color::WHITE,
+            );
+        }
     }
 }
 
@@ -278,7 +291,7 @@ fn draw_preview(
     ),
     units: Query<(&Name, &MovementClass), With<Unit>>,
     pieces: PieceQuery,
-    mut notice: ResMut<Notice>,
+    (mut cross, mut notice): (ResMut<RefusalCross>, ResMut<Notice>),
 ) {
     let geometry = level.geometry();
     // The enemy's threat: two orange rings inside each tile, readable on grass, water and mud.
@@ -334,8 +347,12 @@ fn draw_preview(
     }
     match (shown.range.get(pos), shown.range.path_to(pos)) {
         (Some(reached), Some(path)) if reached.can_stop => {
-            let points = path.cells.iter().map(|&p| geometry.center(p));
-            gizmos.linestrip_2d(points, Color::srgb(1.0, 0.9, 0.2));
+            route_line(
+                &mut gizmos,
+                &geometry,
+                &path.cells,
+                Color::srgb(1.0, 0.9, 0.2),
+            );
             notice.hint(format!(
                 "{name} to {pos}: cost {:.2} of {} points",
                 reached.cost,
@@ -344,17 +361,7 @@ fn draw_preview(
         }
         (Some(_), _) => notice.hint(Refusal::Occupied { to: pos }.message(unit, &*nav)),
         _ => {
-            let centre = geometry.center(pos);
-            gizmos.line_2d(
-                centre - Vec2::splat(10.0),
-                centre + Vec2::splat(10.0),
-                Color::srgb(0.95, 0.3, 0.25),
-            );
-            gizmos.line_2d(
-                centre + Vec2::new(-10.0, 10.0),
-                centre + Vec2::new(10.0, -10.0),
-                Color::srgb(0.95, 0.3, 0.25),
-            );
+            cross.0 = Some(pos);
             notice.hint(Refusal::OutOfRange { to: pos }.message(unit, &*nav));
         }
     }

@@ -487,11 +487,11 @@ fn painting_replans_undoes_and_saves_only_the_painted_glyphs() {
         .replace("\r\n..........   \r\n", "\r\n.....#....   \r\n");
     assert_eq!(saved, expected);
     assert!(!app.world().resource::<MapHistory>().unsaved);
-    let said = reports(&app, &mut cursor);
-    assert!(
-        said.iter()
-            .any(|r| r.0.as_ref().is_ok_and(|m| m.starts_with("saved "))),
-        "{said:?}"
+    // The notice says where on disk.
+    let file = std::path::absolute(dir.join("field.map")).unwrap();
+    assert_eq!(
+        reports(&app, &mut cursor).last(),
+        Some(&MapEdited(Ok(format!("saved {}", file.display()))))
     );
 
     // Painting outside the map, and undoing more than was painted, say why and change nothing.

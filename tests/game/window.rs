@@ -745,8 +745,15 @@ fn a_click_in_the_same_frame_as_a_move_selects_the_unit_under_the_new_position()
     let dir = fresh_dir("click-window");
     let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
     let mut game = Game::start(&dir, meadow);
-    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
-        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    // The first fit comes before the layout's panels, and the map is fitted again into the
+    // map area they leave. These clicks are aimed without waiting for the hover (so they
+    // are never aimed again): wait for that second fit.
+    let layout = game.wait_event("the layout", STARTUP, |e| {
+        e["event"] == "panels" && !e["map_area"].is_null()
+    });
+    let top = layout["map_area"][1].as_f64().unwrap();
+    game.wait_event("the map fitted into the map area", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y >= top)
     });
     // One xdotool command moves the pointer and clicks at once, with no pause: the game gets
     // the move and the click within one frame, and must select the unit under the new place,
@@ -1078,4 +1085,88 @@ impl Game {
             .expect("a panels event");
         std::array::from_fn(|i| event["panels"][name][i].as_f64().unwrap())
     }
+}
+
+/// A flyer's tactics range over grass, water, mud and forest.
+const MARSH: &str = "board: square-4
+[terrain]
+..,,,ff...
+..~~~ff...
+..~~~.....
+..~~~,,...
+..........
+[units]
+griffin blue flyer 1,2
+brute   red  foot  9,4
+";
+
+/// A pixel's brightness (Rec. 601 luma).
+fn luma(p: [u8; 3]) -> f64 {
+    0.299 * f64::from(p[0]) + 0.587 * f64::from(p[1]) + 0.114 * f64::from(p[2])
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn the_tactics_range_stands_out_on_water_grass_mud_and_forest() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("range-contrast");
+    let map = dir.join("marsh.map");
+    std::fs::write(&map, MARSH).unwrap();
+    let mut game = Game::start_with(&dir, map.to_str().unwrap(), &["--mode", "tactics"]);
+    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
+        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+    });
+    game.wait_event("turn 1", STARTUP, |e| {
+        e["event"] == "turn" && e["number"] == 1 && e["team"] == "blue"
+    });
+    let screenshot = |game: &mut Game| {
+        let before = game.events().len();
+        game.xdotool(&["key", "F12"]);
+        let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
+            e["event"] == "screenshot"
+        });
+        let path = PathBuf::from(shot["path"].as_str().unwrap());
+        let (width, _, pixels) = decode(&path);
+        Shot {
+            path,
+            width,
+            pixels,
+        }
+    };
+    // The pointer rests on the brute's tile, outside the range, for both pictures.
+    game.hover(9, 4);
+    let plain = screenshot(&mut game);
+    let pressed = game.click(1, 2, "1");
+    game.wait_event_from(pressed, "the griffin selected", STARTUP, |e| {
+        e["event"] == "selected" && e["units"] == serde_json::json!(["griffin"])
+    });
+    game.hover(9, 4);
+    let view = game.view();
+    let ranged = screenshot(&mut game);
+    assert_eq!(game.view()["origin"], view["origin"], "the view stayed");
+    ranged.keep_as("TILEWALK_RANGE_SCREENSHOT_OUT");
+    // On each terrain, a tile in range differs from the same tile unselected by a clearly
+    // lighter or darker line around its edge (a blue fill alone barely changes water).
+    let tile_px = view["tile_px"].as_f64().unwrap();
+    let half = (tile_px / 2.0) as i64;
+    for (terrain, (x, y)) in [
+        ("water", (3, 2)),
+        ("grass", (0, 4)),
+        ("mud", (3, 0)),
+        ("forest", (5, 1)),
+    ] {
+        let (cx, cy) = game.tile_center(x, y);
+        let contrasting = (-half..half)
+            .flat_map(|dy| (-half..half).map(move |dx| (cx + dx, cy + dy)))
+            .filter(|&p| (luma(ranged.pixel(p)) - luma(plain.pixel(p))).abs() >= 60.0)
+            .count();
+        assert!(
+            contrasting as f64 >= 2.0 * tile_px,
+            "the range on {terrain} ({x},{y}): {contrasting} contrasting pixels, a tile is \
+             {tile_px} px; {}",
+            ranged.path.display()
+        );
+    }
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
 }

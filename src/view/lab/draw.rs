@@ -1,6 +1,6 @@
 //! The lab on the map: reached tiles tinted by state (frontier, expanded, and for the
 //! backward half of a bidirectional search their own colours), the cell being expanded, the
-//! way to it, the paths found, the markers, and zoomed in, `g`, `h` and `f` on each tile with
+//! way to it, the paths found, the markers, and zoomed in, `g`, `h` and the priority on each tile with
 //! an arrow to its parent.
 
 use bevy::prelude::*;
@@ -23,7 +23,7 @@ pub(super) const PATHS: [Color; 2] = [Color::srgb(1.0, 0.9, 0.2), Color::srgb(1.
 const START: Color = Color::srgb(0.2, 0.95, 0.35);
 const GOAL: Color = Color::srgb(1.0, 0.3, 0.3);
 
-/// Tiles at least this many pixels wide on screen show `g`, `h` and `f`.
+/// Tiles at least this many pixels wide on screen show `g`, `h` and the priority.
 const LABELS_FROM_PX: f32 = 56.0;
 /// The most tiles labelled at once.
 const MAX_LABELS: usize = 900;
@@ -38,7 +38,8 @@ struct Fills {
 #[derive(Component)]
 struct Fill;
 
-/// The `g h / f` labels, reused from frame to frame.
+/// The `g h / priority` labels, reused from frame to frame: the priority is the cell's
+/// place on the frontier, `f = g + h` for A*, a bidirectional search's own key.
 #[derive(Resource, Default)]
 struct Labels(Vec<Entity>);
 

@@ -481,7 +481,7 @@ fn show_units(mut units: Query<&mut Visibility, With<Unit>>) {
 }
 
 fn lab_keys(keys: Res<ButtonInput<KeyCode>>, mut actions: MessageWriter<LabAction>) {
-    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    let ctrl = crate::view::ctrl(&keys);
     let bindings = [
         (KeyCode::KeyC, LabAction::Class),
         (KeyCode::KeyG, LabAction::Algorithm),

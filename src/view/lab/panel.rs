@@ -250,7 +250,7 @@ fn spawn_panel(
                 }
             });
             panel.spawn(text(
-                "tiles (zoom in): g h / f, arrows to parents; white: the cell being expanded",
+                "tiles (zoom in): g h / priority (A*: f = g + h; bidirectional: its key), arrows to parents; white: the cell being expanded",
             ));
             // What each configuration's search did, a line each (wrapped to the panel).
             for run in 0..2 {

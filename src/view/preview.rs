@@ -1,0 +1,268 @@
+//! Real time's preview of a move: with units selected, the path the lead unit (the first by
+//! name, whose path is drawn yellow) would take to the tile under the pointer, before the
+//! right click; where it cannot go, the refusal cross and why. A group order gives each unit
+//! its own tile when it is given, so only the lead's way is previewed: one search, not one
+//! a unit.
+
+use bevy::ecs::query::QueryData;
+use bevy::prelude::*;
+use bevy_tilewalk::{Navigation, Refusal};
+use tilewalk_path::{Path, Pos, SearchContext, SearchOptions};
+
+use super::hud::PATH_TINTS;
+use super::input::not_painting;
+use super::sprites::RefusalCross;
+use super::{Cursor, Notice, route_line};
+use crate::AppSystems;
+use crate::level::{GameLabels, Level};
+use crate::tactics::Mode;
+use crate::units::{MovementClass, Selected, Tile, Unit};
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_gizmo_group::<PreviewLine>()
+        .init_resource::<MovePreview>()
+        .add_systems(Startup, dash_preview_lines)
+        .add_systems(
+            Update,
+            (plan_preview, show_preview.run_if(resource_exists::<Level>))
+                .chain()
+                .in_set(AppSystems::Present)
+                .run_if(in_state(Mode::RealTime).and_then(not_painting)),
+        );
+}
+
+/// The preview's line: dashed, so it reads apart from the solid line of a path being walked.
+#[derive(Default, Reflect, GizmoConfigGroup)]
+struct PreviewLine;
+
+fn dash_preview_lines(mut store: ResMut<GizmoConfigStore>) {
+    let (config, _) = store.config_mut::<PreviewLine>();
+    config.line.width = 3.0;
+    config.line.style = GizmoLineStyle::Dashed {
+        gap_scale: 2.0,
+        line_scale: 3.0,
+    };
+}
+
+/// What the preview shows: the lead unit, the tile it stands on and the tile under the
+/// pointer it was searched for, and the way there or why there is none. Searched again only
+/// when one of the three or the navigation changes.
+#[derive(Resource, Default, Debug, PartialEq)]
+pub(super) struct MovePreview {
+    asked: Option<Asked>,
+    route: Option<Result<Path, Refusal>>,
+}
+
+/// A preview's question: from where the lead unit stands to the hovered tile.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Asked {
+    unit: Entity,
+    from: Pos,
+    to: Pos,
+}
+
+/// What the preview needs of a selected unit.
+#[derive(QueryData)]
+struct Candidate {
+    entity: Entity,
+    name: &'static Name,
+    tile: &'static Tile,
+    class: &'static MovementClass,
+}
+
+fn plan_preview(
+    cursor: Res<Cursor>,
+    nav: Res<Navigation>,
+    selected: Query<Candidate, (With<Selected>, With<Unit>)>,
+    mut preview: ResMut<MovePreview>,
+    mut context: Local<SearchContext>,
+) {
+    // The lead: the first by name, the one whose path is drawn yellow.
+    let lead = selected
+        .iter()
+        .min_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
+    let asked = match (&lead, cursor.tile) {
+        // Over a panel, or the lead's own tile: nothing to preview.
+        (Some(lead), Some(to)) if !cursor.over_ui && to != lead.tile.0 => Some(Asked {
+            unit: lead.entity,
+            from: lead.tile.0,
+            to,
+        }),
+        _ => None,
+    };
+    if preview.asked == asked && !nav.is_changed() {
+        return;
+    }
+    let route = lead
+        .zip(asked)
+        .map(|(lead, asked)| route(&nav, &mut context, *lead.class, asked));
+    preview.set_if_neq(MovePreview { asked, route });
+}
+
+/// The way an order to `asked.to` would take the unit (the search a unit alone gets: A* on
+/// its class's terrain), or why it would be refused.
+fn route(
+    nav: &Navigation,
+    context: &mut SearchContext,
+    class: MovementClass,
+    asked: Asked,
+) -> Result<Path, Refusal> {
+    let grid = nav.grid(class);
+    if !grid.is_passable(asked.to) {
+        return Err(Refusal::Impassable {
+            goal: asked.to,
+            class,
+        });
+    }
+    context
+        .search(grid, asked.from, asked.to, &SearchOptions::on(nav.board()))
+        .map(|found| found.path)
+        .map_err(|why| Refusal::Unreachable {
+            goal: asked.to,
+            why,
+        })
+}
+
+/// Draws the previewed way, or the refusal cross on the tile and why in the hint.
+fn show_preview(
+    mut gizmos: Gizmos<PreviewLine>,
+    preview: Res<MovePreview>,
+    level: Res<Level>,
+    names: Query<&Name>,
+    mut cross: ResMut<RefusalCross>,
+    mut notice: ResMut<Notice>,
+) {
+    let (Some(asked), Some(route)) = (preview.asked, &preview.route) else {
+        return;
+    };
+    let name_of = |unit: Entity| {
+        names
+            .get(unit)
+            .map_or_else(|_| String::new(), |n| n.to_string())
+    };
+    let name = name_of(asked.unit);
+    match route {
+        Ok(path) => {
+            route_line(&mut gizmos, &level.geometry(), &path.cells, PATH_TINTS[0]);
+            notice.hint(format!(
+                "right-click: {name} to {}: cost {:.2}",
+                asked.to, path.cost
+            ));
+        }
+        Err(refusal) => {
+            cross.0 = Some(asked.to);
+            let labels = GameLabels {
+                level: &level,
+                name_of,
+            };
+            notice.hint(refusal.message(&name, &labels));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::headless_app;
+    use crate::map::MapAsset;
+    use crate::terrain::TerrainTable;
+
+    /// A ford across a river, and a grass tile walled in by rock at the bottom right.
+    const FORD: &str = "[terrain]
+...~...
+...=...
+...~.##
+..####.
+[units]
+knight blue foot  0,0
+rider  blue horse 0,2
+";
+
+    /// A headless app on [`FORD`] with the preview's planning and the pointer at `tile`.
+    fn app_with(selected: &[&str], tile: Option<Pos>) -> App {
+        let table =
+            TerrainTable::parse(&std::fs::read_to_string("assets/terrain.ron").unwrap()).unwrap();
+        let mut app = headless_app(&MapAsset::parse(FORD).unwrap(), &table).unwrap();
+        app.init_resource::<MovePreview>()
+            .insert_resource(Cursor { tile, ..default() })
+            .add_systems(Update, plan_preview.in_set(AppSystems::Present));
+        app.update();
+        let world = app.world_mut();
+        let units: Vec<(Entity, String)> = world
+            .query_filtered::<(Entity, &Name), With<Unit>>()
+            .iter(world)
+            .map(|(e, n)| (e, n.to_string()))
+            .collect();
+        for (unit, name) in units {
+            if selected.contains(&name.as_str()) {
+                world.entity_mut(unit).insert(Selected);
+            }
+        }
+        app.update();
+        app
+    }
+
+    fn preview(app: &App) -> &MovePreview {
+        app.world().resource::<MovePreview>()
+    }
+
+    #[test]
+    fn the_lead_units_way_to_the_hovered_tile_is_previewed_and_follows_the_pointer() {
+        let mut app = app_with(&["rider", "knight"], Some(Pos::new(6, 1)));
+        // The lead is the first by name: the knight, over the ford.
+        let Some(Ok(path)) = &preview(&app).route else {
+            panic!("a way: {:?}", preview(&app));
+        };
+        assert_eq!(path.cells.first(), Some(&Pos::new(0, 0)));
+        assert_eq!(path.cells.last(), Some(&Pos::new(6, 1)));
+        assert!(path.cells.contains(&Pos::new(3, 1)), "{:?}", path.cells);
+        // Another tile: searched again, from where the knight stands.
+        app.world_mut().resource_mut::<Cursor>().tile = Some(Pos::new(1, 2));
+        app.update();
+        let Some(Ok(path)) = &preview(&app).route else {
+            panic!("a way: {:?}", preview(&app));
+        };
+        assert_eq!(path.cells.last(), Some(&Pos::new(1, 2)));
+        // The knight's own tile, off the map, or over a panel: nothing.
+        app.world_mut().resource_mut::<Cursor>().tile = Some(Pos::new(0, 0));
+        app.update();
+        assert_eq!(*preview(&app), MovePreview::default());
+        app.world_mut().resource_mut::<Cursor>().tile = None;
+        app.update();
+        assert_eq!(*preview(&app), MovePreview::default());
+    }
+
+    #[test]
+    fn a_tile_the_lead_cannot_reach_is_previewed_as_the_refusal() {
+        // Rock: impassable.
+        let app = app_with(&["rider"], Some(Pos::new(3, 3)));
+        assert!(
+            matches!(
+                preview(&app).route,
+                Some(Err(Refusal::Impassable { goal, .. })) if goal == Pos::new(3, 3)
+            ),
+            "{:?}",
+            preview(&app)
+        );
+        // Water: impassable for a horse.
+        let app = app_with(&["rider"], Some(Pos::new(3, 2)));
+        assert!(
+            matches!(preview(&app).route, Some(Err(Refusal::Impassable { .. }))),
+            "{:?}",
+            preview(&app)
+        );
+        // Grass walled in by rock: no way there.
+        let app = app_with(&["knight"], Some(Pos::new(6, 3)));
+        assert!(
+            matches!(
+                preview(&app).route,
+                Some(Err(Refusal::Unreachable { goal, .. })) if goal == Pos::new(6, 3)
+            ),
+            "{:?}",
+            preview(&app)
+        );
+        // Nothing selected: nothing previewed.
+        let app = app_with(&[], Some(Pos::new(6, 1)));
+        assert_eq!(*preview(&app), MovePreview::default());
+    }
+}
