@@ -24,7 +24,10 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(Startup, dash_preview_lines)
         .add_systems(
             Update,
-            (plan_preview, show_preview.run_if(resource_exists::<Level>))
+            (
+                plan_preview.run_if(resource_exists::<Navigation>),
+                show_preview.run_if(resource_exists::<Level>),
+            )
                 .chain()
                 .in_set(AppSystems::Present)
                 .run_if(in_state(Mode::RealTime).and_then(not_painting)),

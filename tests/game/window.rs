@@ -10,6 +10,8 @@ use std::collections::HashMap;
 use std::os::unix::process::CommandExt;
 use std::path::{Path as FsPath, PathBuf};
 use std::process::{Child, Command};
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::SeqCst;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -53,9 +55,15 @@ impl Game {
         let _ = std::fs::remove_file(&display_file);
         let _ = std::fs::remove_file(&events);
         // xvfb-run gives its child a private display; the child writes where that is so
-        // xdotool can reach the same display, then becomes the game.
+        // xdotool can reach the same display, then becomes the game. Each game looks for a
+        // free display from a number of its own: two `xvfb-run -a` started at once from the
+        // same number can both pick it, and the game of the second then draws on the first
+        // one's server, and loses it when that game ends.
+        static GAMES: AtomicU32 = AtomicU32::new(0);
+        let first = 200 + 1000 * (std::process::id() % 40) + 20 * GAMES.fetch_add(1, SeqCst);
         let child = Command::new("xvfb-run")
-            .args(["-a", "-s", "-screen 0 1280x720x24", "sh", "-c"])
+            .args(["-a", "-n", &first.to_string()])
+            .args(["-s", "-screen 0 1280x720x24", "sh", "-c"])
             .arg(format!(
                 "printf '%s\\n%s\\n' \"$DISPLAY\" \"$XAUTHORITY\" > {}; exec \"$0\" \"$@\"",
                 display_file.display()
