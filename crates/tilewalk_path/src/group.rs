@@ -933,6 +933,21 @@ impl GroupPlanner {
     /// assert_eq!(routes.into_iter().map(Option::unwrap).collect::<Vec<_>>(), all_at_once);
     /// ```
     pub fn advance<G: Borrow<Grid>>(&mut self, grids: &[G], budget: usize) -> Advance {
+        self.go_on(grids, budget, true)
+    }
+
+    /// [`Self::advance`] up to the tiles only: goes on with the order under way until every
+    /// one of its movement classes has picked its tiles ([`Self::picked_tiles`]) or the work
+    /// done in this call reaches `budget`, deciding only the units it refuses or strands. A
+    /// host planning several orders side by side picks each order's tiles in turn, one
+    /// after the other in a frame (picking is cheap), and then routes them all side by side.
+    /// A call once every class has its tiles does nothing.
+    pub fn advance_picking<G: Borrow<Grid>>(&mut self, grids: &[G], budget: usize) -> Advance {
+        self.go_on(grids, budget, false)
+    }
+
+    /// [`Self::advance`], routing the units or not.
+    fn go_on<G: Borrow<Grid>>(&mut self, grids: &[G], budget: usize, route: bool) -> Advance {
         let Some(mut planning) = self.planning.take() else {
             return Advance {
                 done: true,
@@ -976,7 +991,7 @@ impl GroupPlanner {
         }
         // Then the units, every class side by side; again with what is left of the budget
         // when a class is done before its share is.
-        while advance.work < budget && !planning.classes.is_empty() {
+        while route && advance.work < budget && !planning.classes.is_empty() {
             self.route(grids, &mut planning, budget - advance.work, &mut advance);
         }
         advance.done = planning.classes.is_empty();

@@ -1227,9 +1227,10 @@ fn a_block_sent_over_open_ground_keeps_its_ranks_and_its_front_fills_the_far_sid
 #[test]
 fn a_second_order_started_once_the_first_has_picked_its_tiles_plans_what_it_would_after_it() {
     // Two orders of 12 units to clicks 3 tiles apart, on grass and mud. Planned one after
-    // the other, the second takes the first's tiles as occupied. Side by side, the second
-    // starts as soon as the first has picked its tiles (`picked_tiles`) and takes those: it
-    // decides the same routes, and no tile is picked twice.
+    // the other, the second takes the first's tiles as occupied. Side by side, the first
+    // picks its tiles (`advance_picking`), the second starts as soon as they are known
+    // (`picked_tiles`) and takes those: it decides the same routes, and no tile is picked
+    // twice.
     let grid = Grid::from_fn(30, 20, |p| {
         Some(if (p.x + p.y) % 5 == 0 { 3.0 } else { 1.0 })
     })
@@ -1273,8 +1274,14 @@ fn a_second_order_started_once_the_first_has_picked_its_tiles_plans_what_it_woul
         if let Some(picked) = one.picked_tiles(&grids) {
             break picked;
         }
-        decided.extend(one.advance(&grids, 5).decided);
+        // Up to the tiles only: no unit is routed yet.
+        let call = one.advance_picking(&grids, 5);
+        assert!(call.decided.is_empty() && call.work > 0, "{call:?}");
     };
+    assert!(
+        one.advance_picking(&grids, 5).work == 0,
+        "nothing left to pick"
+    );
     let mut sorted = picked.clone();
     sorted.sort();
     let mut expected = after.clone();

@@ -491,11 +491,13 @@ pub(super) fn serve_requests(
     *work = done;
 }
 
-/// Starts the group orders at the front of the queue that can be planned side by side
-/// ([`start_groups`]), and goes on with every order under way, side by side on the compute
-/// task pool, each with two lanes of a worker's work (less when `left` is less); applies
-/// what they decided in queue order and pops the orders whose every unit is decided. Returns
-/// the work done and that of the last step.
+/// Starts the group orders at the front of the queue that can be planned side by side, one
+/// after the other, each picking its tiles before the next starts, all in at most one order's
+/// share of the frame ([`start_groups`]); then
+/// goes on with every order under way, side by side on the compute task pool, each with two
+/// lanes of a worker's work (less when less of `left` is left); applies what they decided in
+/// queue order and pops the orders whose every unit is decided. Returns the work done and
+/// that of the last step.
 fn serve_groups(
     requests: &mut Requests,
     frame: &mut Frame,
@@ -503,32 +505,44 @@ fn serve_groups(
     left: usize,
 ) -> (usize, usize) {
     let grids = frame.nav.grids();
-    start_groups(requests, frame, budget.orders_side_by_side());
-    if requests.groups.is_empty() {
-        // The front order became one-unit trips: they are served next.
-        return (0, 0);
-    }
+    let mut singles = Vec::new();
+    // Orders pick their tiles one after the other: at most one order's share of the frame.
+    let picking = left.min(budget.work.saturating_mul(2));
+    let (mut spent, mut last) = start_groups(
+        requests,
+        frame,
+        budget.orders_side_by_side(),
+        picking,
+        &mut singles,
+    );
+    let count = requests.groups.len();
     let share = budget
         .work
         .saturating_mul(2)
-        .min(left / requests.groups.len())
-        .max(1);
-    let advances: Vec<Advance> = if let [group] = &mut requests.groups[..] {
-        vec![group.planner.advance(grids, share)]
-    } else {
-        let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-        pool.scope(|scope| {
-            for group in &mut requests.groups {
-                let planner = &mut group.planner;
-                scope.spawn(async move { planner.advance(grids, share) });
-            }
-        })
+        .min((left - spent.min(left)) / count.max(1));
+    let advances: Vec<Advance> = match &mut requests.groups[..] {
+        // Picking the tiles took the frame's work.
+        _ if share == 0 => Vec::new(),
+        [] => Vec::new(),
+        [group] => vec![group.planner.advance(grids, share)],
+        groups => {
+            let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+            pool.scope(|scope| {
+                for group in groups {
+                    let planner = &mut group.planner;
+                    scope.spawn(async move { planner.advance(grids, share) });
+                }
+            })
+        }
     };
-    let (mut spent, mut last) = (0, 0);
-    let mut singles = Vec::new();
     let mut finished = Vec::new();
     let groups = std::mem::take(&mut requests.groups);
-    for (at, (mut group, advance)) in groups.into_iter().zip(advances).enumerate() {
+    let mut advances = advances.into_iter();
+    for (at, mut group) in groups.into_iter().enumerate() {
+        let Some(advance) = advances.next() else {
+            requests.groups.push(group);
+            continue;
+        };
         spent += advance.work;
         if advance.work > 0 {
             last = advance.last;
@@ -559,17 +573,26 @@ fn serve_groups(
 }
 
 /// Starts group orders from the front of the queue while fewer than `side_by_side` are under
-/// way, every order under way has picked its tiles, and the next request is a group order
-/// none of whose units is in an order under way. Its planner sees as occupied the tiles the
-/// orders under way picked and where their decided units go, and where every other unit
-/// stands or goes: the tiles it would see had those orders been planned to the end first,
-/// so no two orders pick one tile. An order that
-/// cannot start (a click outside the map, after a navigation change) becomes one trip per
-/// unit, each refused with its own reason.
-fn start_groups(requests: &mut Requests, frame: &mut Frame, side_by_side: usize) {
+/// way, every order under way has picked its tiles, the next request is a group order none of
+/// whose units is in an order under way, and the frame has work `left`; each one picks its
+/// tiles ([`GroupPlanner::advance_picking`]) before the next starts. Its planner sees as occupied
+/// the tiles the orders under way picked and where their decided units go, and where every
+/// other unit stands or goes: the tiles it would see had those orders been planned to the end
+/// first, so no two orders pick one tile. An order that cannot start (a click outside the
+/// map, after a navigation change) becomes one trip per unit, each refused with its own
+/// reason. Returns the work done and that of the last step; units to plan alone go onto
+/// `singles`.
+fn start_groups(
+    requests: &mut Requests,
+    frame: &mut Frame,
+    side_by_side: usize,
+    left: usize,
+    singles: &mut Vec<(u64, Pos, Entity)>,
+) -> (usize, usize) {
     let nav = frame.nav;
     let grids = nav.grids();
-    while requests.groups.len() < side_by_side {
+    let (mut spent, mut last) = (0, 0);
+    while requests.groups.len() < side_by_side && spent < left {
         let at = requests.groups.len();
         let Some(Request {
             id,
@@ -577,14 +600,14 @@ fn start_groups(requests: &mut Requests, frame: &mut Frame, side_by_side: usize)
             kind: Kind::Group(units),
         }) = requests.queue.get(at)
         else {
-            return;
+            break;
         };
         let (id, goal) = (*id, *goal);
         let mut picked = Vec::new();
         for group in &requests.groups {
             match group.planner.picked_tiles(grids) {
                 Some(tiles) => picked.extend(tiles),
-                None => return,
+                None => return (spent, last),
             }
         }
         let under_way: EntityHashSet = requests
@@ -593,7 +616,7 @@ fn start_groups(requests: &mut Requests, frame: &mut Frame, side_by_side: usize)
             .flat_map(|g| g.members.iter().copied())
             .collect();
         if units.iter().any(|u| under_way.contains(u)) {
-            return;
+            break;
         }
         let mut members: Vec<((u32, u32, Entity), GroupUnit)> = units
             .iter()
@@ -655,17 +678,32 @@ fn start_groups(requests: &mut Requests, frame: &mut Frame, side_by_side: usize)
                 };
                 requests.queue.insert(at, Request { id, goal, kind });
             }
-            return;
+            break;
         }
-        requests.groups.push(GroupUnderWay {
+        let mut group = GroupUnderWay {
             id,
             goal,
             decided: vec![false; entities.len()],
             members: entities,
             started: Instant::now(),
             planner,
-        });
+        };
+        let advance = group.planner.advance_picking(grids, left - spent);
+        spent += advance.work;
+        if advance.work > 0 {
+            last = advance.last;
+        }
+        let done = advance.done;
+        apply_group(requests, frame, &mut group, advance, singles);
+        if done {
+            // Every unit refused or stranded.
+            requests.spare.push(group.planner);
+            requests.queue.remove(at);
+        } else {
+            requests.groups.push(group);
+        }
     }
+    (spent, last)
 }
 
 /// Applies what a group order's planner decided in one call: paths for the routed units,
