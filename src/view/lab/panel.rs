@@ -456,9 +456,9 @@ fn update_table(
                 return format!("{label}: no path, {time}");
             };
             let optimal = match (run.optimal(), run.optimum) {
-                (Some(true), _) => "optimal".to_owned(),
+                (Some(true), _) => ", optimal".to_owned(),
                 (Some(false), Some(best)) => {
-                    format!("not optimal (+{:.2})", found.path.cost - best)
+                    format!(", not optimal (+{:.2})", found.path.cost - best)
                 }
                 _ => String::new(),
             };
