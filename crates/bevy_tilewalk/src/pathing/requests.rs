@@ -493,9 +493,9 @@ pub(super) fn serve_requests(
 
 /// Starts the group orders at the front of the queue that can be planned side by side, one
 /// after the other, each picking its tiles before the next starts, all in at most one order's
-/// share of the frame ([`start_groups`]); then
-/// goes on with every order under way, side by side on the compute task pool, each with two
-/// lanes of a worker's work (less when less of `left` is left); applies what they decided in
+/// share of the frame ([`start_groups`]); then goes on with every order under way, side by
+/// side on the compute task pool, each with what picking left of that share (two lanes of a
+/// worker's work, less when less of `left` is left); applies what they decided in
 /// queue order and pops the orders whose every unit is decided. Returns the work done and
 /// that of the last step.
 fn serve_groups(
@@ -515,10 +515,11 @@ fn serve_groups(
         picking,
         &mut singles,
     );
+    // Picking ran before the routing, on this thread: the orders route with what is left of
+    // one order's share, so a frame takes no longer than one order's share of work.
     let count = requests.groups.len();
-    let share = budget
-        .work
-        .saturating_mul(2)
+    let share = picking
+        .saturating_sub(spent)
         .min((left - spent.min(left)) / count.max(1));
     let advances: Vec<Advance> = match &mut requests.groups[..] {
         // Picking the tiles took the frame's work.
