@@ -10,8 +10,6 @@ use std::collections::HashMap;
 use std::os::unix::process::CommandExt;
 use std::path::{Path as FsPath, PathBuf};
 use std::process::{Child, Command};
-use std::sync::atomic::AtomicU32;
-use std::sync::atomic::Ordering::SeqCst;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -55,15 +53,9 @@ impl Game {
         let _ = std::fs::remove_file(&display_file);
         let _ = std::fs::remove_file(&events);
         // xvfb-run gives its child a private display; the child writes where that is so
-        // xdotool can reach the same display, then becomes the game. Each game looks for a
-        // free display from a number of its own: two `xvfb-run -a` started at once from the
-        // same number can both pick it, and the game of the second then draws on the first
-        // one's server, and loses it when that game ends.
-        static GAMES: AtomicU32 = AtomicU32::new(0);
-        let first = 200 + 1000 * (std::process::id() % 40) + 20 * GAMES.fetch_add(1, SeqCst);
+        // xdotool can reach the same display, then becomes the game.
         let child = Command::new("xvfb-run")
-            .args(["-a", "-n", &first.to_string()])
-            .args(["-s", "-screen 0 1280x720x24", "sh", "-c"])
+            .args(["-a", "-s", "-screen 0 1280x720x24", "sh", "-c"])
             .arg(format!(
                 "printf '%s\\n%s\\n' \"$DISPLAY\" \"$XAUTHORITY\" > {}; exec \"$0\" \"$@\"",
                 display_file.display()
@@ -340,9 +332,7 @@ fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
     let dir = fresh_dir("window");
     let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
     let mut game = Game::start(&dir, meadow);
-    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
-        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
-    });
+    game.wait_fitted();
 
     // Select the knight, order it across the river; the cheapest way is over the ford.
     let pressed = game.click(2, 5, "1");
@@ -500,13 +490,32 @@ impl Shot {
 }
 
 impl Game {
+    /// Waits until the map is fitted to the window (a view event with the map's origin on
+    /// screen).
+    fn wait_fitted(&mut self) {
+        self.wait_event("the map to be fitted to the window", STARTUP, |e| {
+            e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
+        });
+    }
+
+    /// The game in tactics mode on a map written to `dir` as `name` from `text`, once the
+    /// map is fitted and blue's first turn has begun.
+    fn tactics(dir: &FsPath, name: &str, text: &str) -> Self {
+        let map = dir.join(name);
+        std::fs::write(&map, text).unwrap();
+        let mut game = Self::start_with(dir, map.to_str().unwrap(), &["--mode", "tactics"]);
+        game.wait_fitted();
+        game.wait_event("turn 1", STARTUP, |e| {
+            e["event"] == "turn" && e["number"] == 1 && e["team"] == "blue"
+        });
+        game
+    }
+
     /// Once the map is fitted to the window: selects the knight on `from` with a real left
     /// click, sends it to `to` with a right click, waits until it arrives there and takes a
     /// screenshot (F12) of the 1280 x 720 window.
     fn send_knight(&mut self, from: (u32, u32), to: (u32, u32)) -> Shot {
-        self.wait_event("the map to be fitted to the window", STARTUP, |e| {
-            e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
-        });
+        self.wait_fitted();
         let pressed = self.click(from.0, from.1, "1");
         self.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
             e["event"] == "selected" && e["units"] == serde_json::json!(["knight"])
@@ -649,9 +658,7 @@ fn the_lab_replays_a_search_step_by_step_in_a_real_window() {
     let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
     let lab = ["--mode", "lab", "--from", "1,4", "--to", "6,4"];
     let mut game = Game::start_with(&dir, meadow, &lab);
-    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
-        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
-    });
+    game.wait_fitted();
     game.wait_event("the lab's first search", STARTUP, |e| {
         e["event"] == "lab" && e["goal"] == serde_json::json!([6, 4]) && e["step"] == e["events"]
     });
@@ -919,9 +926,7 @@ fn no_panel_covers_another_in_any_mode() {
     let dir = fresh_dir("panels-window");
     let map = generated_map(&dir, 100, 60, 3);
     let mut game = Game::start(&dir, &map);
-    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
-        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
-    });
+    game.wait_fitted();
     // Real time: a unit selected and ordered (the search line, a notice), and a file error.
     let blue = MapAsset::parse(&std::fs::read_to_string(&map).unwrap())
         .unwrap()
@@ -952,9 +957,7 @@ fn no_panel_covers_another_in_any_mode() {
     // Tactics: the turn panel, a unit's hint, a file error.
     std::fs::write(&map, &text).unwrap();
     let mut game = Game::start_with(&dir, &map, &["--mode", "tactics"]);
-    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
-        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
-    });
+    game.wait_fitted();
     game.panels_apart("Tactics", "turn");
     let pressed = game.click(blue.x, blue.y, "1");
     game.wait_event_from(pressed, "a selection", STARTUP, |e| {
@@ -988,15 +991,7 @@ raider  red  horse 10,1
 fn a_tactics_turn_is_played_with_clicks_in_a_real_window() {
     let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = fresh_dir("tactics-window");
-    let map = dir.join("duel.map");
-    std::fs::write(&map, DUEL).unwrap();
-    let mut game = Game::start_with(&dir, map.to_str().unwrap(), &["--mode", "tactics"]);
-    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
-        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
-    });
-    game.wait_event("turn 1", STARTUP, |e| {
-        e["event"] == "turn" && e["number"] == 1 && e["team"] == "blue"
-    });
+    let mut game = Game::tactics(&dir, "duel.map", DUEL);
     // Select the knight; hover its goal (the preview), right-click it: it walks there.
     let pressed = game.click(1, 2, "1");
     game.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
@@ -1118,15 +1113,7 @@ fn luma(p: [u8; 3]) -> f64 {
 fn the_tactics_range_stands_out_on_water_grass_mud_and_forest() {
     let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = fresh_dir("range-contrast");
-    let map = dir.join("marsh.map");
-    std::fs::write(&map, MARSH).unwrap();
-    let mut game = Game::start_with(&dir, map.to_str().unwrap(), &["--mode", "tactics"]);
-    game.wait_event("the map to be fitted to the window", STARTUP, |e| {
-        e["event"] == "view" && e["origin"][1].as_f64().is_some_and(|y| y > 0.0)
-    });
-    game.wait_event("turn 1", STARTUP, |e| {
-        e["event"] == "turn" && e["number"] == 1 && e["team"] == "blue"
-    });
+    let mut game = Game::tactics(&dir, "marsh.map", MARSH);
     let screenshot = |game: &mut Game| {
         let before = game.events().len();
         game.xdotool(&["key", "F12"]);

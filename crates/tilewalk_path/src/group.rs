@@ -327,7 +327,7 @@ fn searches_each_unit(grid: &Grid, board: Board) -> bool {
 /// files. Equal depths and places go by unit, and tiles by storage order.
 ///
 /// Where the members stand all around the click (two armies from both sides in one order),
-/// no line has a front: there each region pairs by bearing ([`pair_by_bearing`]).
+/// no line has a front: there the region pairs by bearing ([`pair_by_bearing`]).
 fn pair_in_ranks(
     grid: &Grid,
     board: Board,
@@ -359,7 +359,7 @@ fn pair_in_ranks(
             .collect();
         debug_assert_eq!(mine.len(), ours.len(), "a tile per member in each region");
         let Some((ux, uy)) = front_line(mine.iter().map(|m| offset(m.start))) else {
-            pairs.extend(pair_by_bearing(grid, board, click, &mine, &ours));
+            pairs.extend(pair_by_bearing(grid, click, &mine, &ours));
             continue;
         };
         // (depth, across, what): the depth grows away from the click, toward the members.
@@ -407,16 +407,15 @@ fn pair_in_ranks(
     pairs
 }
 
-/// Pairs members standing all around the click with tiles ([`pair_in_ranks`]) by bearing
-/// from the click, so that paths do not cross. In each region the members and its tiles are sorted
-/// by their bearing from `click` (the angle of the line from the click to them), counted
-/// round from the middle of the widest gap between the members' bearings, and the k-th
-/// member gets the k-th tile: an army coming from the west takes the tiles on the west
-/// side, two armies coming from both sides take a side each, and an army's flanks take
-/// the tiles on the far side. Equal bearings go by unit, and tiles by storage order.
+/// Pairs one region's members standing all around the click with its tiles
+/// ([`pair_in_ranks`]) by bearing from the click, so that paths do not cross: the members and
+/// the tiles are sorted by their bearing from `click` (the angle of the line from the click
+/// to them), counted round from the middle of the widest gap between the members' bearings,
+/// and the k-th member gets the k-th tile. Two armies coming from both sides take a side
+/// each, and an army's flanks take the tiles on the far side. Equal bearings go by unit, and
+/// tiles by storage order.
 fn pair_by_bearing(
     grid: &Grid,
-    board: Board,
     click: Pos,
     members: &[Member],
     tiles: &[usize],
@@ -428,43 +427,37 @@ fn pair_by_bearing(
         let dy = f64::from(pos.y) - f64::from(click.y);
         dy.atan2(dx).rem_euclid(TAU)
     };
-    let mut regions: Vec<u32> = members.iter().map(|m| m.region).collect();
-    regions.sort_unstable();
-    regions.dedup();
-    let mut pairs = Vec::with_capacity(members.len());
-    for region in regions {
-        let mut mine: Vec<(f64, Member)> = members
-            .iter()
-            .filter(|m| m.region == region)
-            .map(|m| (bearing(m.start), *m))
-            .collect();
-        mine.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.unit.cmp(&b.1.unit)));
-        // The middle of the widest gap between neighbouring bearings, round the circle.
-        let mut cut = 0.0;
-        let mut widest = -1.0;
-        for (k, (from, _)) in mine.iter().enumerate() {
-            let to = mine.get(k + 1).map_or(mine[0].0 + TAU, |next| next.0);
-            if to - from > widest {
-                widest = to - from;
-                cut = from + widest / 2.0;
-            }
+    let mut mine: Vec<(f64, Member)> = members.iter().map(|m| (bearing(m.start), *m)).collect();
+    mine.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.unit.cmp(&b.1.unit)));
+    let bearings: Vec<f64> = mine.iter().map(|m| m.0).collect();
+    let (from, width) = widest_gap(&bearings);
+    let cut = from + width / 2.0;
+    let round = |b: f64| (b - cut).rem_euclid(TAU);
+    mine.sort_by(|a, b| {
+        round(a.0)
+            .total_cmp(&round(b.0))
+            .then(a.1.unit.cmp(&b.1.unit))
+    });
+    let mut ours: Vec<(f64, usize)> = tiles.iter().map(|&t| (round(bearing(t)), t)).collect();
+    ours.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    mine.iter()
+        .zip(&ours)
+        .map(|((_, m), (_, t))| (*m, *t))
+        .collect()
+}
+
+/// The widest gap between neighbouring bearings (sorted, in `[0, TAU)`) round the circle:
+/// the bearing it starts at and its width (a full turn for one bearing or none).
+fn widest_gap(sorted: &[f64]) -> (f64, f64) {
+    use std::f64::consts::TAU;
+    let mut widest = (0.0, TAU);
+    for (k, &from) in sorted.iter().enumerate() {
+        let to = sorted.get(k + 1).map_or(sorted[0] + TAU, |&next| next);
+        if k == 0 || to - from > widest.1 {
+            widest = (from, to - from);
         }
-        let round = |b: f64| (b - cut).rem_euclid(TAU);
-        mine.sort_by(|a, b| {
-            round(a.0)
-                .total_cmp(&round(b.0))
-                .then(a.1.unit.cmp(&b.1.unit))
-        });
-        let mut ours: Vec<(f64, usize)> = tiles
-            .iter()
-            .filter(|&&t| grid.region(grid.pos(t), board) == Some(region))
-            .map(|&t| (round(bearing(t)), t))
-            .collect();
-        ours.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        debug_assert_eq!(mine.len(), ours.len(), "a tile per member in each region");
-        pairs.extend(mine.iter().zip(&ours).map(|((_, m), (_, t))| (*m, *t)));
     }
-    pairs
+    widest
 }
 
 /// The unit vector from the click toward the centre of members standing at these offsets
@@ -486,17 +479,8 @@ fn front_line(offsets: impl Iterator<Item = (f64, f64)> + Clone) -> Option<(f64,
         .map(|(x, y)| y.atan2(x).rem_euclid(TAU))
         .collect();
     bearings.sort_by(f64::total_cmp);
-    let widest = bearings
-        .iter()
-        .zip(
-            bearings
-                .iter()
-                .skip(1)
-                .chain(bearings.first().map(|&b| b + TAU).iter()),
-        )
-        .map(|(from, to)| to - from)
-        .fold(0.0, f64::max);
-    (bearings.len() <= 1 || widest >= PI).then_some((sx / count / length, sy / count / length))
+    let (_, widest) = widest_gap(&bearings);
+    (widest >= PI).then_some((sx / count / length, sy / count / length))
 }
 
 /// Where a route field is filled toward: the boxes around its members' starts. Its value
