@@ -9,6 +9,11 @@
 //! layout. The map's bottom-left corner is the world's origin.
 
 use bevy::prelude::*;
+use bevy_ecs_tilemap::helpers::hex_grid::axial::AxialPos;
+use bevy_ecs_tilemap::helpers::hex_grid::offset::{ColEvenPos, ColOddPos, RowEvenPos, RowOddPos};
+use bevy_ecs_tilemap::helpers::square_grid::SquarePos;
+use bevy_ecs_tilemap::helpers::square_grid::diamond::DiamondPos;
+use bevy_ecs_tilemap::helpers::square_grid::staggered::StaggeredPos;
 use bevy_ecs_tilemap::prelude::*;
 use tilewalk_path::{Board, HexLayout, Pos};
 
@@ -225,13 +230,7 @@ impl Geometry {
 
     /// A tile's centre in bevy_ecs_tilemap's own layout (`TilemapAnchor::None`).
     fn unanchored(&self, tile: TilePos) -> Vec2 {
-        tile.center_in_world(
-            &self.map_size(),
-            &self.grid_size(),
-            &self.tile_size(),
-            &self.map_type(),
-            &TilemapAnchor::None,
-        )
+        unanchored_centre(tile, &self.grid_size(), self.map_type())
     }
 
     /// Where the tilemap entity goes (its tiles laid out with `TilemapAnchor::None`) so that
@@ -342,10 +341,75 @@ fn hex(system: HexCoordSystem) -> TilemapType {
     TilemapType::Hexagon(system)
 }
 
+/// What `TilePos::center_in_world` gives with `TilemapAnchor::None`, from the same coordinate
+/// helpers. That method also works out the whole map's bounds on every call (for the anchors
+/// that need them): five times the work, and every walking unit's sprite asks for two centres
+/// a frame.
+fn unanchored_centre(tile: TilePos, grid: &TilemapGridSize, map_type: TilemapType) -> Vec2 {
+    match map_type {
+        TilemapType::Square => SquarePos::from(&tile).center_in_world(grid),
+        TilemapType::Hexagon(HexCoordSystem::RowEven) => {
+            RowEvenPos::from(&tile).center_in_world(grid)
+        }
+        TilemapType::Hexagon(HexCoordSystem::RowOdd) => {
+            RowOddPos::from(&tile).center_in_world(grid)
+        }
+        TilemapType::Hexagon(HexCoordSystem::ColumnEven) => {
+            ColEvenPos::from(&tile).center_in_world(grid)
+        }
+        TilemapType::Hexagon(HexCoordSystem::ColumnOdd) => {
+            ColOddPos::from(&tile).center_in_world(grid)
+        }
+        TilemapType::Hexagon(HexCoordSystem::Row) => {
+            AxialPos::from(&tile).center_in_world_row(grid)
+        }
+        TilemapType::Hexagon(HexCoordSystem::Column) => {
+            AxialPos::from(&tile).center_in_world_col(grid)
+        }
+        TilemapType::Isometric(IsoCoordSystem::Diamond) => {
+            DiamondPos::from(&tile).center_in_world(grid)
+        }
+        TilemapType::Isometric(IsoCoordSystem::Staggered) => {
+            StaggeredPos::from(&tile).center_in_world(grid)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use tilewalk_path::Diagonal;
+
+    #[test]
+    fn centres_are_bevy_ecs_tilemaps_for_every_map_type() {
+        let grid = TilemapGridSize::new(32.0, 37.0);
+        let tile = TilemapTileSize::new(32.0, 37.0);
+        let size = TilemapSize::new(7, 6);
+        let hex = [
+            HexCoordSystem::RowEven,
+            HexCoordSystem::RowOdd,
+            HexCoordSystem::ColumnEven,
+            HexCoordSystem::ColumnOdd,
+            HexCoordSystem::Row,
+            HexCoordSystem::Column,
+        ];
+        let iso = [IsoCoordSystem::Diamond, IsoCoordSystem::Staggered];
+        let types = std::iter::once(TilemapType::Square)
+            .chain(hex.map(TilemapType::Hexagon))
+            .chain(iso.map(TilemapType::Isometric));
+        for map_type in types {
+            for (x, y) in (0..size.x).flat_map(|x| (0..size.y).map(move |y| (x, y))) {
+                let at = TilePos::new(x, y);
+                let theirs =
+                    at.center_in_world(&size, &grid, &tile, &map_type, &TilemapAnchor::None);
+                assert_eq!(
+                    unanchored_centre(at, &grid, map_type),
+                    theirs,
+                    "{map_type:?} {x},{y}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn square_centres_and_clicks_round_trip() {
