@@ -57,6 +57,10 @@ use crate::units::{MovementClass, Selected, Unit, precedence};
 /// one), each in two lanes of `work` ([`GroupPlanner::advance`]). Work, not time, is
 /// counted, so the same budget with the same number of workers gives the same frames on any
 /// machine; with `workers` left to the cores, a machine with more cores plans more a frame.
+/// The searches run on Bevy's compute task pool, which by default has the cores the IO and
+/// async compute pools leave (a quarter each, up to four: 8 threads of 16 cores); with more
+/// workers than its threads, a frame's lanes take turns on them: frames are longer, and
+/// orders are planned in fewer of them (`docs/benchmarks.md`, "Every core").
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PathBudget {
     /// The work one worker may do a frame.
@@ -334,6 +338,8 @@ struct Frame<'a, 'w, 's> {
     /// The tiles units stand on, and the units at rest by tile, gathered when a re-plan
     /// around units first needs them ([`Frame::crowd`]).
     crowd: Option<(HashSet<Pos>, HashMap<Pos, Resting>)>,
+    /// Whether an order got a new planner this frame ([`start_groups`]).
+    planner_made: bool,
 }
 
 /// A unit at rest, as a re-plan around units sees it.
@@ -451,6 +457,7 @@ pub(super) fn serve_requests(
         stepping: Vec::new(),
         records: Vec::new(),
         crowd: None,
+        planner_made: false,
     };
     let mut done = PathWork::default();
     let requests = &mut *requests;
@@ -575,8 +582,9 @@ fn serve_groups(
 
 /// Starts group orders from the front of the queue while fewer than `side_by_side` are under
 /// way, every order under way has picked its tiles, the next request is a group order none of
-/// whose units is in an order under way, and the frame has work `left`; each one picks its
-/// tiles ([`GroupPlanner::advance_picking`]) before the next starts. Its planner sees as occupied
+/// whose units is in an order under way, the frame has work `left`, and a spare planner is
+/// left or none was made this frame; each one picks its tiles
+/// ([`GroupPlanner::advance_picking`]) before the next starts. Its planner sees as occupied
 /// the tiles the orders under way picked and where their decided units go, and where every
 /// other unit stands or goes: the tiles it would see had those orders been planned to the end
 /// first, so no two orders pick one tile. An order that cannot start (a click outside the
@@ -594,6 +602,12 @@ fn start_groups(
     let grids = nav.grids();
     let (mut spent, mut last) = (0, 0);
     while requests.groups.len() < side_by_side && spent < left {
+        // A new planner's memory is mapped as its first order plans (tens of megabytes on a
+        // large map): one new planner a frame, so that a frame starting many orders side by
+        // side does not map them all at once.
+        if frame.planner_made && requests.spare.is_empty() {
+            break;
+        }
         let at = requests.groups.len();
         let Some(Request {
             id,
@@ -656,7 +670,10 @@ fn start_groups(
             .chain(picked)
             .collect();
         let order_units: Vec<GroupUnit> = members.iter().map(|m| m.1).collect();
-        let mut planner = requests.spare.pop().unwrap_or_default();
+        let mut planner = requests.spare.pop().unwrap_or_else(|| {
+            frame.planner_made = true;
+            GroupPlanner::new()
+        });
         let started = planner.start(
             grids,
             &GroupOrder {
@@ -1091,4 +1108,82 @@ fn apply(
         }
     }
     requests.served(&mut frame.commands, unit, id);
+}
+
+#[cfg(test)]
+mod tests {
+    use tilewalk_path::Board;
+
+    use super::*;
+    use crate::navigation::ClassSpec;
+    use crate::{MoveOrder, Tile, TilewalkPlugin};
+
+    #[test]
+    fn a_frame_makes_one_new_planner_and_orders_reuse_the_spare_ones() {
+        // Eight orders of two units each, with 16 workers (eight orders side by side) and the
+        // work for each to pick its tiles in a frame but take several to route:
+        // the first frame makes one planner and starts one order, each later frame one more
+        // until a planner is spare, and the next eight orders start in one frame, seven of
+        // them with the planners made before.
+        let classes = vec![ClassSpec::new("foot", 3.0)];
+        // Grass and mud in stripes: a weighted class's order builds fields.
+        let nav = Navigation::from_fn(Board::default(), 256, 64, classes, |_, p| {
+            Some(if p.x % 3 == 0 { 2.0 } else { 1.0 })
+        });
+        let mut app = App::new();
+        let budget = PathBudget {
+            work: 50,
+            workers: Some(16),
+        };
+        app.add_plugins((
+            MinimalPlugins,
+            TilewalkPlugin {
+                path_budget: budget,
+                ..default()
+            },
+        ))
+        .insert_resource(nav.unwrap());
+        let orders = |app: &mut App, row: u32| {
+            let orders: Vec<MoveOrder> = (0..8)
+                .map(|i| {
+                    let class = MovementClass(0);
+                    let mut unit = |x| {
+                        let tile = Tile(Pos::new(x, row));
+                        app.world_mut().spawn((Unit, class, tile)).id()
+                    };
+                    let units = vec![unit(i * 32), unit(i * 32 + 1)];
+                    let goal = Pos::new(i * 32 + 4, row + 40);
+                    MoveOrder {
+                        units,
+                        goal,
+                        append: false,
+                    }
+                })
+                .collect();
+            app.world_mut().write_message_batch(orders);
+        };
+        let planners = |app: &App| {
+            let requests = app.world().resource::<Requests>();
+            requests.groups.len() + requests.spare.len()
+        };
+        let planned = |app: &App| {
+            let work = app.world().resource::<PathWork>();
+            work.queued == 0 && work.pending == 0
+        };
+        orders(&mut app, 0);
+        let mut made = Vec::new();
+        while !planned(&app) || made.is_empty() {
+            app.update();
+            made.push(planners(&app));
+            assert!(made.len() < 100, "still planning: {made:?}");
+        }
+        // One more planner a frame until an order finishes and leaves its planner spare.
+        assert_eq!(made[..6], [1, 2, 3, 4, 5, 6], "{made:?}");
+        assert!(made.windows(2).all(|w| w[1] <= w[0] + 1), "{made:?}");
+        assert_eq!(made.last(), Some(&7), "{made:?}");
+        orders(&mut app, 1);
+        app.update();
+        let requests = app.world().resource::<Requests>();
+        assert_eq!((requests.groups.len(), requests.spare.len()), (8, 0));
+    }
 }
