@@ -1121,10 +1121,10 @@ mod tests {
     #[test]
     fn a_frame_makes_one_new_planner_and_orders_reuse_the_spare_ones() {
         // Eight orders of two units each, with 16 workers (eight orders side by side) and the
-        // work for each to pick its tiles in a frame but take several to route:
-        // the first frame makes one planner and starts one order, each later frame one more
-        // until a planner is spare, and the next eight orders start in one frame, seven of
-        // them with the planners made before.
+        // work for each to pick its tiles in a frame but take several to route: the first
+        // frame makes one planner and starts one order, each later frame one more until a
+        // planner is spare, and the next eight orders start in one frame, seven of them with
+        // the planners made before.
         let classes = vec![ClassSpec::new("foot", 3.0)];
         // Grass and mud in stripes: a weighted class's order builds fields.
         let nav = Navigation::from_fn(Board::default(), 256, 64, classes, |_, p| {
