@@ -17,7 +17,9 @@
 //!
 //! Planning runs on as many workers as the process has cores (each with `--budget` work a
 //! frame, group orders side by side, `bevy_tilewalk::PathBudget`); `--workers N` fixes their
-//! number. Run the same binary under `taskset` to compare core counts.
+//! number. The searches run on Bevy's compute task pool, whose threads it prints: by default
+//! fewer than the cores on a machine of more than a few (8 of 16). Run the same binary under
+//! `taskset` to compare core counts.
 //!
 //! `cargo run --release --example army [-- --units N --walk SECONDS --budget WORK --workers N --only abc
 //! --baseline-every K]` (`--only ab` skips the baseline, which takes minutes).
@@ -25,6 +27,7 @@
 use std::time::Instant;
 
 use bevy::prelude::*;
+use bevy::tasks::ComputeTaskPool;
 use bevy_tilewalk::{MoveOrder, PathBudget, PathWork};
 use tilewalk::headless_app;
 use tilewalk::journal::{Entry, Journal};
@@ -127,10 +130,17 @@ fn main() {
     };
     let centre = open_near(SIDE / 2, SIDE / 2);
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    // Bevy's task pools, as `MinimalPlugins` make them for every scenario's app: the searches
+    // run on the compute pool's threads.
+    App::new().add_plugins(TaskPoolPlugin::default());
+    let threads = match ComputeTaskPool::get().thread_num() {
+        1 => "1 compute thread".to_owned(),
+        n => format!("{n} compute threads"),
+    };
     println!(
         "army benchmark: {SIDE}x{SIDE} map (tilewalk gen --seed {SEED} --width {SIDE} --height \
-         {SIDE} --units {}), {} units, {cores} cores; budget {} work a frame for each of {} \
-         workers ({} group orders side by side); walk {} s",
+         {SIDE} --units {}), {} units, {cores} cores ({threads}); budget {} \
+         work a frame for each of {} workers ({} group orders side by side); walk {} s",
         options.units / 2,
         options.units,
         options.budget.work,
