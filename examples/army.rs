@@ -18,8 +18,8 @@
 //! Planning runs on as many workers as the process has cores (each with `--budget` work a
 //! frame, group orders side by side, `bevy_tilewalk::PathBudget`); `--workers N` fixes their
 //! number. The searches run on Bevy's compute task pool, whose threads it prints: by default
-//! fewer than the cores on a machine of more than a few (8 of 16). Run the same binary under
-//! `taskset` to compare core counts.
+//! fewer than the cores (1 of 2, 8 of 16). Run the same binary under `taskset` to compare
+//! core counts.
 //!
 //! `cargo run --release --example army [-- --units N --walk SECONDS --budget WORK --workers N --only abc
 //! --baseline-every K]` (`--only ab` skips the baseline, which takes minutes).
