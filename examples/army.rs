@@ -26,6 +26,7 @@
 
 use std::time::Instant;
 
+use bevy::app::TaskPoolOptions;
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 use bevy_tilewalk::{MoveOrder, PathBudget, PathWork};
@@ -132,7 +133,7 @@ fn main() {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // Bevy's task pools, as `MinimalPlugins` make them for every scenario's app: the searches
     // run on the compute pool's threads.
-    App::new().add_plugins(TaskPoolPlugin::default());
+    TaskPoolOptions::default().create_default_pools();
     let threads = match ComputeTaskPool::get().thread_num() {
         1 => "1 compute thread".to_owned(),
         n => format!("{n} compute threads"),
