@@ -1,15 +1,19 @@
-//! A record of what happened to orders (arrivals and refusals), for the HUD, the headless
-//! `simulate` command and the `--events` log the end-to-end test reads.
+//! A record of what happened to orders (arrivals and refusals) and in tactics (moves,
+//! strikes, the end of a game), for the HUD, the headless `simulate` command and the
+//! `--events` log the end-to-end test reads; with `--events`, the orders given too (each
+//! `ordered`, or a `waypoint` added after a unit's path).
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use bevy::prelude::*;
-use bevy_tilewalk::{Arrived, OrderRefused, Refusal, SteppingOff};
+use bevy_tilewalk::{Arrived, MoveOrder, OrderRefused, Refusal, SteppingOff};
 use tilewalk_path::Pos;
 
 use crate::AppSystems;
 use crate::level::{GameLabels, Level};
-use crate::units::Unit;
+use crate::tactics::{Struck, TacticsMove, TacticsMoved, Won};
+use crate::units::{Team, Unit};
 
 /// One thing that happened to a unit's order.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,14 +37,71 @@ pub enum Entry {
         onto: Pos,
         terrain: String,
     },
+    /// Tactics: a unit moved (at once, in turn time) from `from` to `to`.
+    Moved {
+        unit: String,
+        team: Team,
+        from: Pos,
+        to: Pos,
+    },
+    /// Tactics: a strike, with the names of the units it removed (they are gone from the
+    /// world by the time anything reads it; their names stay here).
+    Struck {
+        attacker: String,
+        /// The attacker's side.
+        team: Team,
+        target: String,
+        damage: u32,
+        counter: Option<u32>,
+        attacker_hp: u32,
+        target_hp: u32,
+        removed: Vec<String>,
+    },
+    /// Tactics: the other side has no units left.
+    Won { team: Team },
 }
 
 impl Entry {
+    /// The unit the entry is about (the attacker of a strike; empty for a won game).
     pub fn unit(&self) -> &str {
         match self {
             Self::Arrived { unit, .. }
             | Self::Refused { unit, .. }
-            | Self::SteppingOff { unit, .. } => unit,
+            | Self::SteppingOff { unit, .. }
+            | Self::Moved { unit, .. } => unit,
+            Self::Struck { attacker, .. } => attacker,
+            Self::Won { .. } => "",
+        }
+    }
+
+    /// A tactics entry as the player reads it (in the notice and the turn log), e.g.
+    /// `brute strikes lancer: 7 damage, 3 back (brute 17 hp, lancer 0 hp): lancer falls`;
+    /// `None` for the other entries, which the HUD words itself.
+    pub fn tactics_line(&self) -> Option<String> {
+        match self {
+            Self::Moved { unit, from, to, .. } => Some(format!("{unit} moves {from} -> {to}")),
+            Self::Struck {
+                attacker,
+                target,
+                damage,
+                counter,
+                attacker_hp,
+                target_hp,
+                removed,
+                ..
+            } => {
+                let back = counter.map_or_else(String::new, |c| format!(", {c} back"));
+                let fallen = match removed.as_slice() {
+                    [] => String::new(),
+                    names => format!(": {} falls", names.join(" and ")),
+                };
+                Some(format!(
+                    "{attacker} strikes {target}: {damage} damage{back} ({attacker} \
+                     {attacker_hp} hp, {target} {target_hp} hp){fallen}"
+                ))
+            }
+            Self::Won { team } => Some(format!("{team} wins: the other side has no units left")),
+            Self::Arrived { .. } | Self::Refused { .. } | Self::SteppingOff { .. } => None,
         }
     }
 
@@ -70,6 +131,29 @@ impl Entry {
             } => serde_json::json!({
                 "event": "stepping_off", "unit": unit, "from": [from.x, from.y], "onto": [onto.x, onto.y], "terrain": terrain,
             }),
+            Self::Moved {
+                unit,
+                team,
+                from,
+                to,
+            } => serde_json::json!({
+                "event": "moved", "unit": unit, "team": team.name(), "from": [from.x, from.y], "to": [to.x, to.y],
+            }),
+            Self::Struck {
+                attacker,
+                team,
+                target,
+                damage,
+                counter,
+                attacker_hp,
+                target_hp,
+                removed,
+            } => serde_json::json!({
+                "event": "struck", "attacker": attacker, "team": team.name(), "target": target,
+                "damage": damage, "counter": counter, "attacker_hp": attacker_hp,
+                "target_hp": target_hp, "removed": removed,
+            }),
+            Self::Won { team } => serde_json::json!({"event": "won", "team": team.name()}),
         }
     }
 }
@@ -96,10 +180,58 @@ impl EventLog {
     }
 }
 
+/// The names of the units that left the world (removed in combat), for the entries written
+/// after they are gone.
+#[derive(Resource, Default, Debug)]
+struct Fallen(HashMap<Entity, (String, Team)>);
+
+fn remember_fallen(
+    gone: On<Remove, Unit>,
+    units: Query<(&Name, &Team)>,
+    mut fallen: ResMut<Fallen>,
+) {
+    if let Ok((name, team)) = units.get(gone.entity) {
+        fallen
+            .0
+            .insert(gone.entity, (name.as_str().to_owned(), *team));
+    }
+}
+
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Journal>()
-        .add_systems(Update, record_entries.in_set(AppSystems::Present))
+        .init_resource::<Fallen>()
+        .add_observer(remember_fallen)
+        .add_systems(
+            Update,
+            (
+                record_entries,
+                log_orders.run_if(resource_exists::<EventLog>),
+            )
+                .in_set(AppSystems::Present),
+        )
         .add_systems(Last, flush_event_log.run_if(resource_exists::<EventLog>));
+}
+
+/// Every order given, with the units it went to:
+/// `{"event":"ordered","units":["knight"],"goal":[5,3]}`, or `"event":"waypoint"` for a trip
+/// added after the units' paths (shift + right click). A tactics move is an `ordered` of one
+/// unit.
+fn log_orders(
+    mut moves: MessageReader<MoveOrder>,
+    mut tactics: MessageReader<TacticsMove>,
+    names: Query<&Name>,
+    mut log: ResMut<EventLog>,
+) -> Result {
+    let name = |e: Entity| names.get(e).map_or("?", Name::as_str);
+    for order in moves.read() {
+        let units: Vec<&str> = order.units.iter().map(|&e| name(e)).collect();
+        let event = if order.append { "waypoint" } else { "ordered" };
+        log.write(&serde_json::json!({"event": event, "units": units, "goal": [order.goal.x, order.goal.y]}))?;
+    }
+    for order in tactics.read() {
+        log.write(&serde_json::json!({"event": "ordered", "units": [name(order.unit)], "goal": [order.to.x, order.to.y]}))?;
+    }
+    Ok(())
 }
 
 /// The frame's event lines, written out at its end so a reader sees them.
@@ -111,7 +243,13 @@ fn record_entries(
     mut arrived: MessageReader<Arrived>,
     mut refused: MessageReader<OrderRefused>,
     mut stepping: MessageReader<SteppingOff>,
-    units: Query<&Name, With<Unit>>,
+    (mut moved, mut struck, mut won): (
+        MessageReader<TacticsMoved>,
+        MessageReader<Struck>,
+        MessageReader<Won>,
+    ),
+    units: Query<(&Name, &Team), With<Unit>>,
+    fallen: Res<Fallen>,
     level: Option<Res<Level>>,
     mut journal: ResMut<Journal>,
     log: Option<ResMut<EventLog>>,
@@ -119,11 +257,12 @@ fn record_entries(
     let Some(level) = level else {
         return Ok(());
     };
-    let name = |e: Entity| {
-        units
-            .get(e)
-            .map_or_else(|_| format!("{e}"), |n| n.as_str().to_owned())
+    let known = |e: Entity| match units.get(e) {
+        Ok((name, team)) => Some((name.as_str().to_owned(), *team)),
+        Err(_) => fallen.0.get(&e).cloned(),
     };
+    let name = |e: Entity| known(e).map_or_else(|| format!("{e}"), |(name, _)| name);
+    let team = |e: Entity| known(e).map_or(Team::Red, |(_, team)| team);
     let start = journal.0.len();
     for a in arrived.read() {
         journal.0.push(Entry::Arrived {
@@ -157,6 +296,30 @@ fn record_entries(
             reason: r.reason.clone(),
             message,
         });
+    }
+    for m in moved.read() {
+        journal.0.push(Entry::Moved {
+            unit: name(m.unit),
+            team: team(m.unit),
+            from: m.path.cells[0],
+            to: m.path.goal(),
+        });
+    }
+    for s in struck.read() {
+        journal.0.push(Entry::Struck {
+            attacker: name(s.attacker),
+            team: team(s.attacker),
+            target: name(s.target),
+            damage: s.damage,
+            counter: s.counter,
+            attacker_hp: s.attacker_hp,
+            target_hp: s.target_hp,
+            removed: s.removed.iter().map(|&e| name(e)).collect(),
+        });
+    }
+    for w in won.read() {
+        info!("{} wins", w.team);
+        journal.0.push(Entry::Won { team: w.team });
     }
     if let Some(mut log) = log {
         for entry in &journal.0[start..] {

@@ -13,8 +13,8 @@ use tilewalk_path::formats::ParseError;
 
 pub use bevy_tilewalk::{
     Acted, Board, CancelMove, EndTurn, EnemyTurn, Forecast, Health, MAX_MOVEMENT_POINTS,
-    MoveCancelled, Moved, Piece, PieceQuery, Strike, Struck, TacticsMove, TerrainDefence, Turn,
-    Wait, Waited, with_board,
+    MoveCancelled, Moved, Piece, PieceQuery, Presenting, Strike, Struck, TacticsMove, TacticsMoved,
+    TerrainDefence, Turn, Wait, Waited, Won, with_board,
 };
 
 use crate::AppSystems;
@@ -121,6 +121,42 @@ pub fn parse_rules(text: &str) -> Result<TacticsRules, ParseError> {
         hit_points: PerClass(file.hit_points),
         damage: PerClass(file.damage),
     })
+}
+
+/// What hovering `target` with `attacker` selected offers: the strike's forecast (damage
+/// both ways, the hit points it leaves), or, when the strike would be refused (the attacker
+/// has acted, it is not its side's turn, the target is out of reach or an ally), the
+/// refusal's own words. `name` names units.
+pub fn strike_hint(
+    board: &Board,
+    attacker: &Piece,
+    target: &Piece,
+    turn: Turn,
+    name: impl Fn(Entity) -> String,
+) -> String {
+    let (who, whom) = (name(attacker.entity), name(target.entity));
+    match board.check_strike(attacker, target, turn) {
+        Ok(forecast) => {
+            let back = forecast
+                .counter
+                .map_or_else(|| "no counter".to_owned(), |c| format!("{c} back"));
+            format!(
+                "right-click: {who} strikes {whom} for {} ({} hp left), {back}",
+                forecast.damage,
+                target.hp.saturating_sub(forecast.damage)
+            )
+        }
+        Err(refusal) => refusal.message(&who, &Names(name)),
+    }
+}
+
+/// Unit names for a refusal's message.
+struct Names<F>(F);
+
+impl<F: Fn(Entity) -> String> bevy_tilewalk::Labels for Names<F> {
+    fn unit(&self, unit: Entity) -> String {
+        (self.0)(unit)
+    }
 }
 
 pub(super) fn plugin(app: &mut App) {

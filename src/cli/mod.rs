@@ -232,9 +232,23 @@ pub(crate) fn is_tmx(file: &FsPath) -> bool {
 }
 
 fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
-    let map = args
-        .map
-        .unwrap_or_else(|| asset_root().join("maps/meadow.map"));
+    // The window draws with the textures of `assets/`, and reads its terrain table and
+    // tactics rules there (hot-reloaded): without it there is nothing to draw with.
+    let assets = asset_root();
+    if !assets.join("textures").is_dir() {
+        let beside = FileAssetReader::get_base_path().join("assets");
+        return Err(format!(
+            "`play` needs tilewalk's assets/ folder (textures, terrain table, maps) and found \
+             none at {} or {}: run it from the tilewalk repository (`cargo run --release`), \
+             copy assets/ beside the binary, or set BEVY_ASSET_ROOT to the folder that holds \
+             assets/ (the headless commands `path`, `simulate`, `tactics` and `gen` need no \
+             assets: they fall back to the built-in tables)",
+            beside.display(),
+            assets.display()
+        )
+        .into());
+    }
+    let map = args.map.unwrap_or_else(|| assets.join("maps/meadow.map"));
     let map = map
         .canonicalize()
         .map_err(|e| format!("{}: {e}", map.display()))?;

@@ -17,8 +17,8 @@ use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal};
 use crate::map::parse_pos;
 use crate::tactics::{
-    CancelMove, EndTurn, EnemyTurn, Mode, MoveCancelled, Strike, Struck, TacticsMove, TacticsRules,
-    Turn, Wait, Waited, with_board,
+    CancelMove, EndTurn, EnemyTurn, Mode, MoveCancelled, Strike, Struck, TacticsMove, TacticsMoved,
+    TacticsRules, Turn, Wait, Waited, with_board,
 };
 use crate::units::{Team, Unit};
 
@@ -118,6 +118,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
     let mut app = super::headless_map_app(&args.map, &map, &table)?;
     app.insert_resource(rules)
         .init_resource::<Outcomes>()
+        .init_resource::<Walked>()
         .add_systems(Last, collect_outcomes);
     app.world_mut()
         .resource_mut::<NextState<Mode>>()
@@ -260,13 +261,21 @@ fn refusal(app: &App, seen: usize) -> Option<String> {
         .iter()
         .find_map(|e| match e {
             Entry::Refused { message, .. } => Some(message.clone()),
-            Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
+            Entry::Arrived { .. }
+            | Entry::SteppingOff { .. }
+            | Entry::Moved { .. }
+            | Entry::Struck { .. }
+            | Entry::Won { .. } => None,
         })
 }
 
 /// What strikes, waits and cancelled moves came to, as the plugin reports them.
 #[derive(Resource, Default)]
 struct Outcomes(Vec<Outcome>);
+
+/// The moves made since [`settle`] last took them, with the way each went.
+#[derive(Resource, Default)]
+struct Walked(Vec<(Entity, Path)>);
 
 enum Outcome {
     Struck(Struck),
@@ -275,11 +284,15 @@ enum Outcome {
 }
 
 fn collect_outcomes(
-    mut outcomes: ResMut<Outcomes>,
+    (mut outcomes, mut walked): (ResMut<Outcomes>, ResMut<Walked>),
+    mut moved: MessageReader<TacticsMoved>,
     mut struck: MessageReader<Struck>,
     mut waited: MessageReader<Waited>,
     mut cancelled: MessageReader<MoveCancelled>,
 ) {
+    walked
+        .0
+        .extend(moved.read().map(|m| (m.unit, m.path.clone())));
     outcomes
         .0
         .extend(struck.read().cloned().map(Outcome::Struck));
@@ -312,25 +325,14 @@ fn outcomes(app: &mut App, name: impl Fn(Entity) -> String) -> Vec<Value> {
         .collect()
 }
 
-/// Runs frames until every unit stands still; returns the paths that were walked.
+/// Runs frames until the action is resolved: the player's action takes one frame, and an
+/// enemy turn two a unit (its move, then its strike). Moves resolve in turn time (the unit
+/// is on its tile at once, whatever its class's speed), so nothing walks and no frame or
+/// time cap decides where a turn ends. Returns the moves made, with the way each went.
 fn settle(app: &mut App) -> Vec<(Entity, Path)> {
-    let mut walked = Vec::new();
-    for frame in 0..(600.0 / crate::FIXED_STEP_SECS) as usize {
+    app.update();
+    while !crate::all_idle(app.world_mut()) {
         app.update();
-        let world = app.world_mut();
-        let paths: Vec<(Entity, Path)> = world
-            .query::<(Entity, &Path)>()
-            .iter(world)
-            .map(|(e, p)| (e, p.clone()))
-            .collect();
-        for (entity, path) in paths {
-            if !walked.iter().any(|(e, _)| *e == entity) {
-                walked.push((entity, path));
-            }
-        }
-        if frame > 0 && crate::all_idle(world) {
-            break;
-        }
     }
-    walked
+    std::mem::take(&mut app.world_mut().resource_mut::<Walked>().0)
 }

@@ -48,6 +48,7 @@ pub fn plugin(app: &mut App) {
         .init_resource::<MapHistory>()
         .add_message::<EditMap>()
         .add_message::<MapEdited>()
+        .add_message::<RestartLevel>()
         .add_systems(Startup, load_level_files)
         .add_systems(
             Update,
@@ -56,10 +57,43 @@ pub fn plugin(app: &mut App) {
                 report_failed_loads::<MapAsset, LevelHandles>,
                 report_failed_loads::<TerrainTable, LevelHandles>,
                 rebuild_level,
+                restart_level.run_if(resource_exists::<Level>),
             )
                 .chain()
                 .in_set(AppSystems::Load),
         );
+}
+
+/// Starts the map afresh: every unit as the map places it, tactics at blue's turn 1.
+#[derive(Message, Clone, Copy, Debug, Default)]
+pub struct RestartLevel;
+
+fn restart_level(
+    mut commands: Commands,
+    mut restarts: MessageReader<RestartLevel>,
+    handles: Option<Res<LevelHandles>>,
+    maps: Res<Assets<MapAsset>>,
+    level: Res<Level>,
+    units: Query<Entity, With<Unit>>,
+    log: Option<ResMut<crate::journal::EventLog>>,
+) -> Result {
+    if restarts.read().count() == 0 {
+        return Ok(());
+    }
+    let Some(map) = handles.and_then(|h| maps.get(&h.map)) else {
+        return Ok(());
+    };
+    for unit in &units {
+        commands.entity(unit).despawn();
+    }
+    spawn_units(&mut commands, map, &level);
+    commands.insert_resource(crate::tactics::Turn::default());
+    commands.insert_resource(crate::tactics::EnemyTurn::default());
+    info!("the map starts afresh");
+    if let Some(mut log) = log {
+        log.write(&serde_json::json!({"event": "restarted"}))?;
+    }
+    Ok(())
 }
 
 fn load_level_files(mut commands: Commands, server: Res<AssetServer>, map: Res<MapFile>) {

@@ -5,7 +5,7 @@
 
 mod files;
 
-pub use files::{EditMap, MapEdited, MapHistory, plugin as assets_plugin};
+pub use files::{EditMap, MapEdited, MapHistory, RestartLevel, plugin as assets_plugin};
 
 use bevy::prelude::*;
 use bevy_tilewalk::{Labels, Navigation, NavigationChanged, Precedence};
@@ -43,6 +43,9 @@ pub struct Level {
     /// A Tiled map's layers and tilesets, which draw it instead of the terrain atlas.
     pub tiled: Option<TiledMap>,
     terrain: Vec<usize>,
+    /// Where the cells are in the world, worked out once: every cell's lookup asks whether
+    /// it is on the map.
+    geometry: Geometry,
     /// What a designer should know about the map, which still plays (cells no tile names).
     warnings: Vec<ParseError>,
 }
@@ -70,15 +73,33 @@ impl Level {
         map.check_classes(table)?;
         let resolved = map.resolve(table)?;
         let (table, terrain) = (resolved.table, resolved.terrain);
-        let grids = table
-            .all_classes()
-            .map(|class| {
-                Grid::from_fn(map.width, map.height, |p| {
-                    table.terrains[terrain[(p.y * map.width + p.x) as usize]].cost(class)
+        // One grid a class, each built and its regions labelled (what `Navigation::new`
+        // would do next, one grid after another) on a thread of its own: on a large map
+        // most of the load.
+        let grids = std::thread::scope(|scope| {
+            let (table, terrain) = (&table, &terrain);
+            let builders: Vec<_> = table
+                .all_classes()
+                .map(|class| {
+                    scope.spawn(move || {
+                        let grid = Grid::from_fn(map.width, map.height, |p| {
+                            table.terrains[terrain[(p.y * map.width + p.x) as usize]].cost(class)
+                        })
+                        .map_err(|e| ParseError::new(1, 1, e.to_string()))?;
+                        grid.label_regions(map.board);
+                        Ok(grid)
+                    })
                 })
-                .map_err(|e| ParseError::new(1, 1, e.to_string()))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+                .collect();
+            builders
+                .into_iter()
+                .map(|builder| {
+                    builder
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+                })
+                .collect::<Result<Vec<_>, ParseError>>()
+        })?;
         let nav = Navigation::new(map.board, table.classes.clone(), grids)
             .map_err(|e| ParseError::new(1, 1, e.to_string()))?;
         let level = Self {
@@ -89,6 +110,7 @@ impl Level {
             table,
             tiled: map.tiles.clone(),
             terrain,
+            geometry: Geometry::projected(map.board, map.projection, map.width, map.height),
             warnings: resolved.warnings,
         };
         Ok((level, nav))
@@ -96,17 +118,22 @@ impl Level {
 
     /// Where the cells are in the world.
     pub fn geometry(&self) -> Geometry {
-        Geometry::projected(self.board, self.projection, self.width, self.height)
+        self.geometry
     }
 
     /// Whether a cell is on the map (a staggered map's grid holds cells that are not).
     pub fn contains(&self, pos: Pos) -> bool {
-        self.geometry().on_map(pos)
+        self.geometry.on_map(pos)
     }
 
     pub fn terrain(&self, pos: Pos) -> Option<&Terrain> {
         self.contains(pos)
             .then(|| &self.table.terrains[self.terrain[(pos.y * self.width + pos.x) as usize]])
+    }
+
+    /// What a designer should know about the map, which still plays (cells no tile names).
+    pub fn notes(&self) -> &[ParseError] {
+        &self.warnings
     }
 
     /// A movement class's name.

@@ -137,11 +137,17 @@ impl MapAsset {
 
     /// The terrain index of every cell (row-major), or the first glyph the table does not know.
     pub fn terrain(&self, table: &TerrainTable) -> Result<Vec<usize>, ParseError> {
+        // Each ASCII glyph looked up once, not once a cell (a map is up to 2^24 cells).
+        let ascii: Vec<Option<usize>> = (0..128u8).map(|b| table.by_glyph(char::from(b))).collect();
+        let by_glyph = |glyph: char| match ascii.get(glyph as usize) {
+            Some(&known) => known,
+            None => table.by_glyph(glyph),
+        };
         self.glyphs
             .iter()
             .enumerate()
             .map(|(i, &glyph)| {
-                table.by_glyph(glyph).ok_or_else(|| {
+                by_glyph(glyph).ok_or_else(|| {
                     let (line, column) = self.rows[i / self.width as usize];
                     ParseError::new(
                         line as usize,

@@ -1,7 +1,9 @@
 //! Screenshots (F12) and, with `--events`, what the player's input did: where the map is on
 //! screen, where each panel and the map area are, the tile under the pointer, the selection,
-//! the orders given, each tactics strike and turn, and the frame rate once a second. A player uses F12 to share a moment; the end-to-end test clicks tiles and
-//! waits on these events instead of sleeping, so it holds on a slow, busy machine.
+//! the paths and steps walked, each tactics turn, and the frame rate once a second (the
+//! orders, arrivals, refusals, strikes and the end of a game are the journal's lines). A
+//! player uses F12 to share a moment; the end-to-end test clicks tiles and waits on these
+//! events instead of sleeping, so it holds on a slow, busy machine.
 
 use std::path::PathBuf;
 
@@ -9,7 +11,7 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::ui::UiGlobalTransform;
 
-use bevy_tilewalk::{MoveOrder, Path};
+use bevy_tilewalk::Path;
 use tilewalk_path::Pos;
 
 use super::Cursor;
@@ -18,7 +20,7 @@ use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::journal::EventLog;
 use crate::level::Level;
-use crate::tactics::{Mode, Struck, TacticsMove, Turn};
+use crate::tactics::{Mode, Turn};
 use crate::units::{Selected, Tile};
 
 /// Where F12 saves the next screenshot (`play --screenshot FILE`); by default
@@ -35,12 +37,10 @@ pub(super) fn plugin(app: &mut App) {
                 report_view,
                 report_hover,
                 report_selection,
-                report_orders,
                 report_paths,
                 report_steps,
                 report_frames,
                 report_panels,
-                report_strikes,
                 report_turns,
             )
                 .run_if(resource_exists::<EventLog>.and_then(resource_exists::<Level>)),
@@ -171,24 +171,6 @@ fn report_selection(
     Ok(())
 }
 
-/// Every order the player gave, with the units it went to.
-fn report_orders(
-    mut moves: MessageReader<MoveOrder>,
-    mut tactics: MessageReader<TacticsMove>,
-    names: Query<&Name>,
-    mut log: ResMut<EventLog>,
-) -> Result {
-    let name = |e: Entity| names.get(e).map_or("?", Name::as_str);
-    for order in moves.read() {
-        let units: Vec<&str> = order.units.iter().map(|&e| name(e)).collect();
-        log.write(&serde_json::json!({"event": "ordered", "units": units, "goal": [order.goal.x, order.goal.y]}))?;
-    }
-    for order in tactics.read() {
-        log.write(&serde_json::json!({"event": "ordered", "units": [name(order.unit)], "goal": [order.to.x, order.to.y]}))?;
-    }
-    Ok(())
-}
-
 /// Every new path a unit starts to walk (after an order, a re-plan, a tactics move).
 fn report_paths(paths: Query<(&Name, &Path), Added<Path>>, mut log: ResMut<EventLog>) -> Result {
     for (name, path) in &paths {
@@ -246,27 +228,6 @@ fn report_panels(
     if *last != text {
         log.write(&event)?;
         *last = text;
-    }
-    Ok(())
-}
-
-/// Every tactics strike, with the units' names and what it did.
-fn report_strikes(
-    mut struck: MessageReader<Struck>,
-    names: Query<&Name>,
-    mut log: ResMut<EventLog>,
-) -> Result {
-    let name = |e: Entity| names.get(e).map_or("?", Name::as_str);
-    for strike in struck.read() {
-        log.write(&serde_json::json!({
-            "event": "struck",
-            "attacker": name(strike.attacker),
-            "target": name(strike.target),
-            "damage": strike.damage,
-            "counter": strike.counter,
-            "attacker_hp": strike.attacker_hp,
-            "target_hp": strike.target_hp,
-        }))?;
     }
     Ok(())
 }

@@ -8,6 +8,8 @@ use bevy_tilewalk::{Path, PathWork, SearchRecord, Searches};
 use tilewalk_path::{Board, HexLayout};
 
 use super::layout::{BottomBar, HudPanel, PANEL_BACKGROUND, TopBar};
+use super::paint::Painter;
+use super::tactics::HoveredUnit;
 use super::{
     ARMY_AT, Cursor, DragBox, LastOrder, NOTICE_SECS, Notice, Redrawing, SearchView, outline,
 };
@@ -18,7 +20,7 @@ use crate::journal::{Entry, Journal};
 use crate::level::Level;
 use crate::tactics::Mode;
 use crate::terrain::TerrainTable;
-use crate::units::{Motion, MovementClass, Selected};
+use crate::units::{Motion, MovementClass, Selected, Unit};
 
 #[derive(Component)]
 struct StatusText;
@@ -26,9 +28,9 @@ struct StatusText;
 #[derive(Component)]
 struct ErrorText;
 
-const HELP: &str = "left: select (shift: add, drag: box)  right: move (shift: waypoint)  S: stop  E: searches  P: paint  L: lab  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
+const HELP: &str = "left: select (shift: add, drag: box)  right: move (shift: waypoint)  S: stop  E: searches  P: paint  L: lab\nWASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
 const LAB_HELP: &str = "drag S/G: move  left-drag: paint  right-drag: erase  1-9: terrain  C G H B = -: settings  Space , . [ ]: replay  V Tab: compare  L: leave";
-const TACTICS_HELP: &str = "left: select  hover: preview  right: move there / strike an enemy  Space: wait  Backspace: undo move  T: threat  Enter: end turn  L: lab  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
+const TACTICS_HELP: &str = "left: select  hover: preview  right: move there / strike an enemy  Space: wait  Backspace: undo move  T: threat  Enter: end turn\nred's turn: Space/Esc/click skips the show  game over: R plays again  L: lab  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
 
 /// The tints of the selected units' paths, in the order of their names.
 pub(super) const PATH_TINTS: [Color; 6] = [
@@ -53,7 +55,12 @@ pub(super) fn plugin(app: &mut App) {
             // A new notice keeps the game drawing (view::keep_drawing); the frame line says
             // whether it does.
             (
-                (notice_journal, show_help).before(super::keep_drawing),
+                (
+                    say_level_notes.run_if(resource_added::<Level>),
+                    notice_journal,
+                    show_help,
+                )
+                    .before(super::keep_drawing),
                 (update_status, update_notice, update_errors).after(super::keep_drawing),
             )
                 .chain()
@@ -81,7 +88,11 @@ fn spawn_hud(
     let status = commands
         .spawn((
             HudPanel("status"),
-            panel(),
+            // Its lines never wrap: a long notice beside it wraps instead.
+            Node {
+                flex_shrink: 0.0,
+                ..panel()
+            },
             background,
             children![(
                 StatusText,
@@ -140,15 +151,65 @@ fn spawn_hud(
     commands.entity(*bottom).add_child(help);
 }
 
-/// The controls of the mode being played.
-fn show_help(mode: Res<State<Mode>>, mut help: Single<&mut Text, With<HelpText>>) {
+/// The controls of the mode being played; while painting, the painter's, with the palette
+/// and the terrain being painted.
+fn show_help(
+    mode: Res<State<Mode>>,
+    painter: Res<Painter>,
+    level: Res<Level>,
+    mut help: Single<&mut Text, With<HelpText>>,
+) {
     let wanted = match mode.get() {
-        Mode::RealTime => HELP,
-        Mode::Tactics => TACTICS_HELP,
-        Mode::Lab => LAB_HELP,
+        Mode::RealTime if painter.on => paint_help(&level, painter.terrain),
+        Mode::RealTime => HELP.to_owned(),
+        Mode::Tactics => TACTICS_HELP.to_owned(),
+        Mode::Lab => LAB_HELP.to_owned(),
     };
     if help.0 != wanted {
-        help.0 = wanted.to_owned();
+        help.0 = wanted;
+    }
+}
+
+/// The help bar while painting: `PAINTING grass  left-drag: paint  ...` and the palette.
+fn paint_help(level: &Level, terrain: usize) -> String {
+    let palette: Vec<String> = level
+        .table
+        .terrains
+        .iter()
+        .take(9)
+        .enumerate()
+        .map(|(i, t)| {
+            let mark = if i == terrain { "*" } else { "" };
+            format!("{}: {mark}{}", i + 1, t.name)
+        })
+        .collect();
+    let name = level
+        .table
+        .terrains
+        .get(terrain)
+        .map_or("?", |t| t.name.as_str());
+    format!(
+        "PAINTING {name}  left-drag: paint  right-drag: erase  Ctrl+Z: undo  Ctrl+S: save  P: stop painting\npalette  {}",
+        palette.join("  ")
+    )
+}
+
+/// What the player must know about a map as it starts: it has no units to order, or cells
+/// no terrain names (impassable), said on screen as well as in the log.
+fn say_level_notes(level: Res<Level>, units: Query<(), With<Unit>>, mut notice: ResMut<Notice>) {
+    let mut lines = Vec::new();
+    if units.is_empty() {
+        lines.push(super::input::NO_UNITS.to_owned());
+    }
+    if let Some(first) = level.notes().first() {
+        let more = match level.notes().len() {
+            1 => String::new(),
+            n => format!(" (and {} more notes in the log)", n - 1),
+        };
+        lines.push(format!("map note: {first}{more}"));
+    }
+    if !lines.is_empty() {
+        notice.say_long(lines.join("\n"));
     }
 }
 
@@ -183,6 +244,13 @@ fn notice_journal(
             } => notice.say(format!(
                 "{unit} stands on {terrain} at {from}, impassable for it now: it steps off first"
             )),
+            // Moves are drawn (and logged in the turn log); strikes and a win are said.
+            Entry::Moved { .. } => {}
+            Entry::Struck { .. } | Entry::Won { .. } => {
+                if let Some(line) = entry.tactics_line() {
+                    notice.say(line);
+                }
+            }
         }
     }
     if summed && let Some(goal) = last.goal {
@@ -212,6 +280,7 @@ fn update_status(
     redrawing: Res<Redrawing>,
     selected: Query<(&Name, &MovementClass), With<Selected>>,
     names: Query<&Name>,
+    (mode, hovered): (Res<State<Mode>>, Res<HoveredUnit>),
     mut text: Single<&mut Text, With<StatusText>>,
 ) {
     let classes: Vec<MovementClass> = {
@@ -248,7 +317,14 @@ fn update_status(
         },
     );
     lines.push(selected_line(&selected, &level.table));
+    // Tactics: the unit under the pointer, its hit points and state, where the search is
+    // shown in real time.
+    let tactics = *mode.get() == Mode::Tactics;
+    if tactics && !hovered.0.is_empty() {
+        lines.push(format!("unit: {}", hovered.0));
+    }
     let shown = match view.0 {
+        _ if tactics => None,
         Some(i) => searches
             .0
             .get(i)

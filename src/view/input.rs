@@ -212,6 +212,7 @@ fn order_selected(
     keys: Res<ButtonInput<KeyCode>>,
     cursor: Res<Cursor>,
     selected: Query<Entity, With<Selected>>,
+    any_unit: Query<(), With<Unit>>,
     mut orders: MessageWriter<MoveOrder>,
     mut notice: ResMut<Notice>,
     mut last: ResMut<LastOrder>,
@@ -220,6 +221,10 @@ fn order_selected(
         return;
     };
     let units: Vec<Entity> = selected.iter().collect();
+    if any_unit.is_empty() {
+        notice.say(NO_UNITS);
+        return;
+    }
     if units.is_empty() {
         notice.say("select a unit first (left click, or drag a box)");
         return;
@@ -241,6 +246,9 @@ fn order_selected(
         append: shift(&keys),
     });
 }
+
+/// What a map without units is told.
+pub(super) const NO_UNITS: &str = "this map has no units to order: add some in its [units] section (name team class x,y), or paint it (P)";
 
 fn keyboard_commands(
     keys: Res<ButtonInput<KeyCode>>,

@@ -137,9 +137,11 @@ pub struct Redrawing(pub bool);
 type Walking = Or<(With<bevy_tilewalk::Path>, With<bevy_tilewalk::Pending>)>;
 
 /// Asks for the next frame while something on screen changes by itself: units walking or
-/// waiting for their paths, an enemy turn, a key held to pan, a marker fading, a notice on screen, a screenshot pending.
+/// waiting for their paths, a tactics move or strike being shown, an enemy turn, a key held to pan, a marker fading, a notice on screen, a screenshot pending.
 fn keep_drawing(
     walking: Query<(), Walking>,
+    shows: Query<(), With<crate::tactics::Presenting>>,
+    turn: Option<Res<crate::tactics::Turn>>,
     markers: Query<(), With<sprites::RefusalMarker>>,
     screenshots: Query<(), With<Screenshot>>,
     keys: Res<ButtonInput<KeyCode>>,
@@ -148,7 +150,10 @@ fn keep_drawing(
     mut redraw: MessageWriter<RequestRedraw>,
     mut redrawing: ResMut<Redrawing>,
 ) {
+    let enemy_turn = turn.is_some_and(|t| t.team == crate::units::Team::Red);
     let busy = !walking.is_empty()
+        || !shows.is_empty()
+        || enemy_turn
         || !markers.is_empty()
         || !screenshots.is_empty()
         || keys.get_pressed().len() > 0
@@ -230,6 +235,13 @@ impl Notice {
     pub fn say(&mut self, text: impl Into<String>) {
         self.text = text.into();
         self.shown_for = 0.0;
+    }
+
+    /// A notice that stays on screen three times as long, for what the player must read
+    /// before playing (a map with no units, cells no terrain names).
+    pub fn say_long(&mut self, text: impl Into<String>) {
+        self.say(text);
+        self.shown_for = -2.0 * NOTICE_SECS;
     }
 
     /// Whether a notice is on screen (it goes after [`NOTICE_SECS`]).

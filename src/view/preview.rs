@@ -12,7 +12,7 @@ use tilewalk_path::{Path, Pos, SearchContext, SearchOptions};
 use super::hud::PATH_TINTS;
 use super::input::not_painting;
 use super::sprites::RefusalCross;
-use super::{Cursor, Notice, route_line};
+use super::{Cursor, DragBox, Notice, route_line};
 use crate::AppSystems;
 use crate::level::{GameLabels, Level};
 use crate::tactics::Mode;
@@ -30,8 +30,17 @@ pub(super) fn plugin(app: &mut App) {
             )
                 .chain()
                 .in_set(AppSystems::Present)
-                .run_if(in_state(Mode::RealTime).and_then(not_painting)),
+                .run_if(
+                    in_state(Mode::RealTime)
+                        .and_then(not_painting)
+                        .and_then(not_dragging),
+                ),
         );
+}
+
+/// During a box drag the selection is about to change: no preview for the old one.
+fn not_dragging(drag: Res<DragBox>) -> bool {
+    !drag.dragging
 }
 
 /// The preview's line: dashed, so it reads apart from the solid line of a path being walked.

@@ -1,26 +1,31 @@
 //! Tactics mode on screen: the selected unit's movement range (blue: stop here; pale: walk
 //! through only) and the tiles it could attack after moving (red outlines), the exact path
-//! and cost under the cursor, the enemy's threat (T), greyed units that have moved or acted,
-//! the turn counter, a moved unit's action (right-click an enemy in reach to strike it,
-//! Space to wait, Backspace to take the move back), what each strike did, and ending the
-//! turn (Enter or the button).
+//! and cost under the cursor, the enemy's threat (T), each unit's state (ready; moved, may
+//! still act: an amber frame; done: greyed) and hit points (a bar under it, a line in the
+//! status on hover), the turn banner, a moved unit's action (right-click an enemy in reach to
+//! strike it, Space to wait, Backspace to take the move back), ending the turn (Enter or the
+//! button), the enemy's turn shown move by move and strike by strike (Space, Escape or a
+//! click skips the show), the turn log (the last turn's moves and strikes, until the player
+//! acts), and the end of a game: a banner naming the winner, `R` to play the map again.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use bevy::prelude::*;
 use bevy_tilewalk::{Navigation, Refusal};
 use tilewalk_path::{Pos, Range, SearchContext};
 
-use super::layout::{HudPanel, PANEL_BACKGROUND, TopBar};
+use super::layout::{HudPanel, MapArea, MinimapSlot, PANEL_BACKGROUND, TopBar};
 use super::sprites::{RefusalCross, team_color};
 use super::{Cursor, Notice, TileShape, outline, route_line};
 use crate::AppSystems;
-use crate::level::Level;
+use crate::journal::{Entry, EventLog, Journal};
+use crate::level::{Level, RestartLevel};
 use crate::tactics::{
-    Acted, Board, CancelMove, EndTurn, EnemyTurn, Mode, Moved, PieceQuery, Strike, Struck,
-    TacticsMove, TacticsRules, TerrainDefence, Turn, Wait,
+    Acted, Board, CancelMove, EndTurn, EnemyTurn, Health, Mode, Moved, PieceQuery, Presenting,
+    Strike, Struck, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Won,
+    strike_hint,
 };
-use crate::units::{MovementClass, Selected, Team, Tile, Unit};
+use crate::units::{MovementClass, Selected, Team, Tile, UNIT_Z, Unit};
 
 /// The range shown for the selected unit, computed when the board, the rules, the selection
 /// or the threat toggle change, and read by the highlight, the preview and the move alike.
@@ -51,24 +56,111 @@ struct TurnText;
 #[derive(Component)]
 struct EndTurnButton;
 
+/// The side that won the game being played; `None` while it goes on. Input for the game
+/// stops once it is set, but `R` (the map afresh).
+#[derive(Resource, Default, Debug, PartialEq)]
+struct GameOver(Option<Team>);
+
+/// The player skipped the show of this enemy turn: its remaining moves and strikes are not
+/// drawn one by one.
+#[derive(Resource, Default)]
+struct Skipping(bool);
+
+/// Where each unit removed in combat last stood, for the strike that removed it.
+#[derive(Resource, Default)]
+struct Gone(HashMap<Entity, Vec2>);
+
+/// How long one step of a shown move takes, and the most a whole move's show takes (a long
+/// move's steps go faster).
+const SHOW_STEP_SECS: f32 = 0.15;
+const SHOW_MOVE_SECS: f32 = 1.5;
+/// How long a strike is shown.
+const SHOW_STRIKE_SECS: f32 = 0.7;
+
+/// A move being shown: the unit walks its way on screen, tile by tile (it stands on the last
+/// tile already).
+#[derive(Component)]
+struct WalkShow {
+    cells: Vec<Pos>,
+    elapsed: f32,
+    step: f32,
+}
+
+/// A strike being shown: a line from the attacker to the target, and a ring on the target.
+#[derive(Component)]
+struct StrikeShow {
+    from: Vec2,
+    to: Vec2,
+    elapsed: f32,
+}
+
+/// The last turn's moves and strikes, as the player reads them: red's stay until the player
+/// acts (the player's own then start the next list).
+#[derive(Resource, Default, Debug)]
+struct TurnLog {
+    /// The turn and the side the lines are of.
+    turn: Option<(u32, Team)>,
+    lines: Vec<String>,
+}
+
+/// The lines a turn log shows at most (the latest).
+const LOG_LINES: usize = 14;
+
+#[derive(Component)]
+struct LogText;
+
+/// The banner over the map at the end of a game.
+#[derive(Component)]
+struct Banner;
+
+#[derive(Component)]
+struct BannerText;
+
+/// A unit's hit-point bar (a child of the unit): its background, and the part left.
+#[derive(Component)]
+struct HealthBar;
+
+#[derive(Component)]
+struct HealthFill;
+
+/// The bar's size, in world units, and how far under the unit's centre it sits.
+const BAR_SIZE: Vec2 = Vec2::new(24.0, 4.0);
+const BAR_OFFSET: f32 = -15.0;
+
+/// The hovered unit in tactics, as the status panel's line (empty when none).
+#[derive(Resource, Default, Debug)]
+pub(super) struct HoveredUnit(pub String);
+
 pub(super) fn plugin(app: &mut App) {
+    let tactics = || {
+        in_state(Mode::Tactics)
+            .and_then(resource_exists::<Level>)
+            .and_then(resource_exists::<TacticsRules>)
+    };
     app.init_resource::<ShownRange>()
         .init_resource::<ShowThreat>()
+        .init_resource::<GameOver>()
+        .init_resource::<Skipping>()
+        .init_resource::<Gone>()
+        .init_resource::<TurnLog>()
+        .init_resource::<HoveredUnit>()
+        .add_observer(remember_gone)
         .add_systems(
             Update,
-            spawn_turn_panel
+            (spawn_turn_panel, spawn_turn_log, spawn_banner)
                 .in_set(AppSystems::Load)
                 .run_if(in_state(Mode::Tactics)),
         )
         .add_systems(
             Update,
-            (order_moves, end_turn_with_key, act_with_keys)
+            (
+                (order_moves, end_turn_with_key, act_with_keys)
+                    .run_if(resource_equals(GameOver(None))),
+                restart_with_r,
+                skip_show,
+            )
                 .in_set(AppSystems::RecordInput)
-                .run_if(
-                    in_state(Mode::Tactics)
-                        .and_then(resource_exists::<Level>)
-                        .and_then(resource_exists::<TacticsRules>),
-                ),
+                .run_if(tactics()),
         )
         .add_systems(
             Update,
@@ -76,17 +168,19 @@ pub(super) fn plugin(app: &mut App) {
                 update_range,
                 highlight_tiles,
                 draw_preview,
-                grey_moved_units,
-                say_strikes,
+                show_unit_states,
+                start_shows,
+                play_shows,
+                dress_health,
+                hover_unit,
+                finish_game,
+                update_turn_log,
                 update_turn_text,
+                update_banner,
             )
                 .chain()
                 .in_set(AppSystems::Present)
-                .run_if(
-                    in_state(Mode::Tactics)
-                        .and_then(resource_exists::<Level>)
-                        .and_then(resource_exists::<TacticsRules>),
-                ),
+                .run_if(tactics()),
         );
 }
 
@@ -136,14 +230,252 @@ fn spawn_turn_panel(
                     )],
                 ))
                 .observe(
-                    |press: On<Pointer<Press>>, mut end: MessageWriter<EndTurn>| {
+                    |press: On<Pointer<Press>>,
+                     mut end: MessageWriter<EndTurn>,
+                     over: Res<GameOver>| {
                         // On the press, where the pointer is this frame (see view::input).
-                        if press.button == PointerButton::Primary {
+                        if press.button == PointerButton::Primary && over.0.is_none() {
                             end.write(EndTurn);
                         }
                     },
                 );
         });
+}
+
+/// The turn log's panel, at the top of the column left of the map (the minimap, when there
+/// is one, stays at its bottom). Its width is fixed, so the map area keeps its size as the
+/// log's lines change.
+fn spawn_turn_log(
+    mut commands: Commands,
+    existing: Query<(), With<LogText>>,
+    slot: Single<Entity, With<MinimapSlot>>,
+) {
+    if !existing.is_empty() {
+        return;
+    }
+    commands.spawn((
+        HudPanel("log"),
+        DespawnOnExit(Mode::Tactics),
+        ChildOf(*slot),
+        Node {
+            width: px(LOG_WIDTH_PX),
+            padding: UiRect::all(px(6)),
+            margin: UiRect::bottom(auto()),
+            ..default()
+        },
+        BackgroundColor(PANEL_BACKGROUND),
+        children![(
+            LogText,
+            Text::new("turn log: nothing yet"),
+            TextFont::from_font_size(13.0),
+            TextColor(Color::srgb(0.85, 0.87, 0.9)),
+        )],
+    ));
+}
+
+/// The turn log's width.
+const LOG_WIDTH_PX: f32 = 290.0;
+
+/// The end-of-game banner over the map, hidden until a side wins.
+fn spawn_banner(
+    mut commands: Commands,
+    existing: Query<(), With<Banner>>,
+    area: Single<Entity, With<MapArea>>,
+) {
+    if !existing.is_empty() {
+        return;
+    }
+    commands.spawn((
+        Banner,
+        DespawnOnExit(Mode::Tactics),
+        ChildOf(*area),
+        Node {
+            display: Display::None,
+            position_type: PositionType::Absolute,
+            left: px(0),
+            right: px(0),
+            top: percent(30),
+            justify_content: JustifyContent::Center,
+            ..default()
+        },
+        Pickable::IGNORE,
+        children![(
+            Node {
+                padding: UiRect::axes(px(24), px(14)),
+                ..default()
+            },
+            BackgroundColor(Color::srgba(0.03, 0.04, 0.06, 0.88)),
+            children![(
+                BannerText,
+                Text::new(""),
+                TextFont::from_font_size(30.0),
+                TextLayout::justify(Justify::Center),
+            )],
+        )],
+    ));
+}
+
+/// Where the units removed in combat stood, for the show of the strike that removed them.
+fn remember_gone(gone: On<Remove, Unit>, places: Query<&Transform>, mut seen: ResMut<Gone>) {
+    if let Ok(place) = places.get(gone.entity) {
+        seen.0.insert(gone.entity, place.translation.truncate());
+    }
+}
+
+/// `R` once a game is over: the same map afresh.
+fn restart_with_r(
+    keys: Res<ButtonInput<KeyCode>>,
+    over: Res<GameOver>,
+    mut restart: MessageWriter<RestartLevel>,
+) {
+    if over.0.is_some() && keys.just_pressed(KeyCode::KeyR) {
+        restart.write(RestartLevel);
+    }
+}
+
+/// Space, Escape or a left click during the enemy's turn: the rest of its show is skipped;
+/// its moves and strikes are in the turn log.
+fn skip_show(
+    mut commands: Commands,
+    keys: Res<ButtonInput<KeyCode>>,
+    cursor: Res<Cursor>,
+    turn: Res<Turn>,
+    mut skipping: ResMut<Skipping>,
+    level: Res<Level>,
+    walks: Query<(Entity, &Tile, &mut Transform), With<WalkShow>>,
+    shows: Query<Entity, (With<Presenting>, Without<Unit>)>,
+) {
+    if turn.team != Team::Red {
+        skipping.0 = false;
+        return;
+    }
+    let asked = keys.any_just_pressed([KeyCode::Space, KeyCode::Escape])
+        || cursor
+            .pressed(MouseButton::Left)
+            .is_some_and(|at| !at.over_ui);
+    if !asked || skipping.0 {
+        return;
+    }
+    skipping.0 = true;
+    let geometry = level.geometry();
+    for (unit, tile, mut transform) in walks {
+        transform.translation = geometry.center(tile.0).extend(UNIT_Z);
+        commands.entity(unit).remove::<(WalkShow, Presenting)>();
+    }
+    for show in &shows {
+        commands.entity(show).despawn();
+    }
+}
+
+/// Each move made is shown as a walk along its way, and each enemy strike as a flash; the
+/// enemy's turn waits for each show ([`Presenting`]) unless the player skipped it.
+fn start_shows(
+    mut commands: Commands,
+    mut moved: MessageReader<TacticsMoved>,
+    mut struck: MessageReader<Struck>,
+    (level, turn, skipping, gone): (Res<Level>, Res<Turn>, Res<Skipping>, Res<Gone>),
+    mut units: Query<&mut Transform, With<Unit>>,
+) {
+    let geometry = level.geometry();
+    for m in moved.read() {
+        let steps = m.path.cells.len().saturating_sub(1);
+        if skipping.0 || steps == 0 {
+            continue;
+        }
+        let Ok(mut transform) = units.get_mut(m.unit) else {
+            continue;
+        };
+        transform.translation = geometry.center(m.path.cells[0]).extend(UNIT_Z);
+        commands.entity(m.unit).insert((
+            WalkShow {
+                cells: m.path.cells.clone(),
+                elapsed: 0.0,
+                step: SHOW_STEP_SECS.min(SHOW_MOVE_SECS / steps as f32),
+            },
+            Presenting,
+        ));
+    }
+    for s in struck.read() {
+        if skipping.0 || turn.team != Team::Red {
+            continue;
+        }
+        let place = |e: Entity| {
+            units
+                .get(e)
+                .map(|t| t.translation.truncate())
+                .ok()
+                .or_else(|| gone.0.get(&e).copied())
+        };
+        if let (Some(from), Some(to)) = (place(s.attacker), place(s.target)) {
+            commands.spawn((
+                StrikeShow {
+                    from,
+                    to,
+                    elapsed: 0.0,
+                },
+                Presenting,
+            ));
+        }
+    }
+}
+
+/// Moves the shown walks along and draws the shown strikes; each ends on its own.
+fn play_shows(
+    mut commands: Commands,
+    time: Res<Time>,
+    level: Res<Level>,
+    mut gizmos: Gizmos,
+    mut walks: Query<(Entity, &mut WalkShow, &mut Transform)>,
+    mut strikes: Query<(Entity, &mut StrikeShow)>,
+) {
+    let geometry = level.geometry();
+    let delta = time.delta_secs();
+    for (unit, mut walk, mut transform) in &mut walks {
+        walk.elapsed += delta;
+        let at = walk.elapsed / walk.step;
+        let last = walk.cells.len() - 1;
+        let i = (at.floor() as usize).min(last);
+        let spot = match walk.cells.get(i + 1) {
+            Some(&next) => geometry
+                .center(walk.cells[i])
+                .lerp(geometry.center(next), at.fract()),
+            None => geometry.center(walk.cells[last]),
+        };
+        transform.translation = spot.extend(UNIT_Z);
+        if i >= last {
+            commands.entity(unit).remove::<(WalkShow, Presenting)>();
+        }
+    }
+    for (show, mut strike) in &mut strikes {
+        strike.elapsed += delta;
+        let color = Color::srgb(1.0, 0.25, 0.2);
+        gizmos.line_2d(strike.from, strike.to, color);
+        let pulse = 0.3 + 0.2 * (strike.elapsed / SHOW_STRIKE_SECS);
+        gizmos.circle_2d(
+            Isometry2d::from_translation(strike.to),
+            crate::convert::TILE_SIZE * pulse,
+            color,
+        );
+        if strike.elapsed >= SHOW_STRIKE_SECS {
+            commands.entity(show).despawn();
+        }
+    }
+}
+
+/// The game ends when a side wins; the map afresh ([`RestartLevel`]) starts a new one.
+fn finish_game(
+    mut won: MessageReader<Won>,
+    mut restarted: MessageReader<RestartLevel>,
+    mut over: ResMut<GameOver>,
+    mut log: ResMut<TurnLog>,
+) {
+    if restarted.read().count() > 0 {
+        *over = GameOver(None);
+        *log = TurnLog::default();
+    }
+    for w in won.read() {
+        *over = GameOver(Some(w.team));
+    }
 }
 
 fn end_turn_with_key(
@@ -290,7 +622,7 @@ fn draw_preview(
         Option<Res<TerrainDefence>>,
     ),
     units: Query<(&Name, &MovementClass), With<Unit>>,
-    pieces: PieceQuery,
+    (pieces, turn): (PieceQuery, Res<Turn>),
     (mut cross, mut notice): (ResMut<RefusalCross>, ResMut<Notice>),
 ) {
     let geometry = level.geometry();
@@ -315,7 +647,8 @@ fn draw_preview(
     let Ok((name, &class)) = units.get(unit) else {
         return;
     };
-    // Over an enemy: the strike's forecast, damage both ways, or why there is none.
+    // Over an enemy: the strike's forecast, damage both ways, or why there is none (the unit
+    // has acted, the enemy is out of reach, it is not the player's turn).
     let board = Board::new(&nav, &rules, &pieces).with_defence(defence.as_deref());
     let attacker = board.piece(unit);
     let target = board
@@ -323,20 +656,12 @@ fn draw_preview(
         .iter()
         .find(|p| p.tile == pos && attacker.is_some_and(|a| a.team != p.team));
     if let (Some(attacker), Some(target)) = (attacker, target) {
-        let target_name = units.get(target.entity).map_or("", |(n, _)| n.as_str());
-        if !board.in_reach(attacker, target) {
-            notice.hint(format!("{target_name} is out of {name}'s reach"));
-            return;
-        }
-        let forecast = board.forecast(attacker, target);
-        let back = forecast
-            .counter
-            .map_or_else(|| "no counter".to_owned(), |c| format!("{c} back"));
-        notice.hint(format!(
-            "right-click: {name} strikes {target_name} for {} ({} hp left), {back}",
-            forecast.damage,
-            target.hp.saturating_sub(forecast.damage)
-        ));
+        let name_of = |e: Entity| {
+            units
+                .get(e)
+                .map_or_else(|_| e.to_string(), |u| u.0.to_string())
+        };
+        notice.hint(strike_hint(&board, attacker, target, *turn, name_of));
         return;
     }
     // The hints are the refusals a move there would get, word for word.
@@ -428,65 +753,234 @@ fn act_with_keys(
     }
 }
 
-/// Says what each strike did, with the units' names.
-fn say_strikes(mut struck: MessageReader<Struck>, names: Query<&Name>, mut notice: ResMut<Notice>) {
-    for strike in struck.read() {
-        let name = |e: Entity| {
-            names
-                .get(e)
-                .map_or("a unit".to_owned(), ToString::to_string)
+/// A unit's three states drawn apart: ready (its side's colour), moved and still to act
+/// (its colour, a little muted, in an amber frame), done for the turn (grey).
+fn show_unit_states(
+    mut gizmos: Gizmos,
+    level: Res<Level>,
+    mut units: Query<(&Team, &Tile, Has<Moved>, Has<Acted>, &mut Sprite), With<Unit>>,
+) {
+    let geometry = level.geometry();
+    let grey = Color::srgb(0.35, 0.35, 0.35);
+    for (&team, tile, moved, acted, mut sprite) in &mut units {
+        let color = match (moved, acted) {
+            (_, true) => team_color(team).mix(&grey, 0.75),
+            (true, false) => {
+                outline(&mut gizmos, &geometry, tile.0, 0.92, MOVED_FRAME);
+                team_color(team).mix(&grey, 0.25)
+            }
+            (false, false) => team_color(team),
         };
-        let (attacker, target) = (name(strike.attacker), name(strike.target));
-        let mut text = format!("{attacker} strikes {target}: {} damage", strike.damage);
-        if let Some(counter) = strike.counter {
-            text += &format!(", {counter} back");
-        }
-        text += &format!(
-            " ({attacker} {} hp, {target} {} hp)",
-            strike.attacker_hp, strike.target_hp
-        );
-        notice.say(text);
-    }
-}
-
-/// A unit's side, whether it has moved and acted, and its sprite.
-type Dress<'a> = (&'a Team, Has<Moved>, Has<Acted>, &'a mut Sprite);
-
-fn grey_moved_units(mut units: Query<Dress, With<Unit>>) {
-    for (&team, moved, acted, mut sprite) in &mut units {
-        let color = if moved || acted {
-            team_color(team).mix(&Color::srgb(0.35, 0.35, 0.35), 0.7)
-        } else {
-            team_color(team)
-        };
+        let color = color.with_alpha(sprite.color.alpha());
         if sprite.color != color {
             sprite.color = color;
         }
     }
 }
 
+/// The frame around a unit that has moved and may still act.
+const MOVED_FRAME: Color = Color::srgb(1.0, 0.75, 0.15);
+
+/// Hit points as a bar under every unit: green, then amber under half, red under a quarter.
+fn dress_health(
+    mut commands: Commands,
+    nav: Res<Navigation>,
+    rules: Res<TacticsRules>,
+    units: Query<(Entity, &MovementClass, Option<&Health>), With<Unit>>,
+    bars: Query<&ChildOf, With<HealthBar>>,
+    mut fills: Query<(&ChildOf, &mut Sprite, &mut Transform), With<HealthFill>>,
+) {
+    let barred: BTreeSet<Entity> = bars.iter().map(ChildOf::parent).collect();
+    let fraction = |unit: Entity| {
+        let (_, class, health) = units.get(unit).ok()?;
+        let full = rules.hit_points(nav.name(*class)).max(1);
+        let left = health.map_or(full, |h| h.0);
+        Some((left as f32 / full as f32).clamp(0.0, 1.0))
+    };
+    for (unit, ..) in &units {
+        if barred.contains(&unit) {
+            continue;
+        }
+        commands.entity(unit).with_children(|parent| {
+            parent.spawn((
+                HealthBar,
+                DespawnOnExit(Mode::Tactics),
+                Sprite::from_color(Color::srgba(0.05, 0.05, 0.07, 0.85), BAR_SIZE + 2.0),
+                Transform::from_xyz(0.0, BAR_OFFSET, 0.2),
+            ));
+            parent.spawn((
+                HealthFill,
+                DespawnOnExit(Mode::Tactics),
+                Sprite::from_color(Color::WHITE, BAR_SIZE),
+                Transform::from_xyz(0.0, BAR_OFFSET, 0.3),
+            ));
+        });
+    }
+    for (parent, mut sprite, mut transform) in &mut fills {
+        let Some(left) = fraction(parent.parent()) else {
+            continue;
+        };
+        let color = match left {
+            l if l > 0.5 => Color::srgb(0.3, 0.85, 0.35),
+            l if l > 0.25 => Color::srgb(0.95, 0.75, 0.2),
+            _ => Color::srgb(0.95, 0.25, 0.2),
+        };
+        let size = Vec2::new(BAR_SIZE.x * left, BAR_SIZE.y);
+        if sprite.custom_size != Some(size) || sprite.color != color {
+            sprite.custom_size = Some(size);
+            sprite.color = color;
+            transform.translation.x = -(BAR_SIZE.x - size.x) / 2.0;
+        }
+    }
+}
+
+/// The unit under the pointer, for the status panel: `knight (blue foot): 14 of 20 hp,
+/// moved: may still act`.
+fn hover_unit(
+    cursor: Res<Cursor>,
+    nav: Res<Navigation>,
+    rules: Res<TacticsRules>,
+    units: Query<
+        (
+            &Name,
+            &Team,
+            &MovementClass,
+            &Tile,
+            Option<&Health>,
+            Has<Moved>,
+            Has<Acted>,
+        ),
+        With<Unit>,
+    >,
+    mut hovered: ResMut<HoveredUnit>,
+) {
+    let line = cursor
+        .tile
+        .and_then(|at| units.iter().find(|u| u.3.0 == at))
+        .map_or_else(
+            String::new,
+            |(name, team, class, _, health, moved, acted)| {
+                let class = nav.name(*class);
+                let full = rules.hit_points(class);
+                let left = health.map_or(full, |h| h.0);
+                let state = match (moved, acted) {
+                    (_, true) => "done this turn",
+                    (true, false) => "moved: may still act",
+                    (false, false) => "ready",
+                };
+                format!("{name} ({team} {class}): {left} of {full} hp, {state}")
+            },
+        );
+    if hovered.0 != line {
+        hovered.0 = line;
+    }
+}
+
+/// The last turn's moves and strikes, from the journal: red's stay until the player acts.
+fn update_turn_log(
+    journal: Res<Journal>,
+    turn: Res<Turn>,
+    mut seen: Local<usize>,
+    mut log: ResMut<TurnLog>,
+    text: Single<&mut Text, With<LogText>>,
+    events: Option<ResMut<EventLog>>,
+) -> Result {
+    let mut text = text.into_inner();
+    let new = journal.0.get(*seen..).unwrap_or_default();
+    *seen = journal.0.len();
+    for entry in new {
+        let team = match entry {
+            Entry::Moved { team, .. } | Entry::Struck { team, .. } => *team,
+            Entry::Won { .. } => log.turn.map_or(turn.team, |t| t.1),
+            _ => continue,
+        };
+        if log.turn != Some((turn.number, team)) {
+            *log = TurnLog {
+                turn: Some((turn.number, team)),
+                lines: Vec::new(),
+            };
+        }
+        if let Some(line) = entry.tactics_line() {
+            log.lines.push(line);
+        }
+    }
+    if !log.is_changed() {
+        return Ok(());
+    }
+    let shown = log.lines.len().min(LOG_LINES);
+    let mut lines = match log.turn {
+        Some((number, team)) => vec![format!("turn {number}, {team}:")],
+        None => vec!["turn log: nothing yet".to_owned()],
+    };
+    if log.lines.len() > shown {
+        lines.push(format!("({} earlier lines)", log.lines.len() - shown));
+    }
+    lines.extend(log.lines[log.lines.len() - shown..].iter().cloned());
+    text.0 = lines.join("\n");
+    // What the panel shows, for a script: `{"event":"turn_log","lines":["turn 1, red:",…]}`.
+    if let Some(mut events) = events {
+        events.write(&serde_json::json!({"event": "turn_log", "lines": lines}))?;
+    }
+    Ok(())
+}
+
 fn update_turn_text(
     turn: Res<Turn>,
     enemy: Res<EnemyTurn>,
+    over: Res<GameOver>,
     text: Single<(&mut Text, Ref<TurnText>)>,
 ) {
     let (mut text, panel) = text.into_inner();
-    if !(turn.is_changed() || enemy.is_changed() || panel.is_added()) {
+    if !(turn.is_changed() || enemy.is_changed() || over.is_changed() || panel.is_added()) {
         return;
     }
-    let moving = enemy.moves.len();
-    text.0 = match turn.team {
-        Team::Red => format!(
-            "turn {}: red is moving ({} of {moving})",
-            turn.number,
-            moving - enemy.waiting.len()
+    let acting = enemy.queue.len() + usize::from(enemy.acting.is_some());
+    let red = enemy.moves.len().max(acting);
+    text.0 = match (over.0, turn.team) {
+        (Some(Team::Blue), _) => format!("turn {}: you won (blue)", turn.number),
+        (Some(Team::Red), _) => format!("turn {}: you lost: red won", turn.number),
+        (None, Team::Red) => format!(
+            "turn {}: red is moving ({} units left to act)",
+            turn.number, acting
         ),
-        Team::Blue if moving > 0 => {
-            format!(
-                "turn {}: your move (blue); red moved {moving} units",
-                turn.number
-            )
-        }
-        Team::Blue => format!("turn {}: your move (blue)", turn.number),
+        (None, Team::Blue) if red > 0 => format!(
+            "turn {}: your move (blue); red's turn is in the log",
+            turn.number
+        ),
+        (None, Team::Blue) => format!("turn {}: your move (blue)", turn.number),
     };
+}
+
+/// The banner over the map once a side has won: who, and how to play again.
+fn update_banner(
+    over: Res<GameOver>,
+    turn: Res<Turn>,
+    mut banner: Single<&mut Node, With<Banner>>,
+    mut text: Single<(&mut Text, &mut TextColor), With<BannerText>>,
+    events: Option<ResMut<EventLog>>,
+) -> Result {
+    if !over.is_changed() && !banner.is_added() {
+        return Ok(());
+    }
+    let (text, color) = &mut *text;
+    match over.0 {
+        Some(team) => {
+            let (line, tint) = match team {
+                Team::Blue => ("Victory: blue wins", team_color(Team::Blue)),
+                Team::Red => ("Defeat: red wins", team_color(Team::Red)),
+            };
+            text.0 = format!(
+                "{line}\nthe other side has no units left (turn {})\nR: play the map again",
+                turn.number
+            );
+            color.0 = tint.mix(&Color::WHITE, 0.35);
+            banner.display = Display::Flex;
+            // `{"event":"banner","text":"Victory: blue wins\n…"}`
+            if let Some(mut events) = events {
+                events.write(&serde_json::json!({"event": "banner", "text": text.0}))?;
+            }
+        }
+        None => banner.display = Display::None,
+    }
+    Ok(())
 }

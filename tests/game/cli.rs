@@ -903,3 +903,72 @@ fn classes_come_from_the_terrain_table_and_an_unknown_one_is_refused_where_it_is
         "{path:?}"
     );
 }
+
+/// Issue 63's `tactics-slow-class` finding, generated here: the shipped table with the
+/// horse's speed at 0.01. Moves resolve in turn time, so the session is the shipped table's,
+/// line for line (but for the range's timing), and quick.
+#[test]
+fn tactics_with_a_slow_class_resolves_in_turn_time() {
+    let shipped = include_str!("../../assets/terrain.ron");
+    let horse = "(name: \"horse\", speed: 3.0)";
+    assert!(shipped.contains(horse));
+    let slow = file(
+        "slow-horse.ron",
+        &shipped.replace(horse, "(name: \"horse\", speed: 0.01)"),
+    );
+    let normal = file("normal.ron", shipped);
+    let map = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/skirmish.map");
+    let run = |table: &std::path::Path| {
+        let started = std::time::Instant::now();
+        let output = tilewalk(&[
+            "tactics",
+            "--map",
+            map,
+            "--terrain",
+            table.to_str().unwrap(),
+            "--move",
+            "lancer:8,3",
+            "--end-turn",
+            "--range",
+            "raider",
+        ]);
+        let lines: Vec<serde_json::Value> = json_lines(&output)
+            .into_iter()
+            .map(|mut l| {
+                l.as_object_mut().unwrap().remove("micros");
+                l
+            })
+            .collect();
+        (lines, started.elapsed())
+    };
+    let (fast, _) = run(&normal);
+    let (slowed, wall) = run(&slow);
+    assert_eq!(slowed, fast);
+    assert_eq!(slowed[0]["moved"], true, "{}", slowed[0]);
+    let end = slowed.iter().find(|l| l["action"] == "end_turn").unwrap();
+    assert_eq!(end["turn"], 2, "{end}");
+    assert!(wall.as_secs_f64() < 5.0, "{wall:?}");
+}
+
+#[test]
+fn play_outside_a_checkout_says_where_it_looked_and_what_to_do() {
+    let dir = std::env::temp_dir().join(format!("tilewalk-play-outside-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_tilewalk"))
+        .arg("play")
+        .current_dir(&dir)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env_remove("BEVY_ASSET_ROOT")
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("error: `play` needs tilewalk's assets/ folder"),
+        "{stderr}"
+    );
+    let here = std::fs::canonicalize(&dir).unwrap().join("assets");
+    assert!(stderr.contains(&here.display().to_string()), "{stderr}");
+    assert!(stderr.contains("BEVY_ASSET_ROOT"), "{stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -117,7 +117,7 @@ pub fn refused(app: &App) -> Vec<(bevy_tilewalk::Refusal, String)> {
             Entry::Refused {
                 reason, message, ..
             } => Some((reason, message)),
-            Entry::Arrived { .. } | Entry::SteppingOff { .. } => None,
+            _ => None,
         })
         .collect()
 }

@@ -5,8 +5,9 @@
 use bevy_tilewalk::Refusal;
 use tilewalk::tactics::{
     CancelMove, EndTurn, EnemyTurn, Forecast, Health, Mode, PerClass, Strike, Struck, TacticsMove,
-    TacticsRules, Wait, ZoneOfControl, parse_rules, with_board,
+    TacticsMoved, TacticsRules, Wait, ZoneOfControl, parse_rules, with_board,
 };
+use tilewalk::terrain::TerrainTable;
 use tilewalk_path::Range;
 
 use super::*;
@@ -60,9 +61,25 @@ knight blue foot 0,1
 orc    red  foot 6,1
 ";
 
+/// Every move made, with the way it went, in order.
+#[derive(Resource, Default)]
+struct Moves(Vec<(Entity, bevy_tilewalk::Path)>);
+
+fn record_moves(mut moves: ResMut<Moves>, mut made: MessageReader<TacticsMoved>) {
+    moves
+        .0
+        .extend(made.read().map(|m| (m.unit, m.path.clone())));
+}
+
+fn moves_app(map: &str, rules: TacticsRules) -> App {
+    let mut app = tactics_app(map, rules);
+    app.init_resource::<Moves>().add_systems(Last, record_moves);
+    app
+}
+
 #[test]
-fn the_walk_takes_exactly_the_previewed_path_and_cost() {
-    let mut app = tactics_app(FIELD, rules(ZoneOfControl::EndsMove));
+fn the_move_takes_exactly_the_previewed_path_and_cost() {
+    let mut app = moves_app(FIELD, rules(ZoneOfControl::EndsMove));
     let preview = range(&mut app, "knight");
     let goal = Pos::new(4, 1);
     let planned = preview.path_to(goal).expect("in range");
@@ -78,14 +95,97 @@ fn the_walk_takes_exactly_the_previewed_path_and_cost() {
         ]
     );
     assert!((preview.cost(goal).unwrap() - (2.0 + 2.0 * std::f64::consts::SQRT_2)).abs() < 1e-9);
-    tactics_move(&mut app, "knight", goal);
-    let (tile, seconds) = arrival(&app, "knight").expect("it walked");
-    assert_eq!(tile, goal);
-    // The walk's time is the range's cost at the unit's speed: the same numbers throughout.
-    assert!(
-        (seconds - planned.cost / SPEED).abs() < 1.0 / 60.0,
-        "{seconds}"
+    let knight = unit(&mut app, "knight");
+    app.world_mut().write_message(TacticsMove {
+        unit: knight,
+        to: goal,
+    });
+    // In turn time: on its tile after the one frame that makes the move.
+    app.update();
+    assert_eq!(tile(&mut app, "knight"), goal);
+    let moves = &app.world().resource::<Moves>().0;
+    assert_eq!(moves.len(), 1);
+    let (mover, path) = &moves[0];
+    assert_eq!(*mover, knight);
+    assert_eq!(
+        path.cells, planned.cells,
+        "the way it went is the preview's"
     );
+    assert!((path.cost - planned.cost).abs() < 1e-9, "{}", path.cost);
+}
+
+/// A class of speed 0.01 (issue 63's `tactics-slow-class` finding: its moves walked 8-10 s
+/// of wall time each, and a 600 s cap left a unit mid-walk): moves resolve in turn time, so
+/// every move, the enemy's turn and the next range are those of a class of any speed.
+#[test]
+fn a_slow_class_moves_in_turn_time_whatever_its_speed() {
+    let skirmish = include_str!("../../assets/maps/skirmish.map");
+    let shipped = include_str!("../../assets/terrain.ron");
+    let horse = "(name: \"horse\", speed: 3.0)";
+    assert!(
+        shipped.contains(horse),
+        "the shipped table names the horse's speed"
+    );
+    let slow_text = shipped.replace(horse, "(name: \"horse\", speed: 0.01)");
+    let slow = TerrainTable::parse(&slow_text).expect("a speed of 0.01 is accepted");
+    // The same actions under both tables, each run until its turn is settled, frame by frame
+    // with no cap.
+    let play = |table: &TerrainTable| {
+        let map = tilewalk::map::MapAsset::parse(skirmish).unwrap();
+        let mut app = tilewalk::headless_app(&map, table).unwrap();
+        app.insert_resource(
+            tilewalk::tactics::parse_rules(include_str!("../../assets/tactics.ron")).unwrap(),
+        );
+        app.world_mut()
+            .resource_mut::<NextState<Mode>>()
+            .set(Mode::Tactics);
+        app.update();
+        app.world_mut().write_message(EndTurn);
+        let started = std::time::Instant::now();
+        let mut frames = 0;
+        loop {
+            app.update();
+            frames += 1;
+            if tilewalk::all_idle(app.world_mut()) {
+                break;
+            }
+            assert!(frames < 1000, "the enemy's turn takes two frames a unit");
+        }
+        let wall = started.elapsed();
+        let enemy = app.world().resource::<EnemyTurn>().moves.clone();
+        let raider = unit(&mut app, "raider");
+        let moved_to = enemy.iter().find(|m| m.0 == raider).map(|m| m.2);
+        let (turn, at) = (
+            *app.world().resource::<tilewalk::tactics::Turn>(),
+            tile(&mut app, "raider"),
+        );
+        let reach: Vec<Pos> = range(&mut app, "raider")
+            .cells()
+            .iter()
+            .map(|r| r.pos)
+            .collect();
+        (turn, moved_to, at, reach, frames, wall)
+    };
+    let normal = play(&table());
+    let slowed = play(&slow);
+    assert_eq!(normal.0.number, 2, "the enemy's turn ended");
+    assert_eq!(slowed.0, normal.0, "the same turn after the enemy's");
+    assert!(
+        normal.1.is_some(),
+        "the raider (a horse) moved in red's turn"
+    );
+    assert_eq!(
+        slowed.1, normal.1,
+        "the horse went where it would at any speed"
+    );
+    assert_eq!(
+        slowed.2,
+        normal.1.unwrap(),
+        "and stands there, not mid-walk"
+    );
+    assert_eq!(slowed.3, normal.3, "its next range starts from there");
+    assert_eq!(slowed.4, normal.4, "in as many frames");
+    assert!(slowed.5.as_secs_f64() < 5.0, "{:?} of wall time", slowed.5);
 }
 
 #[test]
@@ -263,7 +363,7 @@ fn the_enemy_turn_is_deterministic_and_closes_in() {
 fn the_enemy_moves_one_unit_at_a_time_and_then_it_is_the_players_turn() {
     use tilewalk::tactics::Turn;
     let skirmish = include_str!("../../assets/maps/skirmish.map");
-    let mut app = tactics_app(skirmish, rules(ZoneOfControl::EndsMove));
+    let mut app = moves_app(skirmish, rules(ZoneOfControl::EndsMove));
     app.world_mut().write_message(EndTurn);
     app.update();
     // While red moves, blue cannot.
@@ -272,25 +372,30 @@ fn the_enemy_moves_one_unit_at_a_time_and_then_it_is_the_players_turn() {
         unit: knight,
         to: Pos::new(3, 5),
     });
-    let mut walkers: Vec<Entity> = Vec::new();
-    for _ in 0..(120 * 60) {
+    // The frame that ended the turn moved red's first unit.
+    let mut frames_moved: Vec<usize> = vec![0];
+    assert_eq!(app.world().resource::<Moves>().0.len(), 1);
+    for frame in 1..(120 * 60) {
         app.update();
-        let world = app.world_mut();
-        let walking: Vec<Entity> = world
-            .query_filtered::<Entity, With<Path>>()
-            .iter(world)
-            .collect();
-        assert!(walking.len() <= 1, "two enemy units walk at once");
-        if let Some(&walker) = walking.first()
-            && walkers.last() != Some(&walker)
-        {
-            walkers.push(walker);
+        let moved = app.world().resource::<Moves>().0.len();
+        if moved > frames_moved.len() {
+            assert_eq!(
+                moved,
+                frames_moved.len() + 1,
+                "two enemy units move at once"
+            );
+            frames_moved.push(frame);
         }
         if app.world().resource::<Turn>().team == Team::Blue {
             break;
         }
     }
-    assert_eq!(walkers.len(), 4, "each red unit walked in its turn");
+    assert_eq!(frames_moved.len(), 4, "each red unit moved in its turn");
+    // One unit a frame, then its strike (if any) the next: red's moves are two frames apart.
+    assert!(
+        frames_moved.windows(2).all(|w| w[1] - w[0] == 2),
+        "{frames_moved:?}"
+    );
     assert_eq!(
         *app.world().resource::<Turn>(),
         Turn {
@@ -676,4 +781,148 @@ fn the_rules_file_gives_the_combat_numbers() {
     );
     let negative = rules.replace(r#""horse": 8"#, r#""horse": -8"#);
     assert!(parse_rules(&negative).is_err());
+}
+
+/// The journal's tactics entries, as `--events` writes them.
+fn tactics_events(app: &App) -> Vec<serde_json::Value> {
+    journal(app)
+        .iter()
+        .filter(|e| e.tactics_line().is_some())
+        .map(tilewalk::journal::Entry::to_json)
+        .collect()
+}
+
+#[test]
+fn a_kills_notice_and_event_name_the_killed_unit_and_the_winner() {
+    use tilewalk::journal::Entry;
+    let mut app = combat_app(DUEL);
+    let orc = unit(&mut app, "orc");
+    app.world_mut().entity_mut(orc).insert(Health(5));
+    tactics_move(&mut app, "knight", Pos::new(3, 1));
+    strike(&mut app, "knight", "orc");
+    assert!(app.world().get_entity(orc).is_err(), "the orc is gone");
+    let events = tactics_events(&app);
+    assert_eq!(
+        events,
+        [
+            serde_json::json!({"event": "moved", "unit": "knight", "team": "blue", "from": [0, 1], "to": [3, 1]}),
+            serde_json::json!({
+                "event": "struck", "attacker": "knight", "team": "blue", "target": "orc",
+                "damage": 5, "counter": null, "attacker_hp": 20, "target_hp": 0,
+                "removed": ["orc"],
+            }),
+            serde_json::json!({"event": "won", "team": "blue"}),
+        ]
+    );
+    // The notice (and the turn log) read the same entries.
+    let lines: Vec<String> = journal(&app)
+        .iter()
+        .filter_map(Entry::tactics_line)
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "knight moves (0,1) -> (3,1)",
+            "knight strikes orc: 5 damage (knight 20 hp, orc 0 hp): orc falls",
+            "blue wins: the other side has no units left",
+        ]
+    );
+
+    // Killed in the enemy's turn: the blue unit's name stays in the strike, and red wins.
+    let mut app = combat_app(DUEL);
+    let knight = unit(&mut app, "knight");
+    app.world_mut().entity_mut(knight).insert(Health(7));
+    end_turn(&mut app);
+    let events = tactics_events(&app);
+    let struck = events
+        .iter()
+        .find(|e| e["event"] == "struck")
+        .expect("a strike");
+    assert_eq!(
+        (&struck["attacker"], &struck["target"], &struck["removed"]),
+        (
+            &serde_json::json!("orc"),
+            &serde_json::json!("knight"),
+            &serde_json::json!(["knight"])
+        ),
+        "{struck}"
+    );
+    assert_eq!(
+        events.last(),
+        Some(&serde_json::json!({"event": "won", "team": "red"}))
+    );
+    assert_eq!(
+        journal(&app)
+            .iter()
+            .filter(|e| matches!(e, Entry::Won { .. }))
+            .count(),
+        1,
+        "the game is won once"
+    );
+}
+
+#[test]
+fn no_forecast_is_offered_for_a_unit_that_acted() {
+    let mut app = combat_app(DUEL);
+    tactics_move(&mut app, "knight", Pos::new(3, 1));
+    let (knight, orc) = (unit(&mut app, "knight"), unit(&mut app, "orc"));
+    let names = |e: Entity| if e == knight { "knight" } else { "orc" }.to_owned();
+    let hint = |app: &mut App| {
+        let turn = *app.world().resource::<tilewalk::tactics::Turn>();
+        with_board(app.world_mut(), |board, _| {
+            let (a, t) = (board.piece(knight).unwrap(), board.piece(orc).unwrap());
+            tilewalk::tactics::strike_hint(board, a, t, turn, names)
+        })
+        .unwrap()
+    };
+    // Moved, not yet acted: the forecast.
+    assert_eq!(
+        hint(&mut app),
+        "right-click: knight strikes orc for 5 (15 hp left), 7 back"
+    );
+    strike(&mut app, "knight", "orc");
+    // Acted: the refusal a right click would get, word for word, and no forecast.
+    let acted = hint(&mut app);
+    assert_eq!(acted, "knight has already acted this turn");
+    assert_eq!(refused(&app), []);
+    strike(&mut app, "knight", "orc");
+    assert_eq!(refused(&app)[0].1, acted);
+}
+
+/// An `--events` log into memory.
+#[derive(Clone, Default)]
+struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Lines {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_waypoint_is_an_event_of_its_own() {
+    let mut app = app(FIELD);
+    let lines = Lines::default();
+    app.insert_resource(tilewalk::journal::EventLog(Box::new(lines.clone())));
+    order(&mut app, &["knight"], Pos::new(3, 0), false);
+    order(&mut app, &["knight"], Pos::new(5, 2), true);
+    app.update();
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|e: &serde_json::Value| e["event"] == "ordered" || e["event"] == "waypoint")
+        .collect();
+    assert_eq!(
+        events,
+        [
+            serde_json::json!({"event": "ordered", "units": ["knight"], "goal": [3, 0]}),
+            serde_json::json!({"event": "waypoint", "units": ["knight"], "goal": [5, 2]}),
+        ]
+    );
 }

@@ -1165,3 +1165,189 @@ fn the_tactics_range_stands_out_on_water_grass_mud_and_forest() {
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Three blue soldiers and one red: three strikes of 7 remove its 20 hit points in blue's
+/// first turn (each reaches a tile beside it: 3 or 4 steps of 5 points).
+const ROUT: &str = "board: square-4
+[terrain]
+.......
+.......
+.......
+[units]
+ann  blue foot 1,0
+bo   blue foot 1,1
+cy   blue foot 1,2
+orc  red  foot 5,1
+";
+
+impl Game {
+    /// Selects the unit on `from`, moves it to `to` and strikes the unit on `target`, with
+    /// real clicks; returns the strike's event.
+    fn move_and_strike(&mut self, from: (u32, u32), to: (u32, u32), target: (u32, u32)) -> Value {
+        let pressed = self.click(from.0, from.1, "1");
+        self.wait_event_from(pressed, "a selection", STARTUP, |e| {
+            e["event"] == "selected" && e["units"].as_array().is_some_and(|u| u.len() == 1)
+        });
+        let pressed = self.click(to.0, to.1, "3");
+        let goal = serde_json::json!([to.0, to.1]);
+        self.wait_event_from(pressed, "the move", STARTUP, |e| {
+            e["event"] == "moved" && e["to"] == goal
+        });
+        let pressed = self.click(target.0, target.1, "3");
+        self.wait_event_from(pressed, "the strike", STARTUP, |e| e["event"] == "struck")
+    }
+
+    /// F12, and the screenshot's pixels.
+    fn screenshot(&mut self) -> Shot {
+        let before = self.events().len();
+        self.xdotool(&["key", "F12"]);
+        let shot = self.wait_event_from(before, "the screenshot", STARTUP, |e| {
+            e["event"] == "screenshot"
+        });
+        let path = PathBuf::from(shot["path"].as_str().unwrap());
+        let (width, height, pixels) = decode(&path);
+        assert_eq!((width, height), (1280, 720));
+        Shot {
+            path,
+            width,
+            pixels,
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_skirmish_played_to_a_win_with_clicks_ends_with_the_winner_and_r_starts_it_again() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("tactics-win");
+    let mut game = Game::tactics(&dir, "rout.map", ROUT);
+    let first = game.move_and_strike((1, 0), (5, 0), (5, 1));
+    assert_eq!(
+        (&first["attacker"], &first["target_hp"]),
+        (&serde_json::json!("ann"), &serde_json::json!(13))
+    );
+    game.move_and_strike((1, 1), (4, 1), (5, 1));
+    let last = game.move_and_strike((1, 2), (5, 2), (5, 1));
+    assert_eq!(last["target"], "orc", "{last}");
+    assert_eq!(last["removed"], serde_json::json!(["orc"]), "{last}");
+    let won = game.wait_event("the won event", STARTUP, |e| e["event"] == "won");
+    assert_eq!(won["team"], "blue");
+    let banner = game.wait_event("the banner", STARTUP, |e| e["event"] == "banner");
+    let text = banner["text"].as_str().unwrap();
+    assert!(text.starts_with("Victory: blue wins"), "{text}");
+    assert!(text.contains("R: play the map again"), "{text}");
+    // The banner is on screen, over the map's middle: a dark panel with light text.
+    let shot = game.screenshot();
+    shot.keep_as("TILEWALK_WIN_SCREENSHOT_OUT");
+    let area = &game.view()["window"];
+    let (w, h) = (area[0].as_f64().unwrap(), area[1].as_f64().unwrap());
+    let light = ((h * 0.3) as i64..(h * 0.5) as i64)
+        .flat_map(|y| ((w * 0.3) as i64..(w * 0.7) as i64).map(move |x| (x, y)))
+        .filter(|&p| shot.pixel(p).iter().all(|&c| c > 180))
+        .count();
+    assert!(light >= 300, "the banner's text: {light} light pixels");
+
+    // The game is over: Enter ends no turn.
+    let before = game.events().len();
+    game.xdotool(&["key", "Return"]);
+    game.xdotool(&["key", "F12"]);
+    game.wait_event_from(before, "a screenshot after Enter", STARTUP, |e| {
+        e["event"] == "screenshot"
+    });
+    assert!(
+        !game
+            .events_from(before)
+            .iter()
+            .any(|e| e["event"] == "turn"),
+        "no turn after the game ended: {:?}",
+        game.events_from(before)
+    );
+
+    // R: the same map afresh, blue's turn 1, every unit back, orders taken again.
+    let before = game.events().len();
+    game.xdotool(&["key", "r"]);
+    game.wait_event_from(before, "the restart", STARTUP, |e| {
+        e["event"] == "restarted"
+    });
+    game.wait_event_from(before, "turn 1 again", STARTUP, |e| {
+        e["event"] == "turn" && e["number"] == 1 && e["team"] == "blue"
+    });
+    let again = game.wait_event_from(before, "the orc back", STARTUP, |e| {
+        e["event"] == "step" && e["unit"] == "orc"
+    });
+    assert_eq!(again["tile"], serde_json::json!([5, 1]));
+    let strike = game.move_and_strike((1, 0), (5, 0), (5, 1));
+    assert_eq!(strike["target_hp"], 13, "a fresh orc: {strike}");
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn after_the_enemys_turn_the_turn_log_lists_each_strike_with_its_numbers() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("tactics-log");
+    let mut game = Game::tactics(&dir, "duel.map", DUEL);
+    let before = game.events().len();
+    game.xdotool(&["key", "Return"]);
+    game.wait_event_from(before, "blue's turn 2", WALK, |e| {
+        e["event"] == "turn" && e["number"] == 2 && e["team"] == "blue"
+    });
+    let strikes: Vec<Value> = game
+        .events_from(before)
+        .into_iter()
+        .filter(|e| e["event"] == "struck")
+        .collect();
+    assert!(
+        !strikes.is_empty(),
+        "red struck: {:?}",
+        game.events_from(before)
+    );
+    let log = game.wait_event_from(before, "the turn log", STARTUP, |e| {
+        e["event"] == "turn_log"
+            && e["lines"].as_array().is_some_and(|l| {
+                l.iter()
+                    .filter(|l| l.as_str().is_some_and(|l| l.contains(" strikes ")))
+                    .count()
+                    == strikes.len()
+            })
+    });
+    let lines: Vec<&str> = log["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(lines[0], "turn 1, red:", "{lines:?}");
+    for s in &strikes {
+        assert_eq!(s["team"], "red", "{s}");
+        let (attacker, target) = (
+            s["attacker"].as_str().unwrap(),
+            s["target"].as_str().unwrap(),
+        );
+        let back = match s["counter"].as_u64() {
+            Some(c) => format!(", {c} back"),
+            None => String::new(),
+        };
+        let line = format!(
+            "{attacker} strikes {target}: {} damage{back} ({attacker} {} hp, {target} {} hp)",
+            s["damage"], s["attacker_hp"], s["target_hp"]
+        );
+        assert!(
+            lines.iter().any(|l| l.starts_with(&line)),
+            "{line} in the log: {lines:?}"
+        );
+    }
+    // Red's moves are listed too, and the log stays while the player only looks.
+    assert!(lines.iter().any(|l| l.contains(" moves ")), "{lines:?}");
+    let shot = game.screenshot();
+    shot.keep_as("TILEWALK_LOG_SCREENSHOT_OUT");
+    let last_log = game
+        .events()
+        .into_iter()
+        .rfind(|e| e["event"] == "turn_log")
+        .unwrap();
+    assert_eq!(last_log, log, "the log stays until the player acts");
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -47,8 +47,9 @@ pub use pathing::{
 };
 pub use tactics::{
     Acted, Board, CancelMove, EndTurn, EnemyTurn, Forecast, Health, MAX_MOVEMENT_POINTS,
-    MoveCancelled, Moved, PerClass, Piece, PieceData, PieceQuery, Strike, Struck, TacticsMove,
-    TacticsRules, TerrainDefence, Turn, Wait, Waited, ZoneOfControl, apply_strike, with_board,
+    MoveCancelled, Moved, PerClass, Piece, PieceData, PieceQuery, Presenting, Strike, Struck,
+    TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Waited, Won,
+    ZoneOfControl, apply_strike, with_board,
 };
 pub use tilewalk_path::{self as path, Pos};
 pub use units::{
@@ -70,7 +71,8 @@ pub mod prelude {
 /// that reads [`Tile`] and [`Motion`] after [`TilewalkSystems::Move`].
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TilewalkSystems {
-    /// Tactics turns: [`TacticsMove`]s and [`EndTurn`]s become paths, [`Strike`]s,
+    /// Tactics turns: [`TacticsMove`]s are made (at once: [`TacticsMoved`]), [`EndTurn`]s
+    /// start the enemy's turn, [`Strike`]s,
     /// [`Wait`]s and [`CancelMove`]s are resolved (when [`TacticsRules`] exist). A host that has a real-time mode too gates this set with
     /// its own run condition.
     Turns,

@@ -170,7 +170,9 @@ pub struct Moved {
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Acted;
 
-/// Moves a unit to a tile of its movement range, along the range's path.
+/// Moves a unit to a tile of its movement range, along the range's path. A move resolves in
+/// turn time, not walking time: the unit stands on the tile at once, whatever its class's
+/// speed, and [`TacticsMoved`] says which way it went (for a host to draw the walk).
 #[derive(Message, Clone, Copy, Debug)]
 pub struct TacticsMove {
     /// The unit.
@@ -209,6 +211,31 @@ pub struct CancelMove {
     pub unit: Entity,
 }
 
+/// A tactics move was made (the player's [`TacticsMove`] or the enemy's turn): the unit
+/// stands on `path`'s last tile already; `path` is the way it went, from the tile it left.
+#[derive(Message, Clone, Debug)]
+pub struct TacticsMoved {
+    /// The unit.
+    pub unit: Entity,
+    /// Its way, `cells[0]` the tile it left.
+    pub path: Path,
+}
+
+/// One side has no units left: the other has won. Written once, by the strike that ended the
+/// game.
+#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Won {
+    /// The side left standing.
+    pub team: Team,
+}
+
+/// Marks a unit whose move or strike the host is still showing (a walk drawn step by step,
+/// a strike's flash). While any unit carries it, the enemy's turn waits before its next step;
+/// a host that draws nothing (a headless one) never inserts it, and an enemy turn resolves
+/// in two frames a unit. Removing it (a player skipping the show) lets the turn go on.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct Presenting;
+
 /// A strike was resolved.
 #[derive(Message, Clone, Debug, PartialEq, Eq)]
 pub struct Struck {
@@ -244,15 +271,15 @@ pub struct MoveCancelled {
     pub to: Pos,
 }
 
-/// The last enemy turn: its moves `(unit, from, to)`, the paths still to walk and the units
+/// The last enemy turn: its moves `(unit, from, to)`, the paths still to take and the units
 /// still to act. The enemy acts one unit after another, as a player watching expects: each
-/// walks its path, if it has one, then strikes a unit in reach, if any; while it does, the
-/// turn is red's.
+/// moves along its path, if it has one, then strikes a unit in reach, if any (each a frame
+/// of its own, after any [`Presenting`] unit's show); while it does, the turn is red's.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct EnemyTurn {
     /// Each move: the unit, where it stood, where it goes.
     pub moves: Vec<(Entity, Pos, Pos)>,
-    /// The paths not yet walked, in order.
+    /// The paths not yet taken, in order.
     pub waiting: std::collections::VecDeque<(Entity, Path)>,
     /// Every unit of the side still to act, in [`Precedence`] order.
     pub queue: std::collections::VecDeque<Entity>,
@@ -269,6 +296,8 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .add_message::<Struck>()
         .add_message::<Waited>()
         .add_message::<MoveCancelled>()
+        .add_message::<TacticsMoved>()
+        .add_message::<Won>()
         .init_resource::<Turn>()
         .init_resource::<EnemyTurn>()
         .add_systems(
@@ -694,7 +723,7 @@ impl<'a> Board<'a> {
 fn apply_moves(
     mut commands: Commands,
     mut moves: MessageReader<TacticsMove>,
-    mut refused: MessageWriter<OrderRefused>,
+    (mut refused, mut made): (MessageWriter<OrderRefused>, MessageWriter<TacticsMoved>),
     nav: Res<Navigation>,
     rules: Res<TacticsRules>,
     turn: Res<Turn>,
@@ -717,9 +746,16 @@ fn apply_moves(
             });
         match checked {
             Ok(path) => {
-                commands
-                    .entity(piece.entity)
-                    .insert((path, Moved { from: piece.tile }));
+                // In turn time: on the tile at once, whatever the class's speed.
+                commands.entity(piece.entity).insert((
+                    Tile(order.to),
+                    Motion::default(),
+                    Moved { from: piece.tile },
+                ));
+                made.write(TacticsMoved {
+                    unit: piece.entity,
+                    path,
+                });
                 // Later moves this frame see this one.
                 if let Some(p) = board.pieces.iter_mut().find(|p| p.entity == piece.entity) {
                     p.tile = order.to;
@@ -831,11 +867,12 @@ fn apply_actions(
         MessageReader<Wait>,
         MessageReader<CancelMove>,
     ),
-    (mut struck, mut waited, mut cancelled, mut refused): (
+    (mut struck, mut waited, mut cancelled, mut refused, mut won): (
         MessageWriter<Struck>,
         MessageWriter<Waited>,
         MessageWriter<MoveCancelled>,
         MessageWriter<OrderRefused>,
+        MessageWriter<Won>,
     ),
     (inputs, turn): (BoardInputs, Res<Turn>),
     moved: Query<&Moved>,
@@ -855,7 +892,11 @@ fn apply_actions(
             Ok(forecast) => {
                 let outcome = board.resolve_strike(attacker.entity, target.entity, forecast);
                 apply_strike(&mut commands, &outcome);
+                let ended = !outcome.removed.is_empty();
                 struck.write(outcome);
+                if let Some(team) = board.winner().filter(|_| ended) {
+                    won.write(Won { team });
+                }
             }
             Err(reason) => {
                 refused.write(OrderRefused {
@@ -919,18 +960,22 @@ fn apply_actions(
 }
 
 /// The enemy's turn on the board: its units act one after another, in [`Precedence`]
-/// order; each walks its path, if it has one, then strikes the unit
-/// [`Board::strike_target`] picks, if any. When the last is done, the next turn is the
-/// player's.
+/// order; each moves along its path, if it has one, then (the next frame) strikes the unit
+/// [`Board::strike_target`] picks, if any. Each step waits for the host's show of the last
+/// ([`Presenting`]). When the last unit is done, the next turn is the player's.
 fn walk_enemy_moves(
     mut commands: Commands,
     inputs: BoardInputs,
     (mut turn, mut enemy_turn): (ResMut<Turn>, ResMut<EnemyTurn>),
     acted: Query<Entity, With<Acted>>,
-    walking: Query<(), With<Path>>,
-    mut struck: MessageWriter<Struck>,
+    busy: Query<(), Or<(With<Path>, With<Presenting>)>>,
+    (mut struck, mut made, mut won): (
+        MessageWriter<Struck>,
+        MessageWriter<TacticsMoved>,
+        MessageWriter<Won>,
+    ),
 ) {
-    if turn.team != Team::Red || !walking.is_empty() {
+    if turn.team != Team::Red || !busy.is_empty() {
         return;
     }
     if let Some(unit) = enemy_turn.acting.take() {
@@ -943,7 +988,11 @@ fn walk_enemy_moves(
         {
             let outcome = board.resolve_strike(attacker.entity, target.entity, forecast);
             apply_strike(&mut commands, &outcome);
+            let ended = !outcome.removed.is_empty();
             struck.write(outcome);
+            if let Some(team) = board.winner().filter(|_| ended) {
+                won.write(Won { team });
+            }
         }
         return;
     }
@@ -952,7 +1001,11 @@ fn walk_enemy_moves(
             if enemy_turn.waiting.front().is_some_and(|(e, _)| *e == unit)
                 && let Some((_, path)) = enemy_turn.waiting.pop_front()
             {
-                commands.entity(unit).insert(path);
+                // In turn time, as the player's moves.
+                commands
+                    .entity(unit)
+                    .insert((Tile(path.goal()), Motion::default()));
+                made.write(TacticsMoved { unit, path });
             }
             enemy_turn.acting = Some(unit);
         }
