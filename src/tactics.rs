@@ -136,9 +136,9 @@ pub fn check_rules(
     })
 }
 
-/// `message` at the entry of `class` in the field `key` of a rules file (the quoted name, or
-/// the bare one in a list of names), or at the field itself where the entry is not found
-/// (or `class` is empty). Comments are skipped.
+/// `message` at the entry of `class` (its quoted name) in the field `key` of a rules file, or
+/// at the field itself where the entry is not found or `class` is empty. Comments are
+/// skipped, so a comment that mentions the field is not taken for it.
 fn entry_at(text: &str, key: &str, class: &str, message: String) -> ParseError {
     let code: Vec<&str> = text
         .lines()

@@ -302,11 +302,12 @@ fn the_enemy_moves_one_unit_at_a_time_and_then_it_is_the_players_turn() {
     assert_eq!(refusals(&app), [Refusal::NotYourTurn { turn: Team::Red }]);
 }
 
-/// The combat numbers of the tests: foot 20 hit points and 7 damage, horse 24 and 9.
+/// The combat numbers of the tests: foot 20 hit points and 7 damage, horse 24 and 9, flyer
+/// 16 and 6 (the rules must cover every class of the table).
 fn combat_rules() -> TacticsRules {
     TacticsRules {
-        hit_points: PerClass::from([("foot", 20), ("horse", 24)]),
-        damage: PerClass::from([("foot", 7), ("horse", 9)]),
+        hit_points: PerClass::from([("foot", 20), ("horse", 24), ("flyer", 16)]),
+        damage: PerClass::from([("foot", 7), ("horse", 9), ("flyer", 6)]),
         ..rules(ZoneOfControl::EndsMove)
     }
 }
