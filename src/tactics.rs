@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use bevy::prelude::*;
 pub use bevy_tilewalk::TacticsRules;
+use bevy_tilewalk::{ClassSpec, Navigation, RulesError};
 pub use bevy_tilewalk::{PerClass, ZoneOfControl};
 use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
@@ -19,7 +20,8 @@ pub use bevy_tilewalk::{
 
 use crate::AppSystems;
 use crate::assets::{
-    FileErrors, TextAsset, TextLoader, Tracks, report_failed_loads, ron_error, touches,
+    AssetFileError, FileErrors, TextAsset, TextLoader, Tracks, report_failed_loads, ron_error,
+    touches,
 };
 use crate::level::Level;
 use crate::units::MAX_ATTACK_RANGE;
@@ -58,9 +60,15 @@ enum ZoneOfControlFile {
     TakesAllPoints,
 }
 
-/// The tactics rules file, as an asset.
+/// The tactics rules file, as an asset: the rules and the text they were read from (to
+/// point at an entry when the rules do not fit the level's classes).
 #[derive(Asset, TypePath, Clone, Debug, PartialEq)]
-pub struct RulesAsset(pub TacticsRules);
+pub struct RulesAsset {
+    /// The rules.
+    pub rules: TacticsRules,
+    /// The file's text.
+    pub text: String,
+}
 
 /// Parses and checks a tactics rules file (`assets/tactics.ron`): movement points from 0 to
 /// [`MAX_MOVEMENT_POINTS`], attack ranges `(min, max)` with
@@ -68,19 +76,7 @@ pub struct RulesAsset(pub TacticsRules);
 /// name (`*` for every class not named).
 pub fn parse_rules(text: &str) -> Result<TacticsRules, ParseError> {
     let file: RulesFile = ron::from_str(text).map_err(|e| ron_error(text, e))?;
-    // Point at the class's entry in the field's map, or at the field.
-    let at = |key: &str, class: &str, message: String| {
-        let needle = format!("\"{class}\"");
-        let lines: Vec<&str> = text.lines().collect();
-        let start = lines.iter().position(|l| l.contains(key)).unwrap_or(0);
-        let (line, column) = lines
-            .iter()
-            .enumerate()
-            .skip(start)
-            .find_map(|(i, l)| l.find(&needle).map(|c| (i + 1, c + 1)))
-            .unwrap_or((start + 1, 1));
-        ParseError::new(line, column, message)
-    };
+    let at = |key: &str, class: &str, message: String| entry_at(text, key, class, message);
     for (class, &points) in &file.movement_points {
         if !(0.0..=MAX_MOVEMENT_POINTS).contains(&points) {
             return Err(at(
@@ -157,6 +153,60 @@ impl<F: Fn(Entity) -> String> bevy_tilewalk::Labels for Names<F> {
     fn unit(&self, unit: Entity) -> String {
         (self.0)(unit)
     }
+
+/// Checks rules read from `text` against the movement classes (those of the terrain table):
+/// a name that is not a class is reported at its entry, a class missing from a field that
+/// names others at the field ([`TacticsRules::check`]).
+pub fn check_rules(
+    text: &str,
+    rules: &TacticsRules,
+    classes: &[ClassSpec],
+) -> Result<(), ParseError> {
+    rules.check(classes).map_err(|mistake| {
+        let class = match mistake {
+            RulesError::UnknownClass { .. } => mistake.class(),
+            RulesError::MissingClass { .. } => "",
+        };
+        entry_at(text, mistake.field(), class, mistake.to_string())
+    })
+}
+
+/// `message` at the entry of `class` (its quoted name) in the field `key` of a rules file, or
+/// at the field itself where the entry is not found or `class` is empty. Comments are
+/// skipped, so a comment that mentions the field is not taken for it.
+fn entry_at(text: &str, key: &str, class: &str, message: String) -> ParseError {
+    let code: Vec<&str> = text
+        .lines()
+        .map(|line| line.find("//").map_or(line, |c| &line[..c]))
+        .collect();
+    let is_key = |line: &str, at: usize| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + key.len()..].trim_start();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with(':')
+    };
+    let field = code.iter().enumerate().find_map(|(i, line)| {
+        line.match_indices(key)
+            .find(|&(at, _)| is_key(line, at))
+            .map(|(at, _)| (i, at))
+    });
+    let Some((line, column)) = field else {
+        return ParseError::new(1, 1, message);
+    };
+    let needle = format!("\"{class}\"");
+    let entry = (!class.is_empty())
+        .then(|| {
+            // The first quoted name after the field's key: the field's own entry.
+            let from = |i: usize| if i == line { column + key.len() } else { 0 };
+            code.iter().enumerate().skip(line).find_map(|(i, l)| {
+                l.get(from(i)..)
+                    .and_then(|rest| rest.find(&needle))
+                    .map(|c| (i, from(i) + c))
+            })
+        })
+        .flatten();
+    let (line, column) = entry.unwrap_or((line, column));
+    let chars = code[line][..column].chars().count();
+    ParseError::new(line + 1, chars + 1, message)
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -203,7 +253,10 @@ impl TextAsset for RulesAsset {
     const EXTENSIONS: &'static [&'static str] = &["ron"];
 
     fn from_text(text: &str) -> Result<Self, ParseError> {
-        parse_rules(text).map(Self)
+        parse_rules(text).map(|rules| Self {
+            rules,
+            text: text.to_owned(),
+        })
     }
 }
 
@@ -220,18 +273,41 @@ fn load_rules_file(mut commands: Commands, server: Res<AssetServer>) {
     commands.insert_resource(RulesHandle(server.load("tactics.ron")));
 }
 
+/// Applies a (re)loaded rules file, and checks the rules again when the level's classes
+/// change: rules that name a class the level does not have, or leave one out, are reported
+/// at the entry (`assets/tactics.ron:line:col`) and not applied; the last good rules stay.
 fn apply_rules_file(
     mut commands: Commands,
     mut events: MessageReader<AssetEvent<RulesAsset>>,
     handle: Res<RulesHandle>,
     assets: Res<Assets<RulesAsset>>,
+    (nav, current): (Option<Res<Navigation>>, Option<Res<TacticsRules>>),
     mut errors: ResMut<FileErrors>,
+    mut mistaken: Local<bool>,
 ) {
-    if !events.read().any(|e| touches(e, handle.0.id())) {
+    let loaded = events.read().any(|e| touches(e, handle.0.id()));
+    if !loaded && !nav.as_ref().is_some_and(|n| n.is_changed()) {
         return;
     }
-    if let Some(rules) = assets.get(&handle.0) {
+    let Some(asset) = assets.get(&handle.0) else {
+        return;
+    };
+    let file = std::path::Path::new("assets").join("tactics.ron");
+    if let Some(nav) = &nav
+        && let Err(error) = check_rules(&asset.text, &asset.rules, nav.classes())
+    {
+        let message = AssetFileError::in_file(&file, error).to_string();
+        warn!("{message} (keeping the last good rules)");
+        errors.0.insert(file.display().to_string(), message);
+        *mistaken = true;
+        return;
+    }
+    // A level change alone leaves a broken edit's error (the file still fails to load).
+    if loaded || *mistaken {
         errors.0.retain(|file, _| !file.ends_with("tactics.ron"));
-        commands.insert_resource(rules.0.clone());
+    }
+    *mistaken = false;
+    if current.as_deref() != Some(&asset.rules) {
+        commands.insert_resource(asset.rules.clone());
     }
 }

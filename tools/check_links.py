@@ -8,6 +8,10 @@ are skipped. Every other target must be a file or folder that exists, relative t
 it is written in; a `#anchor` must match a heading's GitHub-style slug or an
 `<a id=...>` / `<a name=...>` in the file it points to (the same file for a bare `#anchor`).
 
+A shortcut link to code with no reference definition (`` [`Tile`] ``) is broken too: rustdoc
+resolves it as an intra-doc link, but GitHub and crates.io show the brackets as text, and a
+crate's README is both its GitHub page and (included) its crate docs.
+
 Exits 1 and prints `file:line: broken link target (why)` for each broken one; exits 0 with
 a one-line summary otherwise. Python 3.11 standard library only.
 
@@ -32,6 +36,10 @@ INLINE = re.compile(
     r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*(<[^>]*>|[^\s)]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
 )
 REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)", re.MULTILINE)
+# `[`Name`]` not followed by a target, a label or a definition's colon, found in the text
+# with its code spans blanked (the brackets stay, the code inside them is spaces).
+SHORTCUT = re.compile(r"(?<![\]\\!])\[( +)\](?![\[(:])")
+LABEL = re.compile(r"^ {0,3}\[([^\]]+)\]:", re.MULTILINE)
 HTML = re.compile(r"<(?:img|a)\b[^>]*?\b(?:src|href)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)", re.I)
 HTML_ANCHOR = re.compile(r"<a\b[^>]*?\b(?:id|name)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))", re.I)
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
@@ -126,6 +134,16 @@ def check(path: Path) -> tuple[int, list[str]]:
     rel = path.relative_to(ROOT).as_posix()
     count = 0
     broken = []
+    labels = {m.group(1).lower() for m in LABEL.finditer(blank_fences(text))}
+    # Line by line: blanking keeps the lines, and the columns of the lines outside fences.
+    for line, (raw, clean) in enumerate(zip(text.split("\n"), blank_code(text).split("\n")), 1):
+        for match in SHORTCUT.finditer(clean):
+            label = raw[match.start(1) : match.end(1)]
+            if label.startswith("`") and label.endswith("`") and label.lower() not in labels:
+                broken.append(
+                    f"{rel}:{line}: rustdoc-only link [{label}] (no target: GitHub shows "
+                    "the brackets; give it a URL or a reference definition)"
+                )
     for line, target in sorted(targets(text)):
         if SCHEME.match(target) or target.startswith("//"):
             continue  # http(s), mailto and other absolute URLs

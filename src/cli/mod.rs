@@ -254,8 +254,10 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
         .map_err(|e| format!("{}: {e}", map.display()))?;
     // Check the files before opening a window: a broken map at start is an error here;
     // a broken edit while playing is reported in the game and the last good map stays.
-    let level = crate::level::Level::build(&read_map(&map)?, &read_terrain(None)?);
+    let table = read_terrain(None)?;
+    let level = crate::level::Level::build(&read_map(&map)?, &table);
     level.map_err(|e| AssetFileError::in_file(&map, e).to_string())?;
+    let rules = tactics::read_rules(None, &table.classes)?;
     let mut app = App::new();
     register_map_source(&mut app, &map);
     app.add_plugins(
@@ -278,7 +280,7 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
     )
     .insert_resource(MapFile(map))
     .insert_resource(crate::view::ScreenshotPath(args.screenshot))
-    .insert_resource(tactics::read_rules(None)?)
+    .insert_resource(rules)
     .add_plugins(crate::game_plugin);
     app.insert_resource(crate::view::LabEnds {
         start: args.from,

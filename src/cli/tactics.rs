@@ -104,17 +104,22 @@ const RULES: super::Settings = super::Settings {
 };
 
 /// Reads and parses the tactics rules (`assets/tactics.ron`, or the built-in ones where there
-/// are none, unless another file is given).
-pub(crate) fn read_rules(file: Option<&std::path::Path>) -> Result<TacticsRules, String> {
+/// are none, unless another file is given) and checks them against the movement classes.
+pub(crate) fn read_rules(
+    file: Option<&std::path::Path>,
+    classes: &[bevy_tilewalk::ClassSpec],
+) -> Result<TacticsRules, String> {
     let (file, text) = RULES.read(file)?;
-    crate::tactics::parse_rules(&text).map_err(|e| AssetFileError::in_file(&file, e).to_string())
+    let rules = crate::tactics::parse_rules(&text)
+        .and_then(|rules| crate::tactics::check_rules(&text, &rules, classes).map(|()| rules));
+    rules.map_err(|e| AssetFileError::in_file(&file, e).to_string())
 }
 
 pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
     let actions = parse_actions(&args.actions)?;
     let map = super::read_map(&args.map)?;
     let table = super::read_terrain(args.terrain.as_deref())?;
-    let rules = read_rules(args.rules.as_deref())?;
+    let rules = read_rules(args.rules.as_deref(), &table.classes)?;
     let mut app = super::headless_map_app(&args.map, &map, &table)?;
     app.insert_resource(rules)
         .init_resource::<Outcomes>()

@@ -5,7 +5,7 @@
 use bevy_tilewalk::Refusal;
 use tilewalk::tactics::{
     CancelMove, EndTurn, EnemyTurn, Forecast, Health, Mode, PerClass, Strike, Struck, TacticsMove,
-    TacticsMoved, TacticsRules, Wait, ZoneOfControl, parse_rules, with_board,
+    TacticsMoved, TacticsRules, Wait, ZoneOfControl, check_rules, parse_rules, with_board,
 };
 use tilewalk::terrain::TerrainTable;
 use tilewalk_path::Range;
@@ -407,11 +407,12 @@ fn the_enemy_moves_one_unit_at_a_time_and_then_it_is_the_players_turn() {
     assert_eq!(refusals(&app), [Refusal::NotYourTurn { turn: Team::Red }]);
 }
 
-/// The combat numbers of the tests: foot 20 hit points and 7 damage, horse 24 and 9.
+/// The combat numbers of the tests: foot 20 hit points and 7 damage, horse 24 and 9, flyer
+/// 16 and 6 (the rules must cover every class of the table).
 fn combat_rules() -> TacticsRules {
     TacticsRules {
-        hit_points: PerClass::from([("foot", 20), ("horse", 24)]),
-        damage: PerClass::from([("foot", 7), ("horse", 9)]),
+        hit_points: PerClass::from([("foot", 20), ("horse", 24), ("flyer", 16)]),
+        damage: PerClass::from([("foot", 7), ("horse", 9), ("flyer", 6)]),
         ..rules(ZoneOfControl::EndsMove)
     }
 }
@@ -764,7 +765,8 @@ fn the_rules_file_gives_the_combat_numbers() {
     let shipped = super::rules();
     assert_eq!(shipped.hit_points("foot"), 20);
     assert_eq!(shipped.damage("horse"), 8);
-    // A class the file does not name: 1 hit point, no damage.
+    // A class the rules do not name (they are checked against the classes before use): 1
+    // hit point, no damage.
     assert_eq!((shipped.hit_points("boat"), shipped.damage("boat")), (1, 0));
     let rules = include_str!("../../assets/tactics.ron");
     let zero = rules.replace(r#"hit_points: {"foot": 20"#, r#"hit_points: {"foot": 0"#);
@@ -925,4 +927,73 @@ fn a_waypoint_is_an_event_of_its_own() {
             serde_json::json!({"event": "waypoint", "units": ["knight"], "goal": [5, 2]}),
         ]
     );
+}
+
+#[test]
+fn rules_that_do_not_fit_the_classes_are_reported_at_their_entry() {
+    let shipped = include_str!("../../assets/tactics.ron");
+    let classes = TerrainTable::parse(include_str!("../../assets/terrain.ron"))
+        .unwrap()
+        .classes;
+    let check = |text: &str| check_rules(text, &parse_rules(text).unwrap(), &classes);
+    assert_eq!(check(shipped), Ok(()));
+    // Where a text's `needle` is, 1-based, in the file's code (its comments mention the fields).
+    let at = |text: &str, needle: &str| {
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim_start().starts_with("//"))
+            .find_map(|(i, l)| l.find(needle).map(|c| (i + 1, c + 1)))
+            .unwrap()
+    };
+    // A misspelt class in `damage`: pointed at, and named as unknown, not as a class missing.
+    let typo = shipped.replace(
+        r#"damage: {"foot": 7, "horse": 8"#,
+        r#"damage: {"foot": 7, "hrose": 8"#,
+    );
+    let error = check(&typo).unwrap_err();
+    assert_eq!(
+        (error.line, error.column),
+        at(&typo, r#""hrose""#),
+        "{error}"
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("`hrose`, which is not a movement class"),
+        "{error}"
+    );
+    // A class left out of `attack_range`: pointed at the field.
+    let missing = shipped.replace(r#", "flyer": (1, 1)}"#, "}");
+    let error = check(&missing).unwrap_err();
+    assert_eq!(
+        (error.line, error.column),
+        at(&missing, "attack_range:"),
+        "{error}"
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("no entry for the movement class `flyer`"),
+        "{error}"
+    );
+    // The `tactics` command refuses them too, at file:line:col.
+    let dir = std::env::temp_dir().join(format!("tilewalk-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("typo.ron");
+    std::fs::write(&file, &typo).unwrap();
+    let skirmish = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/skirmish.map");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tilewalk"))
+        .args(["tactics", "--map", skirmish, "--rules"])
+        .arg(&file)
+        .arg("--end-turn")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (line, column) = at(&typo, r#""hrose""#);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}:{line}:{column}", file.display())),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

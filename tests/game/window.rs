@@ -1349,5 +1349,176 @@ fn after_the_enemys_turn_the_turn_log_lists_each_strike_with_its_numbers() {
         .unwrap();
     assert_eq!(last_log, log, "the log stays until the player acts");
     drop(game);
+
+/// The variable that makes the debug plugin's test its own child: the window app under Xvfb,
+/// saving its screenshot where the variable says.
+const DEBUG_CHILD: &str = "TILEWALK_DEBUG_PLUGIN_SHOT";
+
+/// The debug plugin's scene, in the child: a 12x8 map of 40-pixel tiles centred in a
+/// 640x480 window, a blue unit walking (slowly) from (1,1) to (10,1), and a red unit whose
+/// order onto the rock at (10,6) is refused every frame. The screenshot is taken once the
+/// path, its search and a refusal are there; the app then exits.
+fn debug_plugin_scene(shot: PathBuf) {
+    use bevy::prelude::*;
+    use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+    use bevy::winit::WinitPlugin;
+    use bevy_tilewalk::path::Board;
+    use bevy_tilewalk::prelude::*;
+    use bevy_tilewalk::{Searches, TilewalkDebugPlugin};
+
+    let classes = vec![ClassSpec::new("foot", 0.01)];
+    let nav = Navigation::from_fn(Board::default(), 12, 8, classes, |_, p| {
+        (p != Pos::new(10, 6)).then_some(1.0)
+    })
+    .unwrap();
+    let mut app = App::new();
+    app.add_plugins((
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: "tilewalk debug plugin".into(),
+                    resolution: (640, 480).into(),
+                    ..default()
+                }),
+                ..default()
+            })
+            // The test harness runs the test on a thread of its own.
+            .set(WinitPlugin {
+                run_on_any_thread: true,
+                ..default()
+            }),
+        TilewalkPlugin::default(),
+        TilewalkDebugPlugin::square(40.0, Vec2::new(-220.0, -140.0)),
+    ))
+    .insert_resource(nav);
+    let world = app.world_mut();
+    world.spawn(Camera2d);
+    let blue = world.spawn((Unit, Tile(Pos::new(1, 1)))).id();
+    let red = world.spawn((Unit, Team::Red, Tile(Pos::new(1, 6)))).id();
+    app.add_systems(
+        Update,
+        (move |mut commands: Commands,
+               mut orders: MessageWriter<MoveOrder>,
+               mut refused: MessageReader<OrderRefused>,
+               searches: Res<Searches>,
+               paths: Query<(), With<Path>>,
+               (mut frame, mut taken): (Local<u32>, Local<bool>),
+               mut exit: MessageWriter<AppExit>| {
+            *frame += 1;
+            // Both orders in one frame, once the window is up: an order clears the search
+            // records of the one before.
+            if *frame == 10 {
+                for (unit, goal) in [(red, Pos::new(10, 6)), (blue, Pos::new(10, 1))] {
+                    orders.write(MoveOrder {
+                        units: vec![unit],
+                        goal,
+                        append: false,
+                    });
+                }
+            }
+            let ready = refused.read().count() > 0
+                && paths.iter().count() == 1
+                && searches.0.iter().any(|s| !s.expansions.is_empty());
+            if ready && !*taken {
+                *taken = true;
+                commands
+                    .spawn(Screenshot::primary_window())
+                    .observe(save_to_disk(shot.clone()));
+            }
+            // One frame after the file appears, for it to be written whole.
+            if shot.exists() {
+                exit.write(AppExit::Success);
+            }
+        })
+        .after(TilewalkSystems::Plan),
+    );
+    app.run();
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers"]
+fn the_debug_plugin_draws_paths_goals_refusals_and_searches_in_a_real_window() {
+    if let Some(shot) = std::env::var_os(DEBUG_CHILD) {
+        debug_plugin_scene(PathBuf::from(shot));
+        return;
+    }
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("debug-plugin");
+    let shot = dir.join("debug.png");
+    let mut child = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "window::the_debug_plugin_draws_paths_goals_refusals_and_searches_in_a_real_window",
+            "--include-ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(DEBUG_CHILD, &shot)
+        .stdout(std::fs::File::create(dir.join("child.log")).unwrap())
+        .stderr(std::fs::File::create(dir.join("child.err.log")).unwrap())
+        .process_group(0)
+        .spawn()
+        .expect("xvfb-run starts (apt-get install xvfb mesa-vulkan-drivers)");
+    let status = wait_for("the debug plugin's screenshot", STARTUP, || {
+        child.try_wait().unwrap()
+    });
+    let log = std::fs::read_to_string(dir.join("child.err.log")).unwrap_or_default();
+    assert!(status.success() && shot.exists(), "{status}: {log}");
+
+    let (width, _, pixels) = decode(&shot);
+    let pixel = |(x, y): (i64, i64)| pixels[(y * i64::from(width) + x) as usize];
+    // A tile's centre on screen: the camera looks at the world's origin, y up.
+    let centre = |x: u32, y: u32| {
+        let world = (-220.0 + 40.0 * f64::from(x), -140.0 + 40.0 * f64::from(y));
+        ((320.0 + world.0) as i64, (240.0 - world.1) as i64)
+    };
+    // Pixels within `r` of `(cx, cy)` that `is` holds for.
+    let near = |(cx, cy): (i64, i64), r: i64, is: &dyn Fn([u8; 3]) -> bool| {
+        (-r..=r)
+            .flat_map(|dy| (-r..=r).map(move |dx| (cx + dx, cy + dy)))
+            .filter(|&p| is(pixel(p)))
+            .count()
+    };
+    let close = |c: bevy::color::Color| {
+        let c = c.to_srgba();
+        let want = [c.red, c.green, c.blue].map(|v| (v * 255.0) as i32);
+        move |p: [u8; 3]| (0..3).all(|i| (i32::from(p[i]) - want[i]).abs() <= 40)
+    };
+    use bevy_tilewalk::debug::colors;
+    let (blue, searched, refused) = (
+        close(colors::BLUE),
+        close(colors::SEARCHED),
+        close(colors::REFUSED),
+    );
+    let on = |what: &str, at: (i64, i64), r: i64, is: &dyn Fn([u8; 3]) -> bool| {
+        let count = near(at, r, is);
+        assert!(
+            count > 0,
+            "no {what} within {r} px of {at:?}: {}",
+            shot.display()
+        );
+        count
+    };
+    // The path runs straight along row 1: its line crosses the gap between two tiles.
+    let (a, b) = (centre(5, 1), centre(6, 1));
+    on("path", ((a.0 + b.0) / 2, a.1), 3, &blue);
+    // The goal's ring (radius 14) and nothing of it at the centre.
+    let goal = centre(10, 1);
+    on("goal ring", (goal.0 + 14, goal.1), 3, &blue);
+    assert_eq!(near(goal, 4, &blue), 0, "the ring is hollow");
+    // The search expanded the cells of the path: their 24-pixel squares' edges show above
+    // and below the line.
+    on("searched cell", (a.0, a.1 - 12), 3, &searched);
+    on("searched cell", (a.0, a.1 + 12), 3, &searched);
+    // The refused order's cross on the rock, and no cross where nothing was refused.
+    let rock = centre(10, 6);
+    on("refusal cross", (rock.0 + 7, rock.1 + 7), 3, &refused);
+    assert_eq!(
+        near(goal, 14, &refused),
+        0,
+        "no cross on the reachable goal"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

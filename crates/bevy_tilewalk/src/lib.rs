@@ -25,15 +25,20 @@
 //! `docs/design/plugin.md` why the interface is the one it is.
 #![deny(missing_docs)]
 
+#[cfg(feature = "debug")]
+pub mod debug;
 mod movement;
 mod navigation;
 mod pathing;
+mod reflection;
 mod tactics;
 mod units;
 
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 
+#[cfg(feature = "debug")]
+pub use debug::{TilewalkDebug, TilewalkDebugPlugin};
 pub use movement::{Arrived, MAX_REPLANS, WAIT_FOR_IDLE_SECS, free_walk_seconds};
 #[cfg(feature = "bevy_ecs_tilemap")]
 pub use navigation::board_of;
@@ -45,10 +50,11 @@ pub use pathing::{
     RecordSearches, Refusal, Replan, SearchRecord, Searches, Side, Squad, SteppingOff, StopOrder,
     StoppedShort, Walk,
 };
+pub use reflection::PosReflect;
 pub use tactics::{
     Acted, Board, CancelMove, EndTurn, EnemyTurn, Forecast, Health, MAX_MOVEMENT_POINTS,
-    MoveCancelled, Moved, PerClass, Piece, PieceData, PieceQuery, Presenting, Strike, Struck,
-    TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Waited, Won,
+    MoveCancelled, Moved, PerClass, Piece, PieceData, PieceQuery, Presenting, RulesError, Strike,
+    Struck, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Waited, Won,
     ZoneOfControl, apply_strike, with_board,
 };
 pub use tilewalk_path::{self as path, Pos};
@@ -119,6 +125,7 @@ impl Plugin for TilewalkPlugin {
         app.configure_sets(self.schedule, (Turns, Plan, Move).chain())
             .insert_resource(self.path_budget)
             .add_message::<NavigationChanged>();
+        reflection::plugin(app);
         pathing::plugin(app, self.schedule);
         movement::plugin(app, self.schedule);
         tactics::plugin(app, self.schedule);

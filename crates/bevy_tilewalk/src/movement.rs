@@ -135,7 +135,8 @@ pub fn free_walk_seconds(
 }
 
 /// A unit reached the end of its path.
-#[derive(Message, Clone, Copy, Debug)]
+#[derive(Message, Reflect, Clone, Copy, Debug)]
+#[reflect(opaque, Debug, Clone)]
 pub struct Arrived {
     /// The unit.
     pub unit: Entity,

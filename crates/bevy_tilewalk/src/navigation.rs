@@ -10,7 +10,8 @@ use crate::units::MovementClass;
 pub const MAX_CLASSES: usize = 64;
 
 /// A movement class: its name and how fast it walks.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Reflect, Clone, Debug, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct ClassSpec {
     /// The name maps, orders and messages use (`foot`, `infantry`, `air`, ...).
     pub name: String,
@@ -70,7 +71,8 @@ pub enum NavigationError {
 /// `bevy_ecs_tilemap` feature) and, when tiles change, replaces it with
 /// [`Navigation::replace`] and writes the [`NavigationChanged`] that returns, so the paths
 /// crossing the changed tiles are planned again.
-#[derive(Resource, Clone, Debug)]
+#[derive(Resource, Reflect, Clone, Debug)]
+#[reflect(opaque, Resource, Debug, Clone)]
 pub struct Navigation {
     board: Board,
     classes: Vec<ClassSpec>,
@@ -113,7 +115,8 @@ impl Navigation {
         })
     }
 
-    /// A `width` × `height` navigation whose costs come from `cost(class, tile)`: `None` is
+    /// A `width` × `height` navigation whose costs come from `cost(class, tile)`, where
+    /// `class` is the [`ClassSpec`] (name and speed) whose grid is being filled: `None` is
     /// impassable, a cost from [`tilewalk_path::MIN_COST`] to [`tilewalk_path::MAX_COST`] is
     /// what entering the tile costs that class.
     pub fn from_fn(
@@ -121,12 +124,13 @@ impl Navigation {
         width: u32,
         height: u32,
         classes: Vec<ClassSpec>,
-        mut cost: impl FnMut(MovementClass, Pos) -> Option<f64>,
+        mut cost: impl FnMut(&ClassSpec, Pos) -> Option<f64>,
     ) -> Result<Self, NavigationError> {
         if classes.is_empty() || classes.len() > MAX_CLASSES {
             return Err(NavigationError::ClassCount(classes.len()));
         }
-        let grids = MovementClass::all(classes.len())
+        let grids = classes
+            .iter()
             .map(|class| Grid::from_fn(width, height, |p| cost(class, p)))
             .collect::<Result<Vec<_>, _>>()?;
         Self::new(board, classes, grids)
@@ -269,7 +273,8 @@ pub fn step_length(board: Board, from: Pos, to: Pos) -> f64 {
 
 /// The [`Navigation`] changed: the paths that cross these tiles, and every path of a class
 /// that got cheaper somewhere, are planned again.
-#[derive(Message, Clone, Debug, Default, PartialEq)]
+#[derive(Message, Reflect, Clone, Debug, Default, PartialEq)]
+#[reflect(opaque, Debug, Default, Clone, PartialEq)]
 pub struct NavigationChanged {
     /// The tiles whose costs changed (all of them when the size or board changed).
     pub cells: Vec<Pos>,
@@ -285,7 +290,6 @@ mod tilemap {
     use tilewalk_path::{Board, HexLayout, Pos};
 
     use super::{ClassSpec, Navigation, NavigationError};
-    use crate::units::MovementClass;
 
     /// The board whose neighbours are those of a bevy_ecs_tilemap map type, with a cell's
     /// `Pos` the tile's `TilePos` (x right, y up): 8-way for square maps (`Board::Square`
@@ -307,13 +311,13 @@ mod tilemap {
     impl Navigation {
         /// The navigation of a bevy_ecs_tilemap map: a cell's `Pos` is its tile's `TilePos`,
         /// `board` says which tiles touch ([`board_of`] gives the one a map type draws), and
-        /// `cost(class, tile)` gives each tile's cost for each class, from the tile entity at
-        /// that position (`None` where the storage has none).
+        /// `cost(class, tile)` gives each tile's cost for each class (its [`ClassSpec`]),
+        /// from the tile entity at that position (`None` where the storage has none).
         pub fn from_tilemap(
             storage: &TileStorage,
             board: Board,
             classes: Vec<ClassSpec>,
-            mut cost: impl FnMut(MovementClass, Option<Entity>) -> Option<f64>,
+            mut cost: impl FnMut(&ClassSpec, Option<Entity>) -> Option<f64>,
         ) -> Result<Self, NavigationError> {
             let (width, height) = (storage.size.x, storage.size.y);
             Self::from_fn(board, width, height, classes, |class, p: Pos| {

@@ -13,19 +13,27 @@ use bevy::prelude::*;
 use tilewalk_path::{Heuristic, Passage, Pos, Range, SearchContext};
 
 use crate::TilewalkSystems;
-use crate::navigation::Navigation;
+use crate::navigation::{ClassSpec, Navigation};
 use crate::pathing::{OrderRefused, Path, Refusal};
+use crate::reflection::PosReflect;
 use crate::units::{AttackRange, Motion, MovementClass, Precedence, Team, Tile, Unit, precedence};
 
 /// A value for each movement class, by the class's name; the entry `*` is that of every
 /// class not named.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Reflect, Clone, Debug, Default, PartialEq)]
 pub struct PerClass<T>(pub BTreeMap<String, T>);
 
 impl<T: Copy> PerClass<T> {
     /// The value of the class named `name`, or the `*` entry's.
     pub fn get(&self, name: &str) -> Option<T> {
         self.0.get(name).or_else(|| self.0.get("*")).copied()
+    }
+}
+
+impl<T> PerClass<T> {
+    /// The names it has entries for, `*` among them, in sorted order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
     }
 }
 
@@ -41,7 +49,8 @@ impl<T, const N: usize> From<[(&str, T); N]> for PerClass<T> {
 }
 
 /// What entering an enemy's zone of control (the tiles next to it) does.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Debug, Default, Clone, PartialEq)]
 pub enum ZoneOfControl {
     /// Pay the tile's cost as usual; the move ends there.
     #[default]
@@ -54,10 +63,16 @@ pub enum ZoneOfControl {
 /// leaves the map), and small enough that costs summed up to it stay exact.
 pub const MAX_MOVEMENT_POINTS: f64 = 1e6;
 
-/// The rules of tactics: insert them as a resource and the tactics systems run. A class the
-/// rules do not name (and no `*` entry covers) has no movement points, attacks the tiles
-/// next to it, has 1 hit point and deals no damage.
-#[derive(Resource, Clone, Debug, Default, PartialEq)]
+/// The rules of tactics: insert them as a resource and the tactics systems run, as long as
+/// the rules fit the [`Navigation`]'s classes ([`TacticsRules::check`]): while they do not,
+/// the plugin logs the mistake once and leaves tactics messages unread, and
+/// [`with_board`] fails with it.
+///
+/// Each per-class field is either left empty, on purpose (then every class has its default:
+/// no movement points, attack range (1, 1), 1 hit point, no damage), or covers every class,
+/// by name or with a `*` entry.
+#[derive(Resource, Reflect, Clone, Debug, Default, PartialEq)]
+#[reflect(Resource, Debug, Default, Clone, PartialEq)]
 pub struct TacticsRules {
     /// Movement points per turn.
     pub movement_points: PerClass<f64>,
@@ -73,7 +88,94 @@ pub struct TacticsRules {
     pub damage: PerClass<u32>,
 }
 
+/// A mistake in [`TacticsRules`] for a navigation's classes, found by
+/// [`TacticsRules::check`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    /// The rules name a class the navigation does not have (a typo, or a class renamed).
+    #[error("`{field}` names `{class}`, which is not a movement class (the classes: {known})")]
+    UnknownClass {
+        /// The field: `movement_points`, `attack_range`, `hit_points`, `damage` or
+        /// `ignore_zone_of_control`.
+        field: &'static str,
+        /// The name.
+        class: String,
+        /// The navigation's classes, in index order, separated by `, `.
+        known: String,
+    },
+    /// A field names some classes but not this one, and has no `*` entry.
+    #[error("`{field}` has no entry for the movement class `{class}` (and no \"*\" entry)")]
+    MissingClass {
+        /// The field: `movement_points`, `attack_range`, `hit_points` or `damage`.
+        field: &'static str,
+        /// The class.
+        class: String,
+    },
+}
+
+impl RulesError {
+    /// The field the mistake is in.
+    pub fn field(&self) -> &'static str {
+        match self {
+            Self::UnknownClass { field, .. } | Self::MissingClass { field, .. } => *field,
+        }
+    }
+
+    /// The class name the mistake is about.
+    pub fn class(&self) -> &str {
+        match self {
+            Self::UnknownClass { class, .. } | Self::MissingClass { class, .. } => class,
+        }
+    }
+}
+
 impl TacticsRules {
+    /// Checks the rules against a navigation's classes ([`Navigation::classes`]): every name
+    /// they use must be a class (or `*` in a per-class field), and each per-class field that
+    /// names any class must cover all of them, by name or with `*`. Unknown names are
+    /// reported first (a misspelt class is then named as such, not as a missing one), in the
+    /// order `movement_points`, `attack_range`, `hit_points`, `damage`,
+    /// `ignore_zone_of_control`, each field's names in sorted order.
+    pub fn check(&self, classes: &[ClassSpec]) -> Result<(), RulesError> {
+        let per_class: [(&'static str, Vec<&str>); 4] = [
+            ("movement_points", self.movement_points.names().collect()),
+            ("attack_range", self.attack_range.names().collect()),
+            ("hit_points", self.hit_points.names().collect()),
+            ("damage", self.damage.names().collect()),
+        ];
+        let is_class = |name: &str| classes.iter().any(|c| c.name == name);
+        let unknown = |field: &'static str, name: &str| RulesError::UnknownClass {
+            field,
+            class: name.to_owned(),
+            known: classes
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        for &(field, ref names) in &per_class {
+            if let Some(&name) = names.iter().find(|&&n| n != "*" && !is_class(n)) {
+                return Err(unknown(field, name));
+            }
+        }
+        let ignored = &self.ignore_zone_of_control;
+        if let Some(name) = ignored.iter().find(|n| !is_class(n)) {
+            return Err(unknown("ignore_zone_of_control", name.as_str()));
+        }
+        for &(field, ref names) in &per_class {
+            if names.is_empty() || names.contains(&"*") {
+                continue;
+            }
+            if let Some(class) = classes.iter().find(|c| !names.contains(&c.name.as_str())) {
+                return Err(RulesError::MissingClass {
+                    field,
+                    class: class.name.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// A class's movement points (0 when the rules do not name it).
     pub fn movement_points(&self, class: &str) -> f64 {
         self.movement_points.get(class).unwrap_or(0.0)
@@ -98,7 +200,8 @@ impl TacticsRules {
 /// The defence of each tile: what it takes off the damage of a strike at a unit standing
 /// there. The host inserts it from its terrain (the game: each terrain's `defence` in its
 /// terrain table); without it, or off its grid, a tile's defence is 0.
-#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Resource, Reflect, Clone, Debug, Default, PartialEq, Eq)]
+#[reflect(Resource, Debug, Default, Clone, PartialEq)]
 pub struct TerrainDefence {
     width: u32,
     values: Vec<u32>,
@@ -136,11 +239,13 @@ impl TerrainDefence {
 
 /// A unit's hit points left. A unit without it has its class's full
 /// [`TacticsRules::hit_points`]; a strike inserts it.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
 pub struct Health(pub u32);
 
 /// Whose turn it is. Blue (the player) moves first.
-#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Resource, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Resource, Default, Debug, Clone, PartialEq)]
 pub struct Turn {
     /// The turn's number, from 1.
     pub number: u32,
@@ -159,35 +264,42 @@ impl Default for Turn {
 
 /// Marks a unit that has moved this turn, with the tile it stood on before: a
 /// [`CancelMove`] puts it back there.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
 pub struct Moved {
     /// Where it stood when the turn began.
+    #[reflect(remote = PosReflect)]
     pub from: Pos,
 }
 
 /// Marks a unit that has ended its action this turn (it struck or waited): it may not move,
 /// strike, wait or cancel its move until its side's next turn.
-#[derive(Component, Clone, Copy, Debug, Default)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct Acted;
 
 /// Moves a unit to a tile of its movement range, along the range's path. A move resolves in
 /// turn time, not walking time: the unit stands on the tile at once, whatever its class's
 /// speed, and [`TacticsMoved`] says which way it went (for a host to draw the walk).
-#[derive(Message, Clone, Copy, Debug)]
+#[derive(Message, Reflect, Clone, Copy, Debug)]
+#[reflect(Debug, Clone)]
 pub struct TacticsMove {
     /// The unit.
     pub unit: Entity,
     /// The tile.
+    #[reflect(remote = PosReflect)]
     pub to: Pos,
 }
 
 /// Ends the player's turn: the enemy moves, then the next turn begins.
-#[derive(Message, Clone, Copy, Debug, Default)]
+#[derive(Message, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Debug, Default, Clone)]
 pub struct EndTurn;
 
 /// A unit strikes a unit of the other side from where it stands: [`Struck`] comes out, or an
 /// [`OrderRefused`] (its `goal` the target's tile). It ends the attacker's action.
-#[derive(Message, Clone, Copy, Debug)]
+#[derive(Message, Reflect, Clone, Copy, Debug)]
+#[reflect(Debug, Clone)]
 pub struct Strike {
     /// The attacker.
     pub attacker: Entity,
@@ -197,7 +309,8 @@ pub struct Strike {
 
 /// A unit ends its action where it stands without striking: [`Waited`] comes out, or an
 /// [`OrderRefused`] (its `goal` the unit's tile).
-#[derive(Message, Clone, Copy, Debug)]
+#[derive(Message, Reflect, Clone, Copy, Debug)]
+#[reflect(Debug, Clone)]
 pub struct Wait {
     /// The unit.
     pub unit: Entity,
@@ -205,7 +318,8 @@ pub struct Wait {
 
 /// Takes back a unit's move of this turn, before it acts: it stands again where it stood,
 /// its movement points whole. [`MoveCancelled`] comes out, or an [`OrderRefused`].
-#[derive(Message, Clone, Copy, Debug)]
+#[derive(Message, Reflect, Clone, Copy, Debug)]
+#[reflect(Debug, Clone)]
 pub struct CancelMove {
     /// The unit.
     pub unit: Entity,
@@ -213,7 +327,8 @@ pub struct CancelMove {
 
 /// A tactics move was made (the player's [`TacticsMove`] or the enemy's turn): the unit
 /// stands on `path`'s last tile already; `path` is the way it went, from the tile it left.
-#[derive(Message, Clone, Debug)]
+#[derive(Message, Reflect, Clone, Debug)]
+#[reflect(Debug, Clone)]
 pub struct TacticsMoved {
     /// The unit.
     pub unit: Entity,
@@ -223,7 +338,8 @@ pub struct TacticsMoved {
 
 /// One side has no units left: the other has won. Written once, by the strike that ended the
 /// game.
-#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Message, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct Won {
     /// The side left standing.
     pub team: Team,
@@ -233,11 +349,13 @@ pub struct Won {
 /// a strike's flash). While any unit carries it, the enemy's turn waits before its next step;
 /// a host that draws nothing (a headless one) never inserts it, and an enemy turn resolves
 /// in two frames a unit. Removing it (a player skipping the show) lets the turn go on.
-#[derive(Component, Clone, Copy, Debug, Default)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct Presenting;
 
 /// A strike was resolved.
-#[derive(Message, Clone, Debug, PartialEq, Eq)]
+#[derive(Message, Reflect, Clone, Debug, PartialEq, Eq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct Struck {
     /// The attacker.
     pub attacker: Entity,
@@ -256,18 +374,21 @@ pub struct Struck {
 }
 
 /// A unit waited: its action is over.
-#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Message, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct Waited {
     /// The unit.
     pub unit: Entity,
 }
 
 /// A unit's move was taken back.
-#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Message, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct MoveCancelled {
     /// The unit.
     pub unit: Entity,
     /// The tile it stands on again.
+    #[reflect(remote = PosReflect)]
     pub to: Pos,
 }
 
@@ -275,7 +396,8 @@ pub struct MoveCancelled {
 /// still to act. The enemy acts one unit after another, as a player watching expects: each
 /// moves along its path, if it has one, then strikes a unit in reach, if any (each a frame
 /// of its own, after any [`Presenting`] unit's show); while it does, the turn is red's.
-#[derive(Resource, Clone, Debug, Default)]
+#[derive(Resource, Reflect, Clone, Debug, Default)]
+#[reflect(opaque, Resource, Default, Debug, Clone)]
 pub struct EnemyTurn {
     /// Each move: the unit, where it stood, where it goes.
     pub moves: Vec<(Entity, Pos, Pos)>,
@@ -305,8 +427,29 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
             (apply_moves, apply_actions, end_turn, walk_enemy_moves)
                 .chain()
                 .in_set(TilewalkSystems::Turns)
-                .run_if(resource_exists::<Navigation>.and_then(resource_exists::<TacticsRules>)),
+                .run_if(
+                    resource_exists::<Navigation>
+                        .and_then(resource_exists::<TacticsRules>)
+                        .and_then(rules_fit),
+                ),
         );
+}
+
+/// Whether the rules fit the navigation's classes, checked again whenever either changes;
+/// a mistake is logged once, when it is found.
+fn rules_fit(
+    nav: Res<Navigation>,
+    rules: Res<TacticsRules>,
+    mut checked: Local<Option<Result<(), RulesError>>>,
+) -> bool {
+    if checked.is_none() || nav.is_changed() || rules.is_changed() {
+        let check = rules.check(nav.classes());
+        if let Err(mistake) = &check {
+            error!("tactics rules: {mistake}; tactics orders wait until the rules are fixed");
+        }
+        *checked = Some(check);
+    }
+    checked.as_ref().is_some_and(Result::is_ok)
 }
 
 /// A unit as tactics sees it.
@@ -1020,13 +1163,18 @@ fn walk_enemy_moves(
 }
 
 /// Runs `f` on the board of a world (for commands and tests; systems build their own).
-/// Fails when the world has no navigation or no tactics rules.
+/// Fails when the world has no navigation or no tactics rules, or the rules do not fit the
+/// navigation's classes ([`TacticsRules::check`]).
 pub fn with_board<R>(
     world: &mut World,
     f: impl FnOnce(&mut Board, &mut SearchContext) -> R,
 ) -> Result<R, String> {
     let mut state: SystemState<BoardInputs> = SystemState::new(world);
     let inputs = state.get(world).map_err(|e| e.to_string())?;
+    inputs
+        .rules
+        .check(inputs.nav.classes())
+        .map_err(|e| format!("tactics rules: {e}"))?;
     let mut board = inputs.board();
     Ok(f(&mut board, &mut SearchContext::new()))
 }

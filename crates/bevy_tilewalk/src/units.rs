@@ -6,15 +6,18 @@ use bevy::prelude::*;
 use tilewalk_path::Pos;
 
 use crate::pathing::Walk;
+use crate::reflection::PosReflect;
 
 /// A unit on the map: an entity that holds a [`Tile`] and walks [`Path`](crate::Path)s.
-#[derive(Component, Clone, Copy, Debug, Default)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
 #[require(Motion, Walk, Team, MovementClass)]
 pub struct Unit;
 
 /// Which side a unit is on. Units of one side make way for each other; tactics turns
 /// alternate between the sides, blue first.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[reflect(Component, Default, Debug, Clone, PartialEq, Hash)]
 pub enum Team {
     /// The player's side.
     #[default]
@@ -59,7 +62,8 @@ impl std::fmt::Display for Team {
 /// How a unit moves: an index into the [`Navigation`](crate::Navigation)'s classes, each
 /// with its own cost grid and speed. [`Navigation::class`](crate::Navigation::class) finds one
 /// by name.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[reflect(Component, Default, Debug, Clone, PartialEq, Hash)]
 pub struct MovementClass(pub u8);
 
 impl MovementClass {
@@ -76,12 +80,14 @@ impl MovementClass {
 
 /// The tile a unit holds: the one it stands on, or the one it is stepping into. No two
 /// units hold the same tile.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tile(pub Pos);
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct Tile(#[reflect(remote = PosReflect)] pub Pos);
 
 /// A unit's own attack range for tactics (min, max), instead of its class's in the
 /// [`TacticsRules`](crate::TacticsRules).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
 pub struct AttackRange(pub u32, pub u32);
 
 /// The longest attack reach a class or a unit may have, in steps.
@@ -92,7 +98,8 @@ pub const MAX_ATTACK_RANGE: u32 = 1000;
 /// then the earlier spawned (by entity index). A unit without it counts as 0. The same units spawned in the same order are
 /// handled the same way; this lets a host choose the order (by a unit's rank, say) without
 /// spawning in it.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[reflect(Component, Default, Debug, Clone, PartialEq, Hash)]
 pub struct Precedence(pub u32);
 
 /// Where a unit comes in the order units are handled in ([`Precedence`]); the entity last,
@@ -103,15 +110,19 @@ pub(crate) fn precedence(entity: Entity, precedence: Option<&Precedence>) -> (u3
 
 /// Marks the units the player has selected. Selecting two or more readies the group
 /// planner's memory before their order ([`crate::PathBudget`]).
-#[derive(Component, Clone, Copy, Debug, Default)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct Selected;
 
 /// A step under way from one tile into the next.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct Stride {
     /// The tile it leaves.
+    #[reflect(remote = PosReflect)]
     pub from: Pos,
     /// The tile it enters (its [`Tile`]).
+    #[reflect(remote = PosReflect)]
     pub to: Pos,
     /// Seconds since the step began.
     pub elapsed: f64,
@@ -128,7 +139,8 @@ impl Stride {
 
 /// How a unit is moving right now. It changes only while a step is under way and when one
 /// ends, so `Changed<Motion>` finds the units whose drawing must move.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
 pub struct Motion {
     /// The step under way, if any.
     pub stride: Option<Stride>,

@@ -9,7 +9,8 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_tilewalk::path::{Algorithm, Board, Diagonal, Grid, SearchOptions, find_path};
 use bevy_tilewalk::prelude::*;
 use bevy_tilewalk::{
-    Acted, PerClass, Refusal, Strike, Struck, TacticsRules, TerrainDefence, Walk, with_board,
+    Acted, PerClass, Refusal, RulesError, Strike, Struck, TacticsRules, TerrainDefence, Walk,
+    with_board,
 };
 
 const STEP: f64 = 1.0 / 60.0;
@@ -96,11 +97,11 @@ fn meadow() -> Navigation {
     Navigation::from_fn(Board::default(), 12, 8, classes, |class, p| {
         let woods = p.x == 5 || p.x == 6;
         let pond = (3..=4).contains(&p.x) && (2..=5).contains(&p.y);
-        match (class.0, woods, pond) {
-            (0, _, true) => Some(5.0),
-            (1, _, true) => None,
-            (0, true, _) => Some(3.0),
-            (1, true, _) => Some(2.0),
+        match (class.name.as_str(), woods, pond) {
+            ("foot", _, true) => Some(5.0),
+            ("horse", _, true) => None,
+            ("foot", true, _) => Some(3.0),
+            ("horse", true, _) => Some(2.0),
             _ => Some(1.0),
         }
     })
@@ -203,7 +204,7 @@ fn five_classes() -> (Navigation, Vec<&'static str>) {
             b'^' => [Some(2.0), Some(1.0), None, None, Some(1.0)],
             _ => [Some(2.0), Some(1.0), None, None, Some(1.0)],
         };
-        table[class.index()]
+        table[names.iter().position(|&n| n == class.name).unwrap()]
     })
     .unwrap();
     (nav, names)
@@ -470,4 +471,214 @@ fn a_walker_whose_next_tile_is_held_steps_beside_it_onto_an_equally_cheap_way() 
             assert!(!resting_moved, "the resting unit stayed");
         }
     }
+}
+
+#[test]
+fn rules_naming_an_unknown_class_or_leaving_one_out_are_refused() {
+    let classes = vec![ClassSpec::new("foot", 3.0), ClassSpec::new("horse", 5.0)];
+    let rules = |points: &[(&str, f64)]| TacticsRules {
+        movement_points: PerClass(points.iter().map(|&(k, v)| (k.to_owned(), v)).collect()),
+        ..default()
+    };
+    assert_eq!(
+        rules(&[("foot", 3.0), ("horse", 5.0)]).check(&classes),
+        Ok(())
+    );
+    assert_eq!(rules(&[("*", 3.0)]).check(&classes), Ok(()));
+    // Left empty on purpose: every class has the default.
+    assert_eq!(rules(&[]).check(&classes), Ok(()));
+    // A misspelt class is named as such, not as the class it left out.
+    let misspelt = rules(&[("foot", 3.0), ("hrose", 5.0)]).check(&classes);
+    assert_eq!(
+        misspelt,
+        Err(RulesError::UnknownClass {
+            field: "movement_points",
+            class: "hrose".into(),
+            known: "foot, horse".into(),
+        })
+    );
+    assert_eq!(
+        misspelt.unwrap_err().to_string(),
+        "`movement_points` names `hrose`, which is not a movement class (the classes: foot, horse)"
+    );
+    assert_eq!(
+        rules(&[("foot", 3.0)]).check(&classes),
+        Err(RulesError::MissingClass {
+            field: "movement_points",
+            class: "horse".into(),
+        })
+    );
+    let combat = TacticsRules {
+        hit_points: PerClass::from([("*", 10)]),
+        damage: PerClass::from([("horse", 4)]),
+        ignore_zone_of_control: vec!["horse".into()],
+        ..default()
+    };
+    assert_eq!(
+        combat.check(&classes),
+        Err(RulesError::MissingClass {
+            field: "damage",
+            class: "foot".into(),
+        })
+    );
+    let flyer = TacticsRules {
+        ignore_zone_of_control: vec!["flyer".into()],
+        ..default()
+    };
+    assert!(matches!(
+        flyer.check(&classes),
+        Err(RulesError::UnknownClass {
+            field: "ignore_zone_of_control",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn tactics_wait_while_the_rules_do_not_fit_the_classes() {
+    let nav = Navigation::from_fn(
+        Board::Square(Diagonal::Never),
+        6,
+        1,
+        vec![ClassSpec::new("foot", 3.0), ClassSpec::new("horse", 5.0)],
+        |_, _| Some(1.0),
+    )
+    .unwrap();
+    let mut app = new_app(nav);
+    // The horse has no movement points: a mistake, not a horse that cannot move.
+    app.insert_resource(TacticsRules {
+        movement_points: PerClass::from([("foot", 3.0)]),
+        ..default()
+    });
+    let knight = spawn(&mut app, MovementClass(0), (0, 0));
+    let error = with_board(app.world_mut(), |_, _| ()).unwrap_err();
+    assert!(error.contains("`horse`"), "{error}");
+    let send = |app: &mut App| {
+        app.world_mut().write_message(bevy_tilewalk::TacticsMove {
+            unit: knight,
+            to: Pos::new(2, 0),
+        });
+        run(app, 5.0);
+        app.world().get::<Tile>(knight).unwrap().0
+    };
+    assert_eq!(send(&mut app), Pos::new(0, 0), "no move under broken rules");
+    // Fixed, the same move is played.
+    app.world_mut()
+        .resource_mut::<TacticsRules>()
+        .movement_points
+        .0
+        .insert("horse".into(), 5.0);
+    assert!(with_board(app.world_mut(), |_, _| ()).is_ok());
+    assert_eq!(send(&mut app), Pos::new(2, 0));
+}
+
+/// The crate's public components, resources and messages, read off its sources: each
+/// `pub struct` or `pub enum` whose derive names `Component`, `Resource` or `Message`, with
+/// the file it is in.
+fn declared_types() -> Vec<(String, &'static str, String)> {
+    let mut files = vec![std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src"
+    ))];
+    let mut found = Vec::new();
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().map(str::trim_start).collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(derives) = line.strip_prefix("#[derive(") else {
+                continue;
+            };
+            let derives: Vec<&str> = derives
+                .trim_end_matches(")]")
+                .split(',')
+                .map(str::trim)
+                .collect();
+            let Some(kind) = ["Component", "Resource", "Message"]
+                .into_iter()
+                .find(|k| derives.contains(k))
+            else {
+                continue;
+            };
+            let item = lines[i + 1..]
+                .iter()
+                .find(|l| !l.starts_with("#[") && !l.starts_with("///"))
+                .unwrap();
+            let Some(rest) = item
+                .strip_prefix("pub struct ")
+                .or_else(|| item.strip_prefix("pub enum "))
+            else {
+                continue;
+            };
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let file = path.file_name().unwrap().to_string_lossy().into_owned();
+            found.push((name, kind, file));
+        }
+    }
+    found
+}
+
+#[test]
+fn every_public_component_resource_and_message_is_registered_for_reflection() {
+    use bevy::ecs::reflect::{ReflectComponent, ReflectResource};
+
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, TilewalkPlugin::default()));
+    #[cfg(feature = "debug")]
+    app.add_plugins(bevy_tilewalk::TilewalkDebugPlugin::square(32.0, Vec2::ZERO));
+    let unit = app.world_mut().spawn((Unit, Tile(Pos::new(3, 4)))).id();
+    let declared = declared_types();
+    let names: Vec<&str> = declared.iter().map(|d| d.0.as_str()).collect();
+    for expected in [
+        "Unit",
+        "Tile",
+        "Path",
+        "Navigation",
+        "MoveOrder",
+        "TacticsRules",
+    ] {
+        assert!(names.contains(&expected), "{expected} in {names:?}");
+    }
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    for (name, kind, file) in &declared {
+        if file == "debug.rs" && !cfg!(feature = "debug") {
+            continue;
+        }
+        let registration = registry
+            .iter()
+            .find(|r| {
+                let path = r.type_info().type_path_table();
+                path.ident() == Some(name.as_str()) && path.path().starts_with("bevy_tilewalk::")
+            })
+            .unwrap_or_else(|| panic!("{kind} {name} ({file}) is not registered"));
+        let data = match *kind {
+            "Component" => registration.data::<ReflectComponent>().is_some(),
+            "Resource" => registration.data::<ReflectResource>().is_some(),
+            _ => true,
+        };
+        assert!(
+            data,
+            "{kind} {name} ({file}) is registered without Reflect{kind}"
+        );
+    }
+    // A unit's components are seen through reflection: its tile's x and y.
+    let tile = registry
+        .get_type_data::<ReflectComponent>(std::any::TypeId::of::<Tile>())
+        .unwrap()
+        .reflect(app.world().entity(unit))
+        .unwrap();
+    let bevy::reflect::ReflectRef::TupleStruct(tile) = tile.reflect_ref() else {
+        panic!("Tile is a tuple struct");
+    };
+    let bevy::reflect::ReflectRef::Struct(pos) = tile.field(0).unwrap().reflect_ref() else {
+        panic!("a Pos reflects as a struct");
+    };
+    let y = pos.field("y").unwrap().try_downcast_ref::<u32>();
+    assert_eq!(y, Some(&4));
 }

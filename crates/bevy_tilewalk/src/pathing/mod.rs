@@ -25,7 +25,8 @@ use crate::units::{MovementClass, Precedence, Selected, Team, Tile, Unit, preced
 /// whole group at once (a unit alone gets its own A*, the clicked tile when it is free). With
 /// `append`, the trip is added after each unit's current path, to the free tile nearest the
 /// click in a straight line. The units wait ([`Pending`]) until their paths are served.
-#[derive(Message, Clone, Debug)]
+#[derive(Message, Reflect, Clone, Debug)]
+#[reflect(opaque, Debug, Clone)]
 pub struct MoveOrder {
     /// The units ordered; the order they are listed in does not matter.
     pub units: Vec<Entity>,
@@ -36,14 +37,16 @@ pub struct MoveOrder {
 }
 
 /// Drops the units' paths and the requests they wait for; a step under way is finished.
-#[derive(Message, Clone, Debug)]
+#[derive(Message, Reflect, Clone, Debug)]
+#[reflect(Debug, Clone)]
 pub struct StopOrder {
     /// The units stopped.
     pub units: Vec<Entity>,
 }
 
 /// An order, or a path, that could not be carried out, and why.
-#[derive(Message, Clone, Debug)]
+#[derive(Message, Reflect, Clone, Debug)]
+#[reflect(opaque, Debug, Clone)]
 pub struct OrderRefused {
     /// The unit refused.
     pub unit: Entity,
@@ -207,7 +210,8 @@ impl Refusal {
 
 /// A unit standing on terrain impassable for its class (a designer made it so, or the map
 /// placed it there) leaves it by its first step, onto the neighbour that makes its way cheapest.
-#[derive(Message, Clone, Copy, Debug)]
+#[derive(Message, Reflect, Clone, Copy, Debug)]
+#[reflect(opaque, Debug, Clone)]
 pub struct SteppingOff {
     /// The unit.
     pub unit: Entity,
@@ -226,7 +230,8 @@ impl SteppingOff {
 }
 
 /// Asks for a new path through the unit's remaining waypoints.
-#[derive(Message, Clone, Copy, Debug)]
+#[derive(Message, Reflect, Clone, Copy, Debug)]
+#[reflect(Debug, Clone)]
 pub struct Replan {
     /// The unit.
     pub unit: Entity,
@@ -238,7 +243,8 @@ pub struct Replan {
 /// The route a unit follows. `cells[0]` is where it started; `next` indexes the next tile
 /// to enter; `cost` is the whole route's cost under the unit's class. How the walk along it
 /// is going is the unit's [`Walk`].
-#[derive(Component, Clone, Debug, PartialEq)]
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(opaque, Component, Debug, Clone, PartialEq)]
 #[require(Walk)]
 pub struct Path {
     /// The tiles, from the one it started on to the goal.
@@ -260,7 +266,8 @@ pub struct Path {
 /// How a unit's walk along its [`Path`] is going, as the crowd rules keep it: the state of
 /// the walk, not of the route. A new order starts it afresh; a re-plan keeps it; a walk handed
 /// on to another unit takes it along.
-#[derive(Component, Clone, Debug, PartialEq)]
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(opaque, Component, Default, Debug, Clone, PartialEq)]
 pub struct Walk {
     /// Seconds spent waiting for a unit at rest that will not make way to leave the next tile.
     pub waited: f32,
@@ -315,7 +322,8 @@ impl Walk {
 /// different orders never do, so a unit keeps its own goal), so an order of both teams
 /// (`simulate --group all:X,Y`) packs around its click like one army. A new trip of the
 /// unit alone ends it.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[reflect(Component, Debug, Clone, PartialEq, Hash)]
 pub struct Squad(pub u64);
 
 /// A unit whose last walk ended before its goal: stopped (`S`), given up, or left with no
@@ -323,7 +331,8 @@ pub struct Squad(pub u64);
 /// walker would end in its place, off the order's tiles, and it would walk on after being
 /// stopped); it still makes way for its side like any unit at rest. Its next path from an
 /// order ends it.
-#[derive(Component, Clone, Copy, Debug, Default)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct StoppedShort;
 
 /// Which units a unit makes way for, and they for it: its team, and the group order it was
@@ -444,7 +453,8 @@ pub struct SearchRecord {
 
 /// The searches of the last order (one per unit of a group order, one per leg of a waypoint),
 /// then of any re-plans since; the last is the newest.
-#[derive(Resource, Clone, Debug, Default)]
+#[derive(Resource, Reflect, Clone, Debug, Default)]
+#[reflect(opaque, Resource, Default, Debug, Clone)]
 pub struct Searches(pub VecDeque<SearchRecord>);
 
 /// How many search records are kept: a group order of a whole army keeps its newest ones.
@@ -461,7 +471,8 @@ impl Searches {
 
 /// Whether searches keep their expanded cells for the search view: off headless; the
 /// view turns it on while it shows them. The selected units' searches are always kept.
-#[derive(Resource, Clone, Copy, Debug, Default)]
+#[derive(Resource, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Resource, Default, Debug, Clone)]
 pub struct RecordSearches(pub bool);
 
 pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {

@@ -61,7 +61,8 @@ use crate::units::{MovementClass, Selected, Unit, precedence};
 /// async compute pools leave (a quarter each, up to four: 8 threads of 16 cores); with more
 /// workers than its threads, a frame's lanes take turns on them: frames are longer, and
 /// orders are planned in fewer of them (`docs/benchmarks.md`, "Every core").
-#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Resource, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Resource, Default, Debug, Clone, PartialEq)]
 pub struct PathBudget {
     /// The work one worker may do a frame.
     pub work: usize,
@@ -113,12 +114,14 @@ impl Default for PathBudget {
 /// (after the step under way) until the path arrives. Stored in a sparse set: an order of
 /// thousands of units adds it to each and every arriving path takes it away, and a table
 /// component would move each unit's whole row both times.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
 #[component(storage = "SparseSet")]
 pub struct Pending;
 
 /// What serving path requests did in the last frame (for a HUD, statistics and tests).
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Resource, Default, Debug, Clone, PartialEq)]
 pub struct PathWork {
     /// Requests still queued after the frame (a group order under way counts as one).
     pub queued: usize,

@@ -3,7 +3,9 @@
 //! preview, left-click a tile of the range to move there; Enter or a right click ends the turn
 //! and red closes in.
 //!
-//! `cargo run --example tactics`
+//! The textures are the repository's `assets/textures`.
+//!
+//! `cargo run -p bevy_tilewalk --example tactics --features bevy_ecs_tilemap`
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
@@ -24,7 +26,13 @@ const ROCK: u32 = 6;
 fn main() {
     App::new()
         .add_plugins((
-            DefaultPlugins.set(ImagePlugin::default_nearest()),
+            DefaultPlugins
+                .set(ImagePlugin::default_nearest())
+                .set(AssetPlugin {
+                    // The repository's assets, seen from this crate's folder.
+                    file_path: "../../assets".into(),
+                    ..default()
+                }),
             TilemapPlugin,
             TilewalkPlugin::default(),
         ))
@@ -69,9 +77,9 @@ fn setup(mut commands: Commands, server: Res<AssetServer>) {
     let classes = vec![ClassSpec::new("foot", 3.0), ClassSpec::new("horse", 5.0)];
     let board = board_of(&MAP).expect("offset hex maps have a board");
     let nav = Navigation::from_fn(board, SIZE.x, SIZE.y, classes, |class, p| {
-        match (terrain(p.x, p.y), class.0) {
+        match (terrain(p.x, p.y), class.name.as_str()) {
             (ROCK, _) => None,
-            (FOREST, 0) => Some(2.0),
+            (FOREST, "foot") => Some(2.0),
             (FOREST, _) => Some(3.0),
             _ => Some(1.0),
         }

@@ -1,14 +1,16 @@
 //! bevy_tilewalk on a bevy_ecs_tilemap map built in code: the navigation comes from the
 //! map's `TileStorage` and a cost per tile texture; left-click a unit to select it, right-click
-//! a tile to send it there. Units walk slower through forest and water.
+//! a tile to send it there. Units walk slower through forest and water. The debug plugin draws
+//! each path, its goal, refused orders and the cells the last search expanded. The textures
+//! are the repository's `assets/textures`.
 //!
-//! `cargo run --example tilemap`
+//! `cargo run -p bevy_tilewalk --example tilemap --features bevy_ecs_tilemap,debug`
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilewalk::prelude::*;
-use bevy_tilewalk::{Selected, board_of};
+use bevy_tilewalk::{Selected, TilewalkDebugPlugin, board_of};
 
 const SIZE: TilemapSize = TilemapSize { x: 20, y: 12 };
 const TILE: TilemapTileSize = TilemapTileSize { x: 32.0, y: 32.0 };
@@ -21,9 +23,16 @@ const ROCK: u32 = 6;
 fn main() {
     App::new()
         .add_plugins((
-            DefaultPlugins.set(ImagePlugin::default_nearest()),
+            DefaultPlugins
+                .set(ImagePlugin::default_nearest())
+                .set(AssetPlugin {
+                    // The repository's assets, seen from this crate's folder.
+                    file_path: "../../assets".into(),
+                    ..default()
+                }),
             TilemapPlugin,
             TilewalkPlugin::default(),
+            TilewalkDebugPlugin::new(TILE.x, center),
         ))
         .add_systems(Startup, setup)
         .add_systems(Update, click.before(TilewalkSystems::Plan))
@@ -141,17 +150,19 @@ fn click(
     }
 }
 
+/// Where a tile's centre is in the world.
+fn center(p: Pos) -> Vec2 {
+    TilePos::new(p.x, p.y).center_in_world(
+        &SIZE,
+        &TILE.into(),
+        &TILE,
+        &TilemapType::Square,
+        &TilemapAnchor::Center,
+    )
+}
+
 /// Sprites stand on their tiles, or between the two of a step; the selected are yellow.
 fn place(mut units: Query<(&Tile, &Motion, Has<Selected>, &mut Transform, &mut Sprite)>) {
-    let center = |p: Pos| {
-        TilePos::new(p.x, p.y).center_in_world(
-            &SIZE,
-            &TILE.into(),
-            &TILE,
-            &TilemapType::Square,
-            &TilemapAnchor::Center,
-        )
-    };
     for (tile, motion, selected, mut transform, mut sprite) in &mut units {
         transform.translation = motion.position(tile.0, center).extend(1.0);
         sprite.color = if selected {
