@@ -1,18 +1,28 @@
 #!/usr/bin/env python3
 """A long fuzz campaign against the release binary: malformed maps (tilewalk, Moving AI, plain
-grids, Tiled .tmx with their .tsx tilesets), terrain tables, tactics rules and command lines, each run in its own process under a time and memory limit.
+grids, Tiled .tmx with their .tsx tilesets and .tx templates), terrain tables, tactics rules and command lines, each run in its own process under a time and memory limit.
 
     cargo build --release
     python3 fuzz/campaign.py --runs 100000            # from the repository root
+    python3 fuzz/campaign.py --tiled --runs 10000     # Tiled files only
+
+Tiled cases are mutations of the example maps and hostile files built from scratch: group
+layers and class properties nested deep, templates and tilesets naming each other in cycles
+and long chains, compressed layer data that inflates far past its layer (zlib, gzip, zstd),
+staggered and infinite maps whose grid is huge, tilesets whose image claims a huge size,
+layers with two <data> elements or decoy layers, maps in the old XML encoding, elements with
+thousands of attributes, and attribute values `tiled` cannot read.
 
 Every run must end by itself within --timeout seconds (default 20), stay under --memory-mib
-of address space (default 2048), exit with 0, 1 or 2, and never print a Rust panic. The
+of address space (default 2048), exit with 0, 1 or 2, and never print a Rust panic; an error
+about a file of the case must give its line and column (`error: FILE:LINE:COL: ...`). The
 inputs come from a seeded generator (--seed), so a campaign is repeatable; the inputs of
 every failing run are kept in --keep (default fuzz/failures/) with the command that ran them.
 Python 3 standard library only.
 """
 
 import argparse
+import base64
 import collections
 import concurrent.futures
 import json
@@ -25,7 +35,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import re
+import struct
 import time
+import zlib
+import gzip
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MAPS = [
@@ -106,16 +120,229 @@ def pos(rng: random.Random) -> str:
 def name(rng: random.Random) -> str:
     return rng.choice(UNIT_NAMES[:7]) if rng.random() < 0.9 else rng.choice(UNIT_NAMES)
 
+def zstd_zeros(size: int) -> bytes:
+    """A zstd frame of `size` zero bytes in RLE blocks of up to 128 KiB, no content size."""
+    frame = bytearray(b"\x28\xb5\x2f\xfd\x00\x38")
+    block = 1 << 17
+    left = size
+    while True:
+        n = min(block, left)
+        left -= n
+        frame += struct.pack("<I", (n << 3) | 2 | (left == 0))[:3] + b"\x00"
+        if left == 0:
+            return bytes(frame)
 
-def case(rng: random.Random, folder: pathlib.Path) -> list[str]:
+
+def layer_data(rng: random.Random, tiles: int, gid: int = 1) -> tuple[str, str]:
+    """Attributes and text of a <data> element for `tiles` tiles, in a random encoding, or a
+    payload that decompresses far past them (a bomb), or a few tiles short or over."""
+    count = tiles + rng.choice([0] * 6 + [-1, 1, -tiles, 10**6])
+    count = max(count, 0)
+    raw = struct.pack("<I", gid) * min(count, 1 << 22)
+    kind = rng.choice(["csv", "base64", "zlib", "gzip", "zstd", "bomb-zlib", "bomb-gzip", "bomb-zstd"])
+    if kind == "csv":
+        return 'encoding="csv"', ",".join([str(gid)] * min(count, 1 << 22))
+    if kind == "base64":
+        return 'encoding="base64"', base64.b64encode(raw).decode()
+    if kind.startswith("bomb"):
+        size = rng.choice([1 << 20, 1 << 26, 1 << 30, 4 << 30])
+        kind = kind[5:]
+        if kind == "zstd":
+            payload = zstd_zeros(size)
+        else:
+            size = min(size, 1 << 27)  # compressing more here costs the campaign, not tilewalk
+            zeros = b"\0" * (1 << 24)
+            co = zlib.compressobj(9, zlib.DEFLATED, 31 if kind == "gzip" else 15)
+            payload = b"".join(co.compress(zeros) for _ in range(size >> 24)) + co.flush()
+        return f'encoding="base64" compression="{kind}"', base64.b64encode(payload).decode()
+    if kind == "zstd":
+        payload = zstd_zeros(len(raw)) if gid == 0 else None
+        if payload is None:
+            # Raw blocks: a frame of uncompressed blocks holding `raw`.
+            frame = bytearray(b"\x28\xb5\x2f\xfd\x00\x38")
+            chunks = [raw[i:i + (1 << 17)] for i in range(0, len(raw), 1 << 17)] or [b""]
+            for i, chunk in enumerate(chunks):
+                frame += struct.pack("<I", (len(chunk) << 3) | (i == len(chunks) - 1))[:3] + chunk
+            payload = bytes(frame)
+        return 'encoding="base64" compression="zstd"', base64.b64encode(payload).decode()
+    payload = gzip.compress(raw) if kind == "gzip" else zlib.compress(raw)
+    return f'encoding="base64" compression="{kind}"', base64.b64encode(payload).decode()
+
+
+ONE = struct.pack("<I", 1)  # gid 1, as layer data holds it
+TILESET_REF = '<tileset firstgid="1" source="terrain.tsx"/>'
+
+
+def map_text(attrs: str, width: int, height: int, body: str, extra: str = "") -> str:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<map version="1.10" orientation="orthogonal" renderorder="right-down" width="{width}" '
+        f'height="{height}" tilewidth="32" tileheight="32" infinite="0"{attrs}>\n'
+        f" {TILESET_REF}\n{body}{extra}</map>\n"
+    )
+
+
+def tile_layer(rng: random.Random, width: int, height: int, name: str = "t") -> str:
+    attrs, text = layer_data(rng, width * height)
+    return f' <layer id="1" name="{name}" width="{width}" height="{height}">\n  <data {attrs}>{text}</data>\n </layer>\n'
+
+
+UNIT = ('<objectgroup id="2" name="units"><object id="1" name="k" type="foot" x="8" y="8"><point/>'
+        '<properties><property name="team" value="blue"/></properties></object></objectgroup>\n')
+
+
+def hostile_tiled(rng: random.Random, folder: pathlib.Path) -> pathlib.Path:
+    """Writes one hostile Tiled map (and the files it names) into `folder`; returns the map."""
+    for name in ("terrain.tsx", "terrain.png", "terrain_iso.tsx", "terrain_iso.png"):
+        shutil.copy(ROOT / "assets/tiled" / name, folder / name)
+    square = (ROOT / "assets/tiled/square.tmx").read_text(encoding="utf-8")
+    layer = re.search(r" <layer\b.*?</layer>\n", square, re.S)
+    w, h = rng.choice([(1, 1), (4, 4), (16, 10), (64, 64)])
+    kind = rng.choice([
+        "groups", "properties", "template-self", "template-cycle", "template-chain", "image-size",
+        "png-size", "staggered", "bomb", "data", "xml-encoding", "attributes", "attribute-value",
+        "infinite", "layers", "objects", "tilesets", "elements",
+    ])
+    files: dict[str, str] = {}
+    if kind == "groups":
+        n = rng.choice([1, 10, 62, 63, 64, 65, 200, 5000, 20000])
+        opens = "".join(f'<group id="{100 + i}" name="g{i}">' for i in range(n))
+        text = square[:layer.start()] + opens + layer.group(0) + "</group>" * n + square[layer.end():]
+    elif kind == "properties":
+        n = rng.choice([1, 20, 40, 100, 10000])
+        inner = '<property name="foot" value="1"/>'
+        for i in range(n):
+            inner = f'<property name="p{i}" type="class"><properties>{inner}</properties></property>'
+        text = square.replace("</layer>", f"<properties>{inner}</properties></layer>", 1)
+    elif kind in ("template-self", "template-cycle", "template-chain"):
+        n = {"template-self": 1, "template-cycle": rng.randint(2, 5), "template-chain": rng.choice([3, 15, 16, 17, 40])}[kind]
+        for i in range(n):
+            target = (i + 1) % n if kind != "template-chain" else i + 1
+            if kind == "template-chain" and i == n - 1:
+                obj = '<object name="x" type="foot" width="32" height="32"/>'
+            else:
+                obj = f'<object template="t{target}.tx" name="x" type="foot" width="32" height="32"/>'
+            tileset = TILESET_REF + "\n " if rng.random() < 0.3 else ""
+            files[f"t{i}.tx"] = f'<?xml version="1.0" encoding="UTF-8"?>\n<template>\n {tileset}{obj}\n</template>\n'
+        objects = '<objectgroup id="2" name="objs"><object id="1" template="t0.tx" x="8" y="8"/></objectgroup>\n'
+        text = map_text("", w, h, tile_layer(rng, w, h), objects)
+        if rng.random() < 0.3:
+            # The tileset's tile reaches the template, which reaches the tileset.
+            tsx = (ROOT / "assets/tiled/terrain.tsx").read_text(encoding="utf-8")
+            files["terrain.tsx"] = tsx.replace('<tile id="0" type="grass"/>', '<tile id="0" type="grass"><objectgroup><object id="1" template="t0.tx"/></objectgroup></tile>')
+    elif kind in ("image-size", "png-size"):
+        side = rng.choice([64, 8192, 8193, 100000, 2000000, 4294967295, 4294967296])
+        if kind == "png-size":
+            png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR" + struct.pack(">II", side % (1 << 32), side % (1 << 32))
+            (folder / "huge.png").write_bytes(png + b"\0" * 16)
+            image = '<image source="huge.png"/>'
+        else:
+            image = f'<image source="terrain.png" width="{side}" height="{side}"/>'
+        tile = rng.choice([1, 8, 32])
+        text = map_text("", 2, 2, f' <tileset firstgid="50" name="old" tilewidth="{tile}" tileheight="{tile}" margin="{rng.choice([0, 1, 10**12])}">\n  {image}\n </tileset>\n' + tile_layer(rng, 2, 2))
+    elif kind == "staggered":
+        w, h = rng.choice([(1, 100000), (100000, 1), (4096, 4096), (5000, 3000), (3, 5000), (2, 2), (300, 300)])
+        axis, index = rng.choice("xy"), rng.choice(["odd", "even"])
+        if w * h <= 1 << 20:
+            attrs, data = layer_data(rng, w * h)
+        else:
+            attrs, data = 'encoding="base64" compression="zlib"', base64.b64encode(zlib.compress(ONE * (w * h), 9)).decode()
+        text = (
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'<map version="1.10" orientation="{rng.choice(["staggered", "hexagonal"])}" renderorder="right-down" width="{w}" height="{h}" tilewidth="64" tileheight="32" hexsidelength="16" infinite="0" staggeraxis="{axis}" staggerindex="{index}">\n'
+            ' <tileset firstgid="1" source="terrain_iso.tsx"/>\n'
+            f' <layer id="1" name="t" width="{w}" height="{h}">\n  <data {attrs}>{data}</data>\n </layer>\n</map>\n'
+        )
+    elif kind == "bomb":
+        text = map_text("", w, h, tile_layer(rng, w, h), UNIT)
+    elif kind == "data":
+        full, short = ",".join(["1"] * (w * h)), ",".join(["1"] * max(w * h - 2, 1))
+        variant = rng.choice(["two", "decoy", "foo", "cdata", "entity", "comment", "group", "none"])
+        body = {
+            "two": f' <layer id="1" name="t" width="{w}" height="{h}"><data encoding="csv">{full}</data><data encoding="csv">{short}</data></layer>\n',
+            "decoy": f' <objectgroup id="3"><layer id="9" name="d" width="{w}" height="{h}"><data encoding="csv">{full}</data></layer></objectgroup>\n <layer id="1" name="t" width="{w}" height="{h}"><data encoding="csv">{short}</data></layer>\n',
+            "foo": f' <foo><layer id="9" name="d" width="{w}" height="{h}"><data encoding="csv">{short}</data></layer></foo>\n <layer id="1" name="t" width="{w}" height="{h}"><data encoding="csv">{full}</data></layer>\n',
+            "cdata": f' <layer id="1" name="t" width="{w}" height="{h}"><data encoding="csv">{rng.choice(["", " "])}<![CDATA[{full}]]></data></layer>\n',
+            "entity": f' <layer id="1" name="t" width="{w}" height="{h}"><data encoding="csv">{full.replace(",", "&#44;", rng.randint(0, 3))}</data></layer>\n',
+            "comment": f' <layer id="1" name="t" width="{w}" height="{h}"><data encoding="csv">{short}<!-- x -->,1,1</data></layer>\n',
+            "group": f' <group id="5"><layer id="1" name="t" width="{w}" height="{h}"><data encoding="csv">{rng.choice([full, short])}</data></layer></group>\n',
+            "none": f' <layer id="1" name="t" width="{w}" height="{h}"/>\n',
+        }[variant]
+        text = map_text("", w, h, body, UNIT)
+    elif kind == "xml-encoding":
+        n = rng.choice([10, 100, 300, 500])
+        tiles = '<tile gid="1"/>\n' * (n * n + rng.choice([0, 0, -1, 1]))
+        text = map_text("", n, n, f' <layer id="1" name="t" width="{n}" height="{n}">\n  <data>\n{tiles}  </data>\n </layer>\n')
+    elif kind == "attributes":
+        n = rng.choice([10, 63, 64, 65, 1000, 100000])
+        attrs = "".join(f' a{i}="1"' for i in range(n))
+        element = rng.choice(["<map ", "<layer ", "<tileset ", "<data "])
+        text = square.replace(element, element[:-1] + attrs + " ", 1)
+        if rng.random() < 0.2:
+            text = text.replace(element, element + 'id="1" id="2" ', 1)
+    elif kind == "attribute-value":
+        text = square
+        for _ in range(rng.randint(1, 3)):
+            names = re.findall(r' ([a-z]+)="[^"]*"', text)
+            name = rng.choice(names)
+            bad = rng.choice(["x", "-1", "", "4294967296", "1e9", "NaN", "0", " 1", "99999999999999999999"])
+            text = re.sub(rf' {name}="[^"]*"', f' {name}="{bad}"', text, count=1)
+    elif kind == "infinite":
+        chunks = []
+        for _ in range(rng.choice([1, 4, 100, 2000])):
+            cw, ch = rng.choice([(16, 16), (1, 65536), (65536, 1), (256, 256), (257, 256), (0, 0), (16, 0)])
+            x, y = rng.choice([0, -16, 16, 1 << 20, 1 << 24, (1 << 24) + 1, -(1 << 31)]), rng.choice([0, 16, 1 << 20])
+            attrs, data = layer_data(rng, cw * ch) if cw * ch <= 1 << 16 else ("", "")
+            chunks.append((attrs, f'<chunk x="{x}" y="{y}" width="{cw}" height="{ch}">{data}</chunk>'))
+        encoding = chunks[0][0] or 'encoding="csv"'
+        layers = "".join(
+            f' <layer id="{i + 1}" name="t{i}" width="{w}" height="{h}"><data {encoding}>{"".join(c for _, c in chunks)}</data></layer>\n'
+            for i in range(rng.choice([1, 2, 40]))
+        )
+        text = map_text("", w, h, layers).replace('infinite="0"', 'infinite="1"')
+    elif kind == "layers":
+        n = rng.choice([2, 8, 64, 1000])
+        side = rng.choice([4, 512, 2048, 4096])
+        data = base64.b64encode(zlib.compress(ONE * (side * side), 9)).decode()
+        one = f' <layer id="1" name="t" width="{side}" height="{side}"><data encoding="base64" compression="zlib">{data}</data></layer>\n'
+        text = map_text("", side, side, one * n)
+    elif kind == "objects":
+        n = rng.choice([10, 1000, 100001, 200000])
+        objects = "".join(
+            f'<object id="{i + 1}" name="u{i}" type="foot" x="{(i % w) * 32 + 8}" y="{(i // w % h) * 32 + 8}"><point/><properties><property name="team" value="{rng.choice(["blue", "red"])}"/></properties></object>'
+            for i in range(n)
+        )
+        text = map_text("", w, h, tile_layer(rng, w, h), f'<objectgroup id="2">{objects}</objectgroup>\n')
+    elif kind == "tilesets":
+        n = rng.choice([10, 300, 5000])
+        sets = "".join(f' <tileset firstgid="{1 + 8 * (i + 1)}" name="s{i}" tilewidth="32" tileheight="32" tilecount="8" columns="8"><image source="terrain.png" width="256" height="32"/></tileset>\n' for i in range(n))
+        text = map_text("", w, h, sets + tile_layer(rng, w, h))
+    else:  # many elements
+        n = rng.choice([1000, 1 << 20, (1 << 20) + 1, 3 << 20])
+        text = map_text("", w, h, tile_layer(rng, w, h), "<x/>" * n + "\n")
+    if rng.random() < 0.2:
+        text = mutate(rng, text)
+    for name, content in files.items():
+        (folder / name).write_text(content, encoding="utf-8", newline="")
+    map_file = folder / "case.tmx"
+    map_file.write_text(text, encoding="utf-8", newline="")
+    return map_file
+
+
+def case(rng: random.Random, folder: pathlib.Path, tiled_only: bool = False) -> list[str]:
     """Writes one malformed input into `folder`; returns the command line that runs it."""
-    kind = rng.choices(["path", "simulate", "tactics", "gen", "bytes", "tiled"], [30, 25, 25, 5, 15, 20])[0]
+    kinds = ["path", "simulate", "tactics", "gen", "bytes", "tiled", "hostile-tiled"]
+    weights = [0, 0, 0, 0, 0, 50, 50] if tiled_only else [30, 25, 25, 5, 15, 20, 0]
+    kind = rng.choices(kinds, weights)[0]
     map_file = folder / "case.map"
     bases = [m.read_text(encoding="utf-8") for m in MAPS] + [MOVINGAI]
     base = rng.choice(bases + [PLAIN] if kind == "path" else bases)
     if kind == "bytes":
         map_file.write_bytes(random_bytes(rng))
         kind = rng.choice(["path", "simulate", "tactics"])
+    elif kind == "hostile-tiled":
+        map_file = hostile_tiled(rng, folder)
+        kind = rng.choice(["path", "path", "simulate", "tactics"])
     elif kind == "tiled":
         tmx, tsx, png = rng.choice(TILED)
         map_file = folder / "case.tmx"
@@ -172,6 +399,13 @@ def case(rng: random.Random, folder: pathlib.Path) -> list[str]:
     return args
 
 
+def unlocated(stderr: str, folder: pathlib.Path) -> bool:
+    """Whether an error about a file of the case gives no line and column."""
+    first = stderr.split("\n", 1)[0]
+    prefix = f"error: {folder}/"
+    return first.startswith(prefix) and not re.match(r"[^:]+:\d+:\d+: ", first[len("error: "):])
+
+
 def limit(memory_mib: int):
     def apply():
         size = memory_mib << 20
@@ -185,7 +419,7 @@ def run_one(binary: str, seed: int, args_in: argparse.Namespace) -> tuple[str, l
     rng = random.Random(seed)
     folder = pathlib.Path(tempfile.mkdtemp(prefix="tilewalk-fuzz-"))
     try:
-        args = case(rng, folder)
+        args = case(rng, folder, args_in.tiled)
         started = time.monotonic()
         try:
             done = subprocess.run(
@@ -202,6 +436,8 @@ def run_one(binary: str, seed: int, args_in: argparse.Namespace) -> tuple[str, l
                 outcome = "panic"
             elif "memory allocation" in text or code in (-signal.SIGKILL, -signal.SIGABRT, -signal.SIGSEGV):
                 outcome = "memory"
+            elif code == 2 and unlocated(text, folder):
+                outcome = "unlocated"
             elif code in (0, 1, 2):
                 outcome = f"exit {code}"
             else:
@@ -226,6 +462,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=20.0)
     parser.add_argument("--memory-mib", type=int, default=2048)
     parser.add_argument("--keep", default=str(ROOT / "fuzz/failures"))
+    parser.add_argument("--tiled", action="store_true", help="Tiled files only: mutations of the examples and hostile files")
     args = parser.parse_args()
     if not os.access(args.binary, os.X_OK):
         print(f"no binary at {args.binary}: run `cargo build --release` first", file=sys.stderr)

@@ -170,13 +170,54 @@ impl<A: TextAsset> AssetLoader for TextLoader<A> {
     }
 }
 
+/// Reads a RON map whose keys must all differ: a key written twice is an error at the
+/// second (serde's maps would keep the last without a word). For `deserialize_with`.
+pub fn unique_keys<'de, D, V>(deserializer: D) -> Result<BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: serde::Deserialize<'de>,
+{
+    struct Keys<V>(std::marker::PhantomData<V>);
+    impl<'de, V: serde::Deserialize<'de>> serde::de::Visitor<'de> for Keys<V> {
+        type Value = BTreeMap<String, V>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format_args!(
+                        "`{key}` is written twice in this map (a key may be written once)"
+                    )));
+                }
+                let value = map.next_value()?;
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    deserializer.deserialize_map(Keys(std::marker::PhantomData))
+}
+
 /// A RON error in `text` as a [`ParseError`] at its line and column, with a hint where the
 /// parser's own words do not say what to write: which field wants `Some(..)`, and which
 /// bracket is still open when the parser stumbles lines after the real mistake.
 pub fn ron_error(text: &str, error: ron::error::SpannedError) -> ParseError {
     use ron::Error as E;
-    let (line, column) = (error.span.start.line, error.span.start.col);
-    let at = offset_of(text, line, column);
+    let (line, mut column) = (error.span.start.line, error.span.start.col);
+    let mut at = offset_of(text, line, column);
+    // A key written twice ([`unique_keys`]): at its opening quote.
+    if matches!(&error.code, E::Message(m) if m.contains(" is written twice"))
+        && text[..at].ends_with('"')
+    {
+        (column, at) = (column - 1, at - 1);
+    }
     let mut message = error.code.to_string();
     match &error.code {
         E::ExpectedOption => {

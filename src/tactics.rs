@@ -21,7 +21,7 @@ pub use bevy_tilewalk::{
 use crate::AppSystems;
 use crate::assets::{
     AssetFileError, FileErrors, TextAsset, TextLoader, Tracks, report_failed_loads, ron_error,
-    touches,
+    touches, unique_keys,
 };
 use crate::level::Level;
 use crate::units::MAX_ATTACK_RANGE;
@@ -43,14 +43,16 @@ pub enum Mode {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RulesFile {
+    #[serde(deserialize_with = "unique_keys")]
     movement_points: BTreeMap<String, f64>,
+    #[serde(deserialize_with = "unique_keys")]
     attack_range: BTreeMap<String, (u32, u32)>,
     zone_of_control: ZoneOfControlFile,
     #[serde(default)]
     ignore_zone_of_control: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_keys")]
     hit_points: BTreeMap<String, u32>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_keys")]
     damage: BTreeMap<String, u32>,
 }
 

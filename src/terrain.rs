@@ -9,7 +9,7 @@ use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
 use tilewalk_path::{MAX_COST, MIN_COST};
 
-use crate::assets::{TextAsset, ron_error};
+use crate::assets::{TextAsset, ron_error, unique_keys};
 use crate::units::MovementClass;
 
 /// One kind of ground.
@@ -62,7 +62,7 @@ struct TerrainFile {
     name: String,
     glyphs: String,
     tile: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_keys")]
     cost: BTreeMap<String, f64>,
     #[serde(default)]
     defence: u32,

@@ -1,14 +1,18 @@
 //! Bad input, as a hostile tester would write it: arbitrary bytes and structured mutations of
-//! the shipped maps, terrain table and tactics rules, and mangled command lines. Nothing may
-//! panic, and every error from a file names a line and column inside it. (The long campaign
-//! that runs the release binary on 100,000 inputs is `fuzz/campaign.py`.)
+//! the shipped maps, Tiled maps with their tilesets and templates, terrain table and tactics
+//! rules, and mangled command lines. Nothing may panic, and every error from a file names a
+//! line and column inside it. (The long campaign that runs the release binary on 100,000
+//! inputs is `fuzz/campaign.py`.)
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use proptest::prelude::*;
-use tilewalk::assets::{TextError, decode_text};
+use tilewalk::assets::{AssetFileError, TextError, decode_text};
 use tilewalk::cli::Cli;
 use tilewalk::level::{Level, warnings};
-use tilewalk::map::MapAsset;
+use tilewalk::map::{MapAsset, tmx};
 use tilewalk::tactics::parse_rules;
 use tilewalk::terrain::TerrainTable;
 use tilewalk_path::formats::ParseError;
@@ -49,6 +53,86 @@ const PIECES: [&str; 24] = [
     "Some(",
     "//",
 ];
+
+/// The example Tiled maps, each with its tileset's file name and text.
+const TILED: [(&str, &str, &str); 2] = [
+    (
+        include_str!("../../assets/tiled/square.tmx"),
+        "terrain.tsx",
+        include_str!("../../assets/tiled/terrain.tsx"),
+    ),
+    (
+        include_str!("../../assets/tiled/hex.tmx"),
+        "terrain_hex.tsx",
+        include_str!("../../assets/tiled/terrain_hex.tsx"),
+    ),
+];
+
+/// Pieces of Tiled XML a mutation inserts: nesting, second data, encodings, compression,
+/// templates, cycles, sizes, orientations, entities.
+const XML_PIECES: [&str; 24] = [
+    "<group id=\"9\">",
+    "</group>",
+    "<group><group><group>",
+    "<data encoding=\"csv\">1,1</data>",
+    "<layer id=\"7\" name=\"x\" width=\"4\" height=\"4\">",
+    " compression=\"zlib\"",
+    " compression=\"zstd\"",
+    " encoding=\"base64\"",
+    "eJzt0DENAAAMw6D5N727T1pA",
+    "<objectgroup id=\"8\"><object id=\"9\" template=\"t.tx\"/></objectgroup>",
+    " template=\"t.tx\"",
+    "<tileset firstgid=\"50\" name=\"old\" tilewidth=\"1\" tileheight=\"1\"><image source=\"x.png\" width=\"70000\" height=\"70000\"/></tileset>",
+    " tilecount=\"4294967295\"",
+    " width=\"100000\"",
+    " orientation=\"staggered\"",
+    " infinite=\"1\"",
+    "<chunk x=\"0\" y=\"0\" width=\"16\" height=\"16\">1</chunk>",
+    "&#44;",
+    "<![CDATA[1,2]]>",
+    "-1,",
+    " hexsidelength=\"x\"",
+    " a=\"1\" b=\"2\"",
+    "<properties><property name=\"foot\" type=\"int\" value=\"x\"/></properties>",
+    "=\"",
+];
+
+/// One edit of a Tiled file: where (a fraction of its length) and what.
+#[derive(Clone, Debug)]
+enum XmlEdit {
+    Text(Edit),
+    Insert(f64, usize),
+}
+
+fn xml_edit() -> impl Strategy<Value = XmlEdit> {
+    prop_oneof![
+        edit().prop_map(XmlEdit::Text),
+        (0.0..1.0, 0..XML_PIECES.len()).prop_map(|(at, i)| XmlEdit::Insert(at, i)),
+        (0.0..1.0, 0..XML_PIECES.len()).prop_map(|(at, i)| XmlEdit::Insert(at, i)),
+    ]
+}
+
+/// `text` with Tiled edits applied (on character boundaries).
+fn mutate_xml(text: &str, edits: &[XmlEdit]) -> String {
+    let mut text = text.to_owned();
+    for edit in edits {
+        text = match edit {
+            XmlEdit::Text(edit) => mutate(&text, std::slice::from_ref(edit)),
+            &XmlEdit::Insert(f, i) => {
+                let chars: Vec<char> = text.chars().collect();
+                let at = ((f * chars.len() as f64) as usize).min(chars.len());
+                let mut out: String = chars[..at].iter().collect();
+                out.push_str(XML_PIECES[i]);
+                out.extend(&chars[at..]);
+                out
+            }
+        };
+    }
+    text
+}
+
+/// A template naming the tileset and, maybe, itself.
+const TEMPLATE: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<template>\n <tileset firstgid=\"1\" source=\"terrain.tsx\"/>\n <object gid=\"1\" width=\"32\" height=\"32\"/>\n</template>\n";
 
 /// One edit of a text: where (a fraction of its length) and what.
 #[derive(Clone, Debug)]
@@ -130,6 +214,34 @@ proptest! {
                 Err(error) => located(&error, &text),
             },
             Err(error) => located(&error, &text),
+        }
+    }
+
+    #[test]
+    fn mutated_tiled_maps_tilesets_and_templates_open_or_fail_at_a_place(
+        base in 0..TILED.len(),
+        map_edits in prop::collection::vec(xml_edit(), 1..6),
+        tileset_edits in prop::collection::vec(xml_edit(), 0..3),
+        template_edits in prop::collection::vec(xml_edit(), 0..3),
+    ) {
+        let (map, tileset_name, tileset) = TILED[base];
+        let map = mutate_xml(map, &map_edits);
+        let files: HashMap<PathBuf, String> = HashMap::from([
+            (Path::new("t").join(tileset_name), mutate_xml(tileset, &tileset_edits)),
+            (PathBuf::from("t/t.tx"), mutate_xml(TEMPLATE, &template_edits)),
+        ]);
+        match tmx::parse(Path::new("t/m.tmx"), &map, &files) {
+            Ok(map) => {
+                if let Err(error) = Level::build(&map, &table()) {
+                    prop_assert!(error.line >= 1 && error.column >= 1, "{error}");
+                }
+            }
+            Err(AssetFileError::Parse { file, error }) => {
+                let text = if file == "t/m.tmx" { Some(&map) } else { files.get(Path::new(&file)) };
+                let text = text.unwrap_or_else(|| panic!("{file}:{error} is in no file of the map"));
+                located(&error, text);
+            }
+            Err(other) => panic!("no line and column: {other}"),
         }
     }
 
@@ -221,4 +333,69 @@ fn the_cases_the_fuzz_campaign_found_stay_fixed() {
             .to_string()
             .contains("<= 1000")
     );
+}
+
+#[test]
+fn a_key_written_twice_in_a_table_map_is_an_error_at_the_second() {
+    // Where `needle` is in `text` (ASCII text).
+    let position = |text: &str, needle: &str| {
+        let at = text.find(needle).unwrap();
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        (text[..at].matches('\n').count() + 1, at - line_start + 1)
+    };
+    let terrain = TERRAIN.replacen(
+        r#"cost: {"foot": 1.0, "horse": 0.75"#,
+        r#"cost: {"foot": 9.0, "foot": 1.0, "horse": 0.75"#,
+        1,
+    );
+    let error = TerrainTable::parse(&terrain).unwrap_err();
+    assert_eq!(
+        (error.line, error.column),
+        position(&terrain, r#""foot": 1.0, "horse": 0.75"#),
+        "{error}"
+    );
+    assert!(error.message.contains("`foot` is written twice"), "{error}");
+    for (field, map) in [
+        (
+            "movement_points",
+            r#"{"foot": 5.0, "horse": 8.0, "horse": 1.0, "flyer": 6.0}"#,
+        ),
+        (
+            "attack_range",
+            r#"{"foot": (1, 1), "horse": (1, 1), "horse": (1, 1), "flyer": (1, 1)}"#,
+        ),
+        (
+            "hit_points",
+            r#"{"foot": 20, "horse": 24, "horse": 2, "flyer": 16}"#,
+        ),
+        (
+            "damage",
+            r#"{"foot": 7, "horse": 8, "horse": 9, "flyer": 6}"#,
+        ),
+    ] {
+        let line = RULES
+            .lines()
+            .find(|l| l.trim_start().starts_with(field))
+            .unwrap();
+        let start = line.find('{').unwrap();
+        let rules = RULES.replacen(line, &format!("{}{map}", &line[..start]), 1);
+        let error = parse_rules(&rules).unwrap_err();
+        let field_at = rules.find(&format!("{field}:")).unwrap();
+        let horse = field_at
+            + rules[field_at..]
+                .match_indices("\"horse\"")
+                .nth(1)
+                .unwrap()
+                .0;
+        let line_start = rules[..horse].rfind('\n').map_or(0, |i| i + 1);
+        let expected = (
+            rules[..horse].matches('\n').count() + 1,
+            horse - line_start + 1,
+        );
+        assert_eq!((error.line, error.column), expected, "{field}: {error}");
+        assert!(
+            error.message.contains("`horse` is written twice"),
+            "{error}"
+        );
+    }
 }

@@ -1017,3 +1017,428 @@ fn the_isometric_examples_place_their_units_where_tiled_draws_them() {
         }
     }
 }
+
+// Hostile map files, one test per reproducer of `../shared/fuzz-findings/tmx-*.py`, each
+// input built here: each is refused at its place (or opens), quickly and within 2.5 GB.
+
+/// A folder for hostile maps, with the example tilesets beside them.
+fn hostile_folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tilewalk-hostile-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in [
+        "terrain.tsx",
+        "terrain.png",
+        "terrain_iso.tsx",
+        "terrain_iso.png",
+    ] {
+        std::fs::copy(example(&format!("assets/tiled/{file}")), dir.join(file)).unwrap();
+    }
+    dir
+}
+
+/// The seconds a hostile map may take in this (debug) build; the release binary's times
+/// are in docs/benchmarks.md.
+const HOSTILE_SECONDS: f64 = 10.0;
+
+/// Runs `tilewalk path` on `map` under a 2.5 GB address-space limit: its exit status, what
+/// it printed, and the seconds it took.
+fn hostile_path(map: &FsPath, from: &str, to: &str) -> (Option<i32>, String, f64) {
+    let started = std::time::Instant::now();
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2560000 && exec timeout 60 \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_tilewalk"))
+        .args([
+            "path",
+            "--map",
+            map.to_str().unwrap(),
+            "--from",
+            from,
+            "--to",
+            to,
+        ])
+        .output()
+        .expect("the binary runs");
+    let seconds = started.elapsed().as_secs_f64();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.code(), text, seconds)
+}
+
+/// Asserts that `path` refuses `map` with `error: FILE:AT: …SAYS…` (FILE is `file`, or the
+/// map), in time and memory.
+fn refused_at(map: &FsPath, file: Option<&FsPath>, at: (usize, usize), says: &str) {
+    let (code, output, seconds) = hostile_path(map, "0,0", "1,1");
+    let file = file.unwrap_or(map);
+    let expected = format!("error: {}:{}:{}: ", file.display(), at.0, at.1);
+    assert!(
+        code == Some(2) && output.starts_with(&expected) && output.contains(says),
+        "{}: exit {code:?}, expected `{expected}…{says}`, got {output}",
+        map.display()
+    );
+    assert!(seconds < HOSTILE_SECONDS, "{}: {seconds} s", map.display());
+}
+
+/// Line and column of byte `offset` of an ASCII text.
+fn ascii_at(text: &str, offset: usize) -> (usize, usize) {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    (
+        text[..offset].matches('\n').count() + 1,
+        offset - line_start + 1,
+    )
+}
+
+/// A 4x4 orthogonal map of the example tileset around `layer` (the `<layer>` element and
+/// what follows it before `</map>`).
+fn four_by_four(layer: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <map version=\"1.10\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"4\" height=\"4\" tilewidth=\"32\" tileheight=\"32\" infinite=\"0\">\n \
+         <tileset firstgid=\"1\" source=\"terrain.tsx\"/>\n{layer}</map>\n"
+    )
+}
+
+const SIXTEEN: &str = "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1";
+
+#[test]
+fn a_template_naming_itself_or_a_cycle_of_files_is_refused_where_it_closes() {
+    let dir = hostile_folder("template");
+    std::fs::write(
+        dir.join("t.tx"),
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<template>\n <object template=\"t.tx\" name=\"x\" type=\"foot\" width=\"32\" height=\"32\"/>\n</template>\n",
+    )
+    .unwrap();
+    let map = dir.join("m.tmx");
+    std::fs::write(
+        &map,
+        four_by_four(&format!(
+            " <layer id=\"1\" name=\"t\" width=\"4\" height=\"4\">\n  <data encoding=\"csv\">{SIXTEEN}</data>\n </layer>\n \
+             <objectgroup id=\"2\" name=\"objs\">\n  <object id=\"1\" template=\"t.tx\" x=\"8\" y=\"8\"/>\n </objectgroup>\n"
+        )),
+    )
+    .unwrap();
+    refused_at(
+        &map,
+        Some(&dir.join("t.tx")),
+        (3, 2),
+        "files must not name each other in a cycle",
+    );
+
+    // A tileset whose tile's collision object is a template whose tileset is that tileset.
+    let tileset = "<tileset version=\"1.10\" name=\"t\" tilewidth=\"32\" tileheight=\"32\" tilecount=\"1\" columns=\"1\">\n \
+        <image source=\"tiles.png\" width=\"32\" height=\"32\"/>\n \
+        <tile id=\"0\" type=\"grass\">\n  <objectgroup>\n   <object id=\"1\" template=\"b.tx\"/>\n  </objectgroup>\n </tile>\n</tileset>\n";
+    let template = "<template>\n <tileset firstgid=\"1\" source=\"tiles.tsx\"/>\n <object gid=\"1\" width=\"32\" height=\"32\"/>\n</template>\n";
+    let files = HashMap::from([
+        (PathBuf::from("t/tiles.tsx"), tileset.to_owned()),
+        (PathBuf::from("t/b.tx"), template.to_owned()),
+    ]);
+    let good = tmx_text(ORTHOGONAL, 2, &[0, 0], "");
+    let error = tmx::parse(FsPath::new("t/m.tmx"), &good, &files)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "t/b.tx:2:2: t/tiles.tsx is already being read here (t/m.tmx → t/tiles.tsx → t/b.tx → t/tiles.tsx): files must not name each other in a cycle"
+    );
+
+    // A chain of templates, each naming the next: refused past 16 files.
+    let mut files = HashMap::from([(
+        PathBuf::from("t/tiles.tsx"),
+        tsx_text(&[" type=\"grass\">"]),
+    )]);
+    for i in 0..40 {
+        files.insert(
+            PathBuf::from(format!("t/c{i}.tx")),
+            format!("<template>\n <object template=\"c{}.tx\" width=\"32\" height=\"32\"/>\n</template>\n", i + 1),
+        );
+    }
+    let chained = tmx_text(
+        ORTHOGONAL,
+        2,
+        &[0, 0],
+        "  <object id=\"1\" template=\"c0.tx\" x=\"8\" y=\"8\"/>\n",
+    );
+    let error = tmx::parse(FsPath::new("t/m.tmx"), &chained, &files)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with(
+            "t/c14.tx:2:2: files name each other more than 16 deep (t/m.tmx → t/c0.tx → "
+        ),
+        "{error}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn group_layers_nested_past_the_limit_are_refused_and_deep_ones_within_it_open() {
+    let dir = hostile_folder("groups");
+    let square = std::fs::read_to_string(example("assets/tiled/square.tmx")).unwrap();
+    let start = square.find(" <layer").unwrap();
+    let end = square[start..].find("</layer>\n").unwrap() + start + "</layer>\n".len();
+    let nested = |n: usize| {
+        let opens: String = (0..n)
+            .map(|i| format!("<group id=\"{}\" name=\"g{i}\">", 100 + i))
+            .collect();
+        format!(
+            "{}{opens}{}{}{}",
+            &square[..start],
+            &square[start..end],
+            "</group>".repeat(n),
+            &square[end..]
+        )
+    };
+    for n in [5000, 20000] {
+        let text = nested(n);
+        let map = dir.join(format!("deep{n}.tmx"));
+        std::fs::write(&map, &text).unwrap();
+        // The map is depth 0: the 64th group is the first too deep.
+        let at = text.match_indices("<group").nth(63).unwrap().0;
+        refused_at(
+            &map,
+            None,
+            ascii_at(&text, at),
+            "<group> is nested more than 64 elements deep",
+        );
+    }
+    // 60 groups deep (Tiled's own maps nest a few) open, on a test thread's small stack.
+    let text = nested(60);
+    let tilesets = HashMap::from([(
+        PathBuf::from("t/terrain.tsx"),
+        std::fs::read_to_string(example("assets/tiled/terrain.tsx")).unwrap(),
+    )]);
+    let deep = tmx::parse(FsPath::new("t/m.tmx"), &text, &tilesets).unwrap();
+    let flat = tmx::parse(FsPath::new("t/m.tmx"), &square, &tilesets).unwrap();
+    assert_eq!(deep.tiles.unwrap().layers, flat.tiles.unwrap().layers);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_tileset_whose_image_claims_a_huge_size_is_refused_after_its_tile_count_is_repaired() {
+    let dir = hostile_folder("image-size");
+    let tileset = |image: &str| {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <map version=\"1.10\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"2\" height=\"2\" tilewidth=\"32\" tileheight=\"32\" infinite=\"0\">\n \
+             <tileset firstgid=\"1\" name=\"old\" tilewidth=\"32\" tileheight=\"32\">\n  {image}\n </tileset>\n \
+             <layer id=\"1\" name=\"t\" width=\"2\" height=\"2\">\n  <data encoding=\"csv\">1,1,1,1</data>\n </layer>\n</map>\n"
+        )
+    };
+    let map = dir.join("m.tmx");
+    std::fs::write(
+        &map,
+        tileset("<image source=\"terrain.png\" width=\"2000000\" height=\"2000000\"/>"),
+    )
+    .unwrap();
+    refused_at(
+        &map,
+        None,
+        (3, 2),
+        "the tileset has no tilecount, and its 2000000x2000000 px image holds 3906250000 tiles of 32x32 px: more than tilewalk reads (65536 tiles a tileset)",
+    );
+    // The same size from the PNG file's header, the image element giving none.
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    png.extend_from_slice(&2_000_000u32.to_be_bytes());
+    png.extend_from_slice(&2_000_000u32.to_be_bytes());
+    std::fs::write(dir.join("huge.png"), png).unwrap();
+    let from_file = dir.join("png.tmx");
+    std::fs::write(&from_file, tileset("<image source=\"huge.png\"/>")).unwrap();
+    refused_at(&from_file, None, (3, 2), "holds 3906250000 tiles");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_thin_staggered_strip_is_refused_for_the_diamond_grid_it_covers() {
+    use base64::Engine;
+    let dir = hostile_folder("staggered");
+    let rows = 100_000;
+    let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut zlib, &1u32.to_le_bytes().repeat(rows)).unwrap();
+    let data = base64::engine::general_purpose::STANDARD.encode(zlib.finish().unwrap());
+    let map = dir.join("stag.tmx");
+    std::fs::write(
+        &map,
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <map version=\"1.10\" orientation=\"staggered\" renderorder=\"right-down\" width=\"1\" height=\"{rows}\" tilewidth=\"64\" tileheight=\"32\" infinite=\"0\" staggeraxis=\"y\" staggerindex=\"odd\">\n \
+             <tileset firstgid=\"1\" source=\"terrain_iso.tsx\"/>\n \
+             <layer id=\"1\" name=\"t\" width=\"1\" height=\"{rows}\">\n  <data encoding=\"base64\" compression=\"zlib\">{data}</data>\n </layer>\n</map>\n"
+        ),
+    )
+    .unwrap();
+    refused_at(
+        &map,
+        None,
+        (2, 1),
+        "the staggered 1x100000 map covers a 50001x50000 grid of diamond cells (at most 16M cells)",
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn compressed_layer_data_is_inflated_only_up_to_what_the_layer_needs() {
+    use base64::Engine;
+    let dir = hostile_folder("bomb");
+    // zstd: a frame of 128 KiB blocks of zeros (RLE), 4 GiB in 128 KB.
+    let (size, block) = (4u64 << 30, 1u64 << 17);
+    let mut zstd = b"\x28\xb5\x2f\xfd\x00\x38".to_vec();
+    let blocks = size / block;
+    for i in 0..blocks {
+        let header = ((block << 3) | 2 | u64::from(i == blocks - 1)) as u32;
+        zstd.extend_from_slice(&header.to_le_bytes()[..3]);
+        zstd.push(0);
+    }
+    // zlib: 2 GiB of zeros.
+    let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    let zeros = vec![0u8; 1 << 24];
+    for _ in 0..128 {
+        std::io::Write::write_all(&mut zlib, &zeros).unwrap();
+    }
+    for (kind, payload) in [("zstd", zstd), ("zlib", zlib.finish().unwrap())] {
+        let data = base64::engine::general_purpose::STANDARD.encode(payload);
+        let map = dir.join(format!("{kind}.tmx"));
+        std::fs::write(
+            &map,
+            four_by_four(&format!(
+                " <layer id=\"1\" name=\"t\" width=\"4\" height=\"4\">\n  <data encoding=\"base64\" compression=\"{kind}\">{data}</data>\n </layer>\n"
+            )),
+        )
+        .unwrap();
+        refused_at(
+            &map,
+            None,
+            (5, 3),
+            "layer `t`: its data holds more than the 16 tiles it is for (decompression stopped there)",
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_data_checked_is_the_data_tiled_reads() {
+    let dir = hostile_folder("data");
+    let two = dir.join("two-data.tmx");
+    std::fs::write(
+        &two,
+        four_by_four(&format!(
+            " <layer id=\"1\" name=\"t\" width=\"4\" height=\"4\">\n  <data encoding=\"csv\">{SIXTEEN}</data>\n  <data encoding=\"csv\">1,1</data>\n </layer>\n"
+        )),
+    )
+    .unwrap();
+    refused_at(
+        &two,
+        None,
+        (6, 3),
+        "layer `t` has a second <data> element (a layer has one)",
+    );
+    // A `<layer>` inside an object layer, which `tiled` skips, is not the one checked.
+    let decoy = |data: &str| {
+        four_by_four(&format!(
+            " <objectgroup id=\"3\" name=\"decoy\"><layer id=\"9\" name=\"decoy\" width=\"4\" height=\"4\"><data encoding=\"csv\">{SIXTEEN}</data></layer></objectgroup>\n \
+             <layer id=\"1\" name=\"t\" width=\"4\" height=\"4\">\n  <data encoding=\"csv\">{data}</data>\n </layer>\n"
+        ))
+    };
+    let map = dir.join("decoy.tmx");
+    std::fs::write(&map, decoy("1,1")).unwrap();
+    refused_at(
+        &map,
+        None,
+        (6, 3),
+        "layer `t`: 4x4 with 2 tiles of data; the 4x4 map needs 16",
+    );
+    // With its own 16 tiles, the real layer opens.
+    std::fs::write(&map, decoy(SIXTEEN)).unwrap();
+    let (code, output, _) = hostile_path(&map, "0,0", "1,1");
+    assert_eq!(code, Some(0), "{output}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn line_and_column_take_linear_time() {
+    let dir = hostile_folder("xml");
+    // A valid 300x300 map in the old XML encoding (1.4 MB): it opens, every cell read.
+    let n = 300;
+    let map = dir.join("xml300.tmx");
+    std::fs::write(
+        &map,
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <map version=\"1.10\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"{n}\" height=\"{n}\" tilewidth=\"32\" tileheight=\"32\" infinite=\"0\">\n \
+             <tileset firstgid=\"1\" source=\"terrain.tsx\"/>\n \
+             <layer id=\"1\" name=\"t\" width=\"{n}\" height=\"{n}\">\n  <data>\n{}  </data>\n </layer>\n</map>\n",
+            "<tile gid=\"1\"/>\n".repeat(n * n)
+        ),
+    )
+    .unwrap();
+    let (code, output, seconds) = hostile_path(&map, "0,0", "299,299");
+    assert_eq!(code, Some(0), "{output}");
+    assert!(seconds < HOSTILE_SECONDS, "{seconds} s");
+    // 100,000 attributes on `<map>` (1.2 MB), which Tiled would ignore: refused at the map.
+    let square = std::fs::read_to_string(example("assets/tiled/square.tmx")).unwrap();
+    let attributes: String = (0..100_000).map(|i| format!(" a{i}=\"1\"")).collect();
+    let many = dir.join("attrs.tmx");
+    std::fs::write(
+        &many,
+        square.replacen("<map ", &format!("<map{attributes} "), 1),
+    )
+    .unwrap();
+    let at = square.find("<map ").unwrap();
+    refused_at(
+        &many,
+        None,
+        ascii_at(&square, at),
+        "<map> has more than 64 attributes",
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn errors_tiled_finds_are_located_at_their_element() {
+    let dir = hostile_folder("located");
+    for file in ["terrain_hex.tsx", "terrain_hex.png"] {
+        std::fs::copy(example(&format!("assets/tiled/{file}")), dir.join(file)).unwrap();
+    }
+    let square = std::fs::read_to_string(example("assets/tiled/square.tmx")).unwrap();
+    let hex = std::fs::read_to_string(example("assets/tiled/hex.tmx")).unwrap();
+    let data = square.find("<data").unwrap();
+    let cases = [
+        (
+            "hexside",
+            hex.replace("hexsidelength=\"18\"", "hexsidelength=\"x\""),
+            ascii_at(&hex, hex.find("<map").unwrap()),
+            "<map>: `hexsidelength=\"x\"` is not a valid value",
+        ),
+        (
+            "gid",
+            square.replacen("1,1,3,3,3,3,", "-1,1,3,3,3,3,", 1),
+            ascii_at(&square, square.find("1,1,3,3,3,3,").unwrap()),
+            "layer `terrain`: CSV entry 1 `-1` is no tile gid: invalid digit found in string",
+        ),
+        (
+            "encoding",
+            square.replace("<data encoding=\"csv\">", "<data encoding=\"CSV\">"),
+            ascii_at(&square, data),
+            "encoding `CSV` with compression `none` is not a layer encoding",
+        ),
+        (
+            "base64",
+            square.replace("<data encoding=\"csv\">", "<data encoding=\"base64\">"),
+            ascii_at(&square, data),
+            "its base64 data does not decode",
+        ),
+        (
+            "tileset-attribute",
+            square.replace("firstgid=\"1\"", "firstgid=\"one\""),
+            ascii_at(&square, square.find("<tileset").unwrap()),
+            "<tileset>: `firstgid=\"one\"` is not a valid value",
+        ),
+    ];
+    for (name, text, at, says) in cases {
+        assert!(text != hex && text != square, "{name}");
+        let map = dir.join(format!("{name}.tmx"));
+        std::fs::write(&map, text).unwrap();
+        refused_at(&map, None, at, says);
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

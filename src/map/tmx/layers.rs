@@ -1,6 +1,6 @@
 //! A Tiled map's tile layers: flattened out of their groups, bounded (an infinite map's
-//! chunks), checked (`tiled` does not check a finite layer's length) and laid on the level's
-//! cells (a staggered map's diamond cells).
+//! chunks) and laid on the level's cells (a staggered map's diamond cells). Their sizes and
+//! data were checked before `tiled` read them ([`super::limits`]).
 
 use std::path::Path;
 
@@ -60,12 +60,7 @@ pub(super) fn layers(
     let fail = |at: (usize, usize), message: String| {
         AssetFileError::in_file(map_path, ParseError::new(at.0, at.1, message))
     };
-    let layer_elements: Vec<usize> = elements
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.name == "layer")
-        .map(|(i, _)| i)
-        .collect();
+    let layer_elements = super::limits::tile_layers(elements);
     let mut flat = Vec::new();
     let mut seen_objects = false;
     let top = Parent {
@@ -172,35 +167,13 @@ pub(super) fn layers(
     let mut out = Vec::new();
     for layer in flat {
         let layer_at = layer.element.map_or(root, |i| elements[i].at());
+        // Its one `<data>`, whose length was checked before `tiled` read it.
         let data = layer.element.and_then(|i| {
-            let depth = elements[i].depth;
-            elements[i + 1..]
-                .iter()
-                .take_while(|e| e.depth > depth)
+            super::limits::children(elements, i)
+                .map(|c| &elements[c])
                 .find(|e| e.name == "data")
         });
         let mut cells = vec![None; width as usize * height as usize];
-        // `tiled` indexes a finite layer's data without checking its length: check it here.
-        if let (TileLayer::Finite(finite), Some(data)) = (&layer.layer, data) {
-            let needed = finite.width() as usize * finite.height() as usize;
-            let found = data
-                .data_len()
-                .map_err(|m| fail(data.at(), format!("layer `{}`: {m}", layer.name)))?;
-            if found != needed {
-                return Err(fail(
-                    data.at(),
-                    format!(
-                        "layer `{}`: {}x{} with {found} tiles of data; the {}x{} map needs {}",
-                        layer.name,
-                        finite.width(),
-                        finite.height(),
-                        map.width,
-                        map.height,
-                        map.width as usize * map.height as usize,
-                    ),
-                ));
-            }
-        }
         // Where a cell is written: its CSV entry or `<tile>`, else the layer.
         let entry = |index: usize| {
             data.and_then(|d| d.entries.get(index).copied())

@@ -24,14 +24,16 @@
 //! game), so the same code serves both: [`parse_step`] asks for each file `tiled` needs.
 
 mod layers;
+mod limits;
 mod objects;
 mod terrain;
 mod xml;
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use ::tiled::{
     Loader, Orientation, PropertyValue, StaggerAxis as TiledAxis, StaggerIndex, WangSetType,
@@ -43,13 +45,14 @@ use super::MapAsset;
 use crate::assets::{AssetFileError, read_file};
 use crate::convert::{Projection, Stagger, StaggerAxis};
 use layers::Bounds;
-use xml::{Element, repaired, scan};
+use xml::{Element, MAX_TILESET_TILES, Patched, Unrepaired, repaired, scan};
 
 pub use xml::png_size;
 
 pub use terrain::Resolved;
 
-/// The most files a map may pull in (tilesets, templates and their tilesets).
+/// The most files a map may pull in (tilesets, templates and their tilesets, and images
+/// whose size their tileset does not give).
 const MAX_FILES: usize = 256;
 
 /// A Tiled map's tiles: its tilesets and tile layers, what each tile says about terrain,
@@ -184,6 +187,34 @@ struct CostProperty {
 pub struct Files {
     pub text: HashMap<PathBuf, String>,
     pub image_sizes: HashMap<PathBuf, (u32, u32)>,
+    /// Each file's elements, scanned and checked once (the map's too).
+    scans: RefCell<HashMap<PathBuf, Arc<Vec<Element>>>>,
+}
+
+impl Files {
+    /// The elements of `text`, the file at `path`, scanned and checked the first time they
+    /// are asked for: XML syntax and the limits of every file, and a map's
+    /// ([`limits::check_map`]) if it is the map.
+    fn elements(
+        &self,
+        path: &Path,
+        text: &str,
+        map: bool,
+    ) -> Result<Arc<Vec<Element>>, AssetFileError> {
+        let key = normalize(path);
+        if let Some(found) = self.scans.borrow().get(&key) {
+            return Ok(found.clone());
+        }
+        let in_file = |e: ParseError| AssetFileError::in_file(path, e);
+        let found = scan(text).map_err(in_file)?;
+        check_sizes(&found).map_err(in_file)?;
+        if map {
+            limits::check_map(&found).map_err(in_file)?;
+        }
+        let found = Arc::new(found);
+        self.scans.borrow_mut().insert(key, found.clone());
+        Ok(found)
+    }
 }
 
 /// A file the map needs that the caller has not given: a tileset or a template (read as
@@ -285,7 +316,7 @@ pub fn parse(
 ) -> Result<MapAsset, AssetFileError> {
     let files = Files {
         text: files.clone(),
-        image_sizes: HashMap::new(),
+        ..Files::default()
     };
     match parse_step(map_path, text, &files)? {
         Step::Done(map) => Ok(*map),
@@ -298,25 +329,50 @@ pub fn parse(
 /// with `line:col` where there is one.
 pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, AssetFileError> {
     let in_map = |e: ParseError| AssetFileError::in_file(map_path, e);
-    let elements = scan(text).map_err(in_map)?;
+    let elements = files.elements(map_path, text, true)?;
     let root = elements.first().map_or((1, 1), Element::at);
     let fail = |at: (usize, usize), message: String| in_map(ParseError::new(at.0, at.1, message));
-    check_sizes(&elements).map_err(in_map)?;
-    let mut scanned: HashMap<&Path, Vec<Element>> = HashMap::new();
-    for (path, file) in &files.text {
-        let found = scan(file).map_err(|e| AssetFileError::in_file(path, e))?;
-        check_sizes(&found).map_err(|e| AssetFileError::in_file(path, e))?;
-        scanned.insert(path.as_path(), found);
+    let too_many = || fail(root, format!("the map needs more than {MAX_FILES} files"));
+    // Every file with its elements: the map first, then the others by path.
+    let mut all: Vec<(&Path, &str, Arc<Vec<Element>>)> = vec![(map_path, text, elements.clone())];
+    let mut others: Vec<(&PathBuf, &String)> = files.text.iter().collect();
+    others.sort_unstable();
+    for (path, file) in others {
+        all.push((
+            path.as_path(),
+            file.as_str(),
+            files.elements(path, file, false)?,
+        ));
+    }
+    let listed: Vec<(&Path, &[Element])> = all.iter().map(|(p, _, e)| (*p, e.as_slice())).collect();
+    limits::check_files(&listed)?;
+    // The files named and not read yet, asked for before `tiled` runs, so that it runs once.
+    let read: HashSet<PathBuf> = files
+        .text
+        .keys()
+        .map(PathBuf::as_path)
+        .map(normalize)
+        .collect();
+    for &(file, elements) in &listed {
+        for (named, element) in limits::named_files(file, elements) {
+            if read.contains(&named) || named == normalize(map_path) {
+                continue;
+            }
+            if files.text.len() + files.image_sizes.len() >= MAX_FILES {
+                return Err(too_many());
+            }
+            return Ok(Step::Read(FileRef {
+                path: named,
+                image: false,
+                named_in: file.to_path_buf(),
+                line: element.line,
+                column: element.column,
+            }));
+        }
     }
     // What `tiled` reads: each file repaired, once the sizes of the images it needs are known.
-    let mut patched: HashMap<PathBuf, std::borrow::Cow<str>> = HashMap::new();
-    let sources = std::iter::once((map_path, text, &elements)).chain(
-        files
-            .text
-            .iter()
-            .map(|(path, file)| (path.as_path(), file.as_str(), &scanned[path.as_path()])),
-    );
-    for (path, file, found) in sources {
+    let mut patched: HashMap<PathBuf, Patched> = HashMap::new();
+    for &(path, file, ref found) in &all {
         let folder = path.parent().unwrap_or(Path::new(""));
         let size = |source: &str| {
             let &(w, h) = files.image_sizes.get(&normalize(&folder.join(source)))?;
@@ -326,7 +382,10 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
             Ok(fixed) => {
                 patched.insert(normalize(path), fixed);
             }
-            Err(images) => {
+            Err(Unrepaired::Images(images)) => {
+                if files.text.len() + files.image_sizes.len() >= MAX_FILES {
+                    return Err(too_many());
+                }
                 let image = &found[images[0]];
                 return Ok(Step::Read(FileRef {
                     path: normalize(&folder.join(image.attr("source").unwrap_or_default())),
@@ -336,46 +395,43 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
                     column: image.column,
                 }));
             }
+            Err(Unrepaired::Refused(error)) => return Err(AssetFileError::in_file(path, error)),
         }
     }
     let missing = RefCell::new(None);
-    let reader = |path: &Path| -> Result<&[u8], std::io::Error> {
+    let read_to: ReadTo = RefCell::new(None);
+    let reader = |path: &Path| {
         let path = normalize(path);
-        match patched.get(path.as_path()) {
-            Some(file) => Ok(file.as_bytes()),
+        match patched.get_key_value(path.as_path()) {
+            Some((key, file)) => Ok(Tracked {
+                path: key.as_path(),
+                bytes: file.text.as_bytes(),
+                at: 0,
+                read_to: &read_to,
+            }),
             None => {
                 missing.replace(Some(path));
-                Err(std::io::ErrorKind::NotFound.into())
+                Err(std::io::Error::from(std::io::ErrorKind::NotFound))
             }
         }
     };
     // Each tileset file on its own first, so that its errors name it.
-    let mut tileset_error = None;
-    for path in files
-        .text
-        .keys()
-        .filter(|p| p.extension().is_some_and(|e| e == "tsx"))
-    {
-        if let Err(e) = Loader::with_reader(reader).load_tsx_tileset(path) {
-            tileset_error = Some(tiled_error(path, &e));
+    let mut loaded = Ok(());
+    for &(path, _, _) in &all[1..] {
+        if path.extension().is_some_and(|e| e == "tsx")
+            && let Err(error) = Loader::with_reader(reader).load_tsx_tileset(path)
+        {
+            loaded = Err(error);
             break;
         }
     }
-    let loaded = match tileset_error {
-        Some(error) => Err(error),
-        None => Loader::with_reader(reader)
-            .load_tmx_map(map_path)
-            .map_err(|e| tiled_error(map_path, &e)),
-    };
+    let loaded = loaded.and_then(|()| Loader::with_reader(reader).load_tmx_map(map_path));
     if let Some(path) = missing.take() {
-        if files.text.len() >= MAX_FILES {
-            return Err(fail(
-                root,
-                format!("the map needs more than {MAX_FILES} files"),
-            ));
+        if files.text.len() + files.image_sizes.len() >= MAX_FILES {
+            return Err(too_many());
         }
         let (named_in, (line, column)) =
-            named_at(map_path, &elements, &scanned, &path).unwrap_or((map_path.into(), root));
+            named_at(&listed, &path).unwrap_or((map_path.into(), root));
         return Ok(Step::Read(FileRef {
             path,
             image: false,
@@ -384,7 +440,12 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
             column,
         }));
     }
-    let map = loaded?;
+    let map = loaded.map_err(|error| tiled_error(&error, read_to.take(), &patched, &listed))?;
+    let scanned: HashMap<PathBuf, &[Element]> = listed[1..]
+        .iter()
+        .map(|&(p, e)| (normalize(p), e))
+        .collect();
+    let elements = elements.as_slice();
 
     let (board, projection) = board(&map).map_err(|m| fail(root, m))?;
     let folder = map_path.parent().unwrap_or(Path::new(""));
@@ -439,78 +500,41 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
 
 /// Where a file is named: the element whose `source` (a tileset) or `template` (an object)
 /// attribute resolves to `path`, in the map or a file read so far.
-fn named_at(
-    map_path: &Path,
-    map: &[Element],
-    scanned: &HashMap<&Path, Vec<Element>>,
-    path: &Path,
-) -> Option<(PathBuf, (usize, usize))> {
-    std::iter::once((map_path, map))
-        .chain(scanned.iter().map(|(p, e)| (*p, e.as_slice())))
-        .find_map(|(file, elements)| {
-            let folder = file.parent().unwrap_or(Path::new(""));
-            elements
-                .iter()
-                .find(|e| {
-                    [e.attr("source"), e.attr("template")]
-                        .into_iter()
-                        .flatten()
-                        .any(|name| normalize(&folder.join(name)) == path)
-                })
-                .map(|e| (file.to_path_buf(), e.at()))
-        })
-}
-
-/// The most cells a map may have (a layer's chunks included), and the most tiles a tileset
-/// may declare: `tiled` reserves room for `tilecount` tiles before reading them (65,536 is
-/// an 8192 × 8192 image of 32 px tiles).
-pub(super) const MAX_CELLS: u64 = 1 << 24;
-const MAX_TILESET_TILES: u64 = 1 << 16;
-/// How far from the origin an infinite map's chunks may lie, in cells.
-const MAX_CHUNK_AT: i64 = 1 << 24;
-
-/// Refuses, before `tiled` reads them, a map too large, a `<tileset>` whose `tilecount` is
-/// beyond [`MAX_TILESET_TILES`] and a chunk too large or too far out, at their place.
-fn check_sizes(elements: &[Element]) -> Result<(), ParseError> {
-    let number = |e: &Element, name| e.attr(name).and_then(|v| v.trim().parse::<i64>().ok());
-    if let Some(map) = elements.first().filter(|e| e.name == "map")
-        && let (Some(width), Some(height)) = (number(map, "width"), number(map, "height"))
-        && (width as u64).saturating_mul(height as u64) > MAX_CELLS
-    {
-        return Err(ParseError::new(
-            map.line,
-            map.column,
-            "the map is too large (at most 16M tiles)".to_owned(),
-        ));
-    }
-    for element in elements {
-        let refuse = |message: String| Err(ParseError::new(element.line, element.column, message));
-        match element.name.as_str() {
-            "tileset" => {
-                let count = element.attr("tilecount").unwrap_or("0");
-                if count
-                    .trim()
-                    .parse::<u64>()
-                    .is_ok_and(|n| n > MAX_TILESET_TILES)
-                {
-                    return refuse(format!(
-                        "tilecount {count} is more than tilewalk reads ({MAX_TILESET_TILES} tiles a tileset)"
-                    ));
-                }
-            }
-            "chunk" => {
-                let size = number(element, "width")
-                    .unwrap_or(0)
-                    .saturating_mul(number(element, "height").unwrap_or(0));
-                let far = [number(element, "x"), number(element, "y")]
+fn named_at(files: &[(&Path, &[Element])], path: &Path) -> Option<(PathBuf, (usize, usize))> {
+    files.iter().find_map(|&(file, elements)| {
+        let folder = file.parent().unwrap_or(Path::new(""));
+        elements
+            .iter()
+            .find(|e| {
+                [e.attr("source"), e.attr("template")]
                     .into_iter()
                     .flatten()
-                    .any(|v| v.abs() > MAX_CHUNK_AT);
-                if !(0..=1 << 16).contains(&size) || far {
-                    return refuse("a chunk more than 65536 tiles large or 16M tiles out".into());
-                }
-            }
-            _ => {}
+                    .any(|name| normalize(&folder.join(name)) == path)
+            })
+            .map(|e| (file.to_path_buf(), e.at()))
+    })
+}
+
+/// The most cells a map may have (a layer's chunks included).
+pub(super) const MAX_CELLS: u64 = 1 << 24;
+
+/// Refuses, before `tiled` reads it, a `<tileset>` whose `tilecount` is beyond
+/// [`MAX_TILESET_TILES`], at its place.
+fn check_sizes(elements: &[Element]) -> Result<(), ParseError> {
+    for element in elements.iter().filter(|e| e.name == "tileset") {
+        let count = element.attr("tilecount").unwrap_or("0");
+        if count
+            .trim()
+            .parse::<u64>()
+            .is_ok_and(|n| n > MAX_TILESET_TILES)
+        {
+            return Err(ParseError::new(
+                element.line,
+                element.column,
+                format!(
+                    "tilecount {count} is more than tilewalk reads ({MAX_TILESET_TILES} tiles a tileset)"
+                ),
+            ));
         }
     }
     Ok(())
@@ -592,7 +616,7 @@ fn tilesets(
     map: &::tiled::Map,
     folder: &Path,
     elements: &[Element],
-    scanned: &HashMap<&Path, Vec<Element>>,
+    scanned: &HashMap<PathBuf, &[Element]>,
 ) -> Result<Vec<TiledTileset>, AssetFileError> {
     let root = elements.first().map_or((1, 1), Element::at);
     // The map's `<tileset>` elements, in the order `tiled` lists the tilesets.
@@ -611,15 +635,8 @@ fn tilesets(
             .map(|source| normalize(&folder.join(source)));
         // The tileset's own elements: in its file, or embedded in the map.
         let own: &[Element] = match (&file, references.get(index)) {
-            (Some(path), _) => scanned.get(path.as_path()).map_or(&[], Vec::as_slice),
-            (None, Some(&i)) => {
-                let depth = elements[i].depth;
-                let end = elements[i + 1..]
-                    .iter()
-                    .position(|e| e.depth <= depth)
-                    .map_or(elements.len(), |n| i + 1 + n);
-                &elements[i..end]
-            }
+            (Some(path), _) => scanned.get(path.as_path()).copied().unwrap_or(&[]),
+            (None, Some(&i)) => &elements[i..elements[i].end],
             (None, None) => &[],
         };
         let own_root = own
@@ -657,17 +674,28 @@ fn tilesets(
                     .collect(),
             ),
         };
+        // Each tile's `<tile>` element, by id (the first of an id).
+        let mut tile_elements: HashMap<u32, usize> = HashMap::new();
+        for (i, e) in own.iter().enumerate().filter(|(_, e)| e.name == "tile") {
+            if let Some(id) = e.attr("id").and_then(|id| id.parse().ok()) {
+                tile_elements.entry(id).or_insert(i);
+            }
+        }
         let mut tiles = BTreeMap::new();
         for (id, tile) in tileset.tiles() {
+            let index = tile_elements.get(&id).copied();
             let kind =
-                tile_kind(id, &tile, own, own_root).map_err(|(at, message)| match &file {
-                    Some(path) => {
-                        AssetFileError::in_file(path, ParseError::new(at.0, at.1, message))
-                    }
-                    None => {
-                        AssetFileError::in_file(&map.source, ParseError::new(at.0, at.1, message))
-                    }
-                })?;
+                tile_kind(id, &tile, own, index, own_root).map_err(
+                    |(at, message)| match &file {
+                        Some(path) => {
+                            AssetFileError::in_file(path, ParseError::new(at.0, at.1, message))
+                        }
+                        None => AssetFileError::in_file(
+                            &map.source,
+                            ParseError::new(at.0, at.1, message),
+                        ),
+                    },
+                )?;
             tiles.insert(id, kind);
         }
         for set in &tileset.wang_sets {
@@ -683,7 +711,7 @@ fn tilesets(
                     terrain: None,
                     costs: Vec::new(),
                     colours: Vec::new(),
-                    at: tile_at(own, id).unwrap_or(own_root),
+                    at: tile_elements.get(&id).map_or(own_root, |&i| own[i].at()),
                 });
                 for &i in counted {
                     let colour = wang.wang_id.0[i];
@@ -716,19 +744,6 @@ fn tilesets(
     Ok(out)
 }
 
-/// Which of a tileset's elements is tile `id`'s `<tile>`.
-fn tile_index(elements: &[Element], id: u32) -> Option<usize> {
-    let id = id.to_string();
-    elements
-        .iter()
-        .position(|e| e.name == "tile" && e.attr("id") == Some(&id))
-}
-
-/// Where tile `id`'s `<tile>` element is among a tileset's elements.
-fn tile_at(elements: &[Element], id: u32) -> Option<(usize, usize)> {
-    tile_index(elements, id).map(|i| elements[i].at())
-}
-
 /// Where property `name` of the element at `index` (or of its first child that has
 /// properties) is written.
 fn property_at(elements: &[Element], index: usize, name: &str) -> Option<(usize, usize)> {
@@ -743,21 +758,30 @@ fn property_at(elements: &[Element], index: usize, name: &str) -> Option<(usize,
 /// A position in a file and the message for it.
 type Fault = ((usize, usize), String);
 
-/// What tileset tile `id` says, from its Class and properties.
+/// What tileset tile `id` says, from its Class and properties; `index` is its `<tile>`
+/// among the tileset's `elements`.
 fn tile_kind(
     id: u32,
     tile: &::tiled::Tile,
     elements: &[Element],
+    index: Option<usize>,
     tileset_root: (usize, usize),
 ) -> Result<TileKind, Fault> {
-    let index = tile_index(elements, id);
     let at = index.map_or(tileset_root, |i| elements[i].at());
+    // Where each of its properties is written (the first of a name).
+    let mut written: HashMap<&str, (usize, usize)> = HashMap::new();
+    if let Some(i) = index {
+        let depth = elements[i].depth;
+        for e in elements[i + 1..].iter().take_while(|e| e.depth > depth) {
+            if let ("property", Some(name)) = (e.name.as_str(), e.attr("name"))
+                && e.depth == depth + 2
+            {
+                written.entry(name).or_insert(e.at());
+            }
+        }
+    }
     // A property's own line, else the tile's.
-    let property_at = |name: &str| {
-        index
-            .and_then(|i| property_at(elements, i, name))
-            .unwrap_or(at)
-    };
+    let property_at = |name: &str| written.get(name).copied().unwrap_or(at);
     let terrain = match tile.properties.get("terrain") {
         Some(PropertyValue::StringValue(name)) => Some((name.clone(), true)),
         Some(other) => {
@@ -801,18 +825,89 @@ pub(super) fn describe(value: &PropertyValue) -> String {
     }
 }
 
-/// A `tiled` error as a message about `file` (`tiled` gives no line for its own checks).
-fn tiled_error(file: &Path, error: &::tiled::Error) -> AssetFileError {
+/// Where `tiled` has read to: the file it read last, and the byte past the last it got.
+type ReadTo<'a> = RefCell<Option<(&'a Path, usize)>>;
+
+/// A file for `tiled`, handed out one tag at a time (up to each `>`), so that where it
+/// stops on an error is known.
+struct Tracked<'a, 'b> {
+    path: &'a Path,
+    bytes: &'a [u8],
+    at: usize,
+    read_to: &'b ReadTo<'a>,
+}
+
+impl Read for Tracked<'_, '_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let rest = &self.bytes[self.at..];
+        let most = rest.len().min(buf.len());
+        let n = rest[..most]
+            .iter()
+            .position(|&b| b == b'>')
+            .map_or(most, |i| i + 1);
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.at += n;
+        self.read_to.replace(Some((self.path, self.at)));
+        Ok(n)
+    }
+}
+
+/// A `tiled` error at the element it concerns: the innermost element of the file `tiled`
+/// was reading whose tag it had read when it stopped.
+fn tiled_error(
+    error: &::tiled::Error,
+    read_to: Option<(&Path, usize)>,
+    patched: &HashMap<PathBuf, Patched>,
+    files: &[(&Path, &[Element])],
+) -> AssetFileError {
     let message = match error {
         ::tiled::Error::ResourceLoadingError { path, err } => {
             format!("cannot read {}: {err}", path.display())
         }
         other => other.to_string(),
     };
-    AssetFileError::Io {
-        file: file.display().to_string(),
-        message,
+    let (map_path, map) = files[0];
+    let (file, elements, offset) = match read_to {
+        Some((path, offset)) => {
+            let (file, elements) = files
+                .iter()
+                .find(|(p, _)| normalize(p) == path)
+                .copied()
+                .unwrap_or((map_path, map));
+            let offset = patched.get(path).map_or(offset, |p| p.original(offset));
+            (file, elements, offset)
+        }
+        None => (map_path, map, 0),
+    };
+    let mut at = elements
+        .partition_point(|e| e.span.0 < offset)
+        .checked_sub(1);
+    while let Some(i) = at
+        && elements[i].span.1 < offset
+    {
+        at = elements[i].parent;
     }
+    let (line, column, message) = match at.map(|i| &elements[i]) {
+        Some(element) => (element.line, element.column, about(element, message)),
+        None => (1, 1, message),
+    };
+    AssetFileError::in_file(file, ParseError::new(line, column, message))
+}
+
+/// A `tiled` message about an element, in tilewalk's words where they say more.
+fn about(element: &Element, message: String) -> String {
+    let name = &element.name;
+    let quoted = |m: &str| m.split('\'').nth(1).map(str::to_owned);
+    if message.starts_with("Error parsing")
+        && let Some(attribute) = quoted(&message)
+    {
+        let value = element.attr(&attribute).unwrap_or_default();
+        return format!("<{name}>: `{attribute}=\"{value}\"` is not a valid value");
+    }
+    if let Some(attribute) = message.strip_prefix("Missing attribute: ") {
+        return format!("<{name}> lacks its `{attribute}` attribute");
+    }
+    format!("<{name}>: {message}")
 }
 
 impl TiledMap {

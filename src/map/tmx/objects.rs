@@ -1,6 +1,8 @@
 //! The units of a Tiled map: the objects with a `team` property, on the cell under their
 //! centre, whatever the map's orientation.
 
+use std::collections::HashMap;
+
 use ::tiled::{LayerType, ObjectShape, PropertyValue};
 use tilewalk_path::{Board, HexLayout, Pos};
 
@@ -19,6 +21,15 @@ pub(super) fn units(
     elements: &[Element],
 ) -> Result<Vec<UnitSpawn>, Fault> {
     let mut units: Vec<UnitSpawn> = Vec::new();
+    // Where each object is written, by id (the first of an id).
+    let mut written: HashMap<&str, (usize, usize)> = HashMap::new();
+    for e in elements.iter().filter(|e| e.name == "object") {
+        if let Some(id) = e.attr("id") {
+            written.entry(id).or_insert(e.at());
+        }
+    }
+    let root = elements.first().map_or((1, 1), Element::at);
+    let mut placed = Placed::default();
     let mut layers: Vec<(::tiled::Layer, (f32, f32))> =
         map.layers().map(|l| (l, (0.0, 0.0))).collect();
     // Depth first, each layer with its groups' offsets.
@@ -36,14 +47,21 @@ pub(super) fn units(
             LayerType::Tiles(_) | LayerType::Image(_) => continue,
         };
         for object in objects.objects() {
+            let at = written
+                .get(object.id().to_string().as_str())
+                .copied()
+                .unwrap_or(root);
             if let Some(unit) = unit(
                 map,
                 &object,
                 offset,
                 (projection, board, bounds),
-                elements,
-                &units,
+                at,
+                &placed,
             )? {
+                placed.names.insert(unit.name.clone(), unit.line);
+                placed.cells.insert(unit.pos, units.len());
+                placed.by_index.push(unit.name.clone());
                 units.push(unit);
             }
         }
@@ -51,21 +69,25 @@ pub(super) fn units(
     Ok(units)
 }
 
-/// The unit an object is, if it has a `team` property.
+/// The units placed so far: the line of each name, the unit on each cell, and their names
+/// by index.
+#[derive(Default)]
+struct Placed {
+    names: HashMap<String, usize>,
+    cells: HashMap<Pos, usize>,
+    by_index: Vec<String>,
+}
+
+/// The unit an object is, if it has a `team` property; `at` is where the object is written.
 fn unit(
     map: &::tiled::Map,
     object: &::tiled::Object,
     offset: (f32, f32),
     (projection, board, bounds): (Projection, Board, Bounds),
-    elements: &[Element],
-    units: &[UnitSpawn],
+    at: (usize, usize),
+    placed: &Placed,
 ) -> Result<Option<UnitSpawn>, Fault> {
     let id = object.id();
-    let root = elements.first().map_or((1, 1), Element::at);
-    let at = elements
-        .iter()
-        .find(|e| e.name == "object" && e.attr("id") == Some(&id.to_string()))
-        .map_or(root, Element::at);
     let text = |key: &str| match object.properties.get(key) {
         None => Ok(None),
         Some(PropertyValue::StringValue(text)) => Ok(Some(text.clone())),
@@ -108,16 +130,18 @@ fn unit(
             bounds.columns, bounds.rows
         ))
     })?;
-    if let Some(other) = units.iter().find(|u| u.name == name) {
+    if let Some(line) = placed.names.get(&name) {
         return Err(unit(format!(
-            "a second unit named `{name}` (the first is on line {})",
-            other.line
+            "a second unit named `{name}` (the first is on line {line})"
         )));
     }
-    if let Some(other) = units.iter().find(|u| u.pos == pos) {
-        return Err(unit(format!("stands on tile {pos}, like `{}`", other.name)));
+    if let Some(&other) = placed.cells.get(&pos) {
+        return Err(unit(format!(
+            "stands on tile {pos}, like `{}`",
+            placed.by_index[other]
+        )));
     }
-    if units.len() == MAX_UNITS {
+    if placed.by_index.len() == MAX_UNITS {
         return Err(unit(format!(
             "too many units (a map places at most {MAX_UNITS})"
         )));
