@@ -1216,7 +1216,7 @@ fn a_map_draws_its_tileset_from_a_sibling_folder() {
     .unwrap();
     // Columns 0-3 grass (orange), 4-7 road (purple).
     let row = "1,1,1,1,2,2,2,2";
-    let rows = vec![row; 6].join(",\n");
+    let rows = [row; 6].join(",\n");
     let map = maps.join("level.tmx");
     std::fs::write(
         &map,
