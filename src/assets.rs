@@ -2,9 +2,9 @@
 //! text, which map file is being played, and reporting files that failed to (re)load.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
-use bevy::asset::io::{AssetSourceBuilder, Reader};
+use bevy::asset::io::Reader;
 use bevy::asset::{AssetLoadError, AssetLoadFailedEvent, AssetLoader, LoadContext};
 use bevy::prelude::*;
 use tilewalk_path::formats::ParseError;
@@ -312,16 +312,84 @@ pub struct FileErrors(pub BTreeMap<String, String>);
 #[derive(Resource, Clone, Debug)]
 pub struct MapFile(pub PathBuf);
 
-/// The asset source that serves the map's folder, so any map file can be played and hot-reloaded.
+/// Which level of a project of several (an LDtk project) is played; `None`: the first.
+#[derive(Resource, Clone, Debug, Default, PartialEq)]
+pub struct MapLevel(pub Option<String>);
+
+/// The asset source that serves the map's files, so any map file can be played and
+/// hot-reloaded.
 pub const MAP_SOURCE: &str = "map";
 
-/// Registers the map's folder as an asset source. Must run before `AssetPlugin` is added.
-pub fn register_map_source(app: &mut App, map: &Path) {
-    let folder = map.parent().map(PathBuf::from).unwrap_or_default();
-    app.register_asset_source(
-        MAP_SOURCE,
-        AssetSourceBuilder::platform_default(&folder.to_string_lossy(), None),
-    );
+/// Where the [`MAP_SOURCE`] is on disk: the map's folder, or the ancestor that holds every
+/// file the map names (the map module's `register_map_source` finds it), and the map's path
+/// in it.
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub struct MapSource {
+    pub root: PathBuf,
+    /// The map file, relative to `root`.
+    pub map: PathBuf,
+}
+
+impl MapSource {
+    /// A file named relative to the map's folder, as a path of the map source.
+    pub fn path(&self, relative: &Path) -> PathBuf {
+        normalize(&self.map.parent().unwrap_or(Path::new("")).join(relative))
+    }
+
+    /// A path of the map source as the player knows it: beside `map_file`, the map as given.
+    pub fn named(&self, map_file: &Path, path: &Path) -> PathBuf {
+        if path == self.map {
+            return map_file.to_path_buf();
+        }
+        let relative = relative_to(path, self.map.parent().unwrap_or(Path::new("")));
+        let beside = map_file.parent().unwrap_or(Path::new("")).join(relative);
+        normalize(&beside)
+    }
+}
+
+/// `path` with `.` and `name/..` taken out, as a key for the files a map names.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `path` relative to `folder` (both taken as they are written, after [`normalize`]): with
+/// `..` where `path` is outside `folder`. A path that cannot be made relative (one absolute
+/// and the other not) is returned normalized.
+pub fn relative_to(path: &Path, folder: &Path) -> PathBuf {
+    let (path, folder) = (normalize(path), normalize(folder));
+    if path.is_absolute() != folder.is_absolute() {
+        return path;
+    }
+    let (mut rest, mut up) = (path.components().peekable(), folder.components().peekable());
+    while let (Some(a), Some(b)) = (rest.peek(), up.peek()) {
+        if a != b {
+            break;
+        }
+        rest.next();
+        up.next();
+    }
+    let mut out = PathBuf::new();
+    for component in up {
+        match component {
+            // A folder that climbs above where the path starts: no way back down.
+            Component::ParentDir => return path,
+            _ => out.push(".."),
+        }
+    }
+    out.extend(rest);
+    out
 }
 
 /// The handles of the files a plugin loads, so that only their failures are reported.
@@ -337,6 +405,7 @@ pub fn report_failed_loads<A: Asset, H: Tracks<A>>(
     mut failures: MessageReader<AssetLoadFailedEvent<A>>,
     mut errors: ResMut<FileErrors>,
     map_file: Res<MapFile>,
+    source: Option<Res<MapSource>>,
     handles: Option<Res<H>>,
 ) {
     let Some(handles) = handles else { return };
@@ -344,7 +413,10 @@ pub fn report_failed_loads<A: Asset, H: Tracks<A>>(
         // A path in the failed asset's source as the player knows it (a Tiled map's error
         // may be in its tileset, beside it).
         let named = |path: &Path| match failure.path.source().as_str() {
-            Some(MAP_SOURCE) => map_file.0.with_file_name(path),
+            Some(MAP_SOURCE) => match &source {
+                Some(source) => source.named(&map_file.0, path),
+                None => map_file.0.with_file_name(path),
+            },
             _ => PathBuf::from("assets").join(path),
         };
         let file = named(failure.path.path());

@@ -12,7 +12,7 @@ use bevy::prelude::*;
 use clap::{Parser, Subcommand};
 use tilewalk_path::Pos;
 
-use crate::assets::{AssetFileError, MapFile, read_file, register_map_source};
+use crate::assets::{AssetFileError, MapFile, read_file};
 use crate::map::MapAsset;
 use crate::terrain::TerrainTable;
 
@@ -43,9 +43,13 @@ enum Command {
 
 #[derive(clap::Args, Debug, Default)]
 struct PlayArgs {
-    /// The map to play: a tilewalk `.map`, a Moving AI `.map` or a Tiled `.tmx`.
+    /// The map to play: a tilewalk `.map`, a Moving AI `.map`, a Tiled `.tmx` or an LDtk
+    /// project `.ldtk`.
     #[arg(long)]
     map: Option<PathBuf>,
+    /// The LDtk project's level to play, by its identifier (default: the first).
+    #[arg(long)]
+    level: Option<String>,
     /// Append every arrival and refused order to this file as JSON lines (`-` for stdout),
     /// with where the map is on screen and each screenshot taken.
     #[arg(long)]
@@ -216,19 +220,37 @@ pub(crate) fn headless_map_app(
     Ok(app)
 }
 
-/// Reads and parses a tilewalk, Moving AI or Tiled (`.tmx`) map.
-pub(crate) fn read_map(file: &FsPath) -> Result<MapAsset, String> {
-    if is_tmx(file) {
-        return crate::map::tmx::read_tmx(file).map_err(|e| e.to_string());
+/// Reads and parses a tilewalk, Moving AI, Tiled (`.tmx`) or LDtk (`.ldtk`) map; `level`
+/// names an LDtk project's level (else its first), and nothing else. A Tiled or LDtk map
+/// whose image is missing is refused where it names the image.
+pub(crate) fn read_map(file: &FsPath, level: Option<&str>) -> Result<MapAsset, String> {
+    let extension = |e: &str| file.extension().is_some_and(|x| x.eq_ignore_ascii_case(e));
+    if level.is_some() && !extension("ldtk") {
+        return Err(format!(
+            "--level names a level of an LDtk project (.ldtk); {} is not one",
+            file.display()
+        ));
     }
-    MapAsset::parse(&read_file(file).map_err(|e| e.to_string())?)
-        .map_err(|e| AssetFileError::in_file(file, e).to_string())
+    let map = if extension("ldtk") {
+        crate::map::ldtk::read_ldtk(file, level)
+    } else if extension("tmx") {
+        crate::map::tmx::read_tmx(file)
+    } else {
+        return MapAsset::parse(&read_file(file).map_err(|e| e.to_string())?)
+            .map_err(|e| AssetFileError::in_file(file, e).to_string());
+    };
+    let map = map.map_err(|e| e.to_string())?;
+    let folder = file.parent().unwrap_or(FsPath::new(""));
+    crate::map::sources::check_images(file, &map, |image| folder.join(image).is_file())
+        .map_err(|e| e.to_string())?;
+    Ok(map)
 }
 
-/// Whether a map file is a Tiled map (by its extension, as the asset server picks loaders).
+/// Whether a map file is a Tiled or LDtk map, which name other files (by its extension,
+/// as the asset server picks loaders).
 pub(crate) fn is_tmx(file: &FsPath) -> bool {
     file.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("tmx"))
+        .is_some_and(|e| e.eq_ignore_ascii_case("tmx") || e.eq_ignore_ascii_case("ldtk"))
 }
 
 fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
@@ -255,11 +277,12 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
     // Check the files before opening a window: a broken map at start is an error here;
     // a broken edit while playing is reported in the game and the last good map stays.
     let table = read_terrain(None)?;
-    let level = crate::level::Level::build(&read_map(&map)?, &table);
+    let parsed = read_map(&map, args.level.as_deref())?;
+    let level = crate::level::Level::build(&parsed, &table);
     level.map_err(|e| AssetFileError::in_file(&map, e).to_string())?;
     let rules = tactics::read_rules(None, &table.classes)?;
     let mut app = App::new();
-    register_map_source(&mut app, &map);
+    crate::map::register_map_source(&mut app, &map);
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin {
@@ -279,6 +302,7 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
             }),
     )
     .insert_resource(MapFile(map))
+    .insert_resource(crate::assets::MapLevel(args.level))
     .insert_resource(crate::view::ScreenshotPath(args.screenshot))
     .insert_resource(rules)
     .add_plugins(crate::game_plugin);

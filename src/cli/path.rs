@@ -16,9 +16,12 @@ use crate::map::{MapAsset, parse_pos};
 #[derive(clap::Args, Debug)]
 pub struct PathArgs {
     /// A Moving AI `.map`, a plain grid (`O` open, `X` wall, `S` start, `E` end), a tilewalk
-    /// map or a Tiled `.tmx` map.
+    /// map, a Tiled `.tmx` map or an LDtk project `.ldtk`.
     #[arg(long)]
     map: PathBuf,
+    /// The LDtk project's level, by its identifier (default: the first).
+    #[arg(long)]
+    level: Option<String>,
     /// Start tile as X,Y (X = column, Y = row, 0,0 top-left); defaults to the map's `S`.
     #[arg(long, value_parser = pos_arg, allow_hyphen_values = true)]
     from: Option<Pos>,
@@ -95,12 +98,12 @@ struct Loaded {
 fn load(args: &PathArgs) -> Result<Loaded, String> {
     let in_file = |e| AssetFileError::in_file(&args.map, e).to_string();
     // Tilewalk and Tiled maps have a terrain table; the other formats are plain grids.
-    let text = match super::is_tmx(&args.map) {
+    let text = match super::is_tmx(&args.map) || args.level.is_some() {
         true => None,
         false => Some(read_file(&args.map).map_err(|e| e.to_string())?),
     };
     let map = match &text {
-        None => Some(super::read_map(&args.map)?),
+        None => Some(super::read_map(&args.map, args.level.as_deref())?),
         Some(text) if text.lines().any(|l| l.trim() == "[terrain]") => {
             Some(MapAsset::parse(text).map_err(in_file)?)
         }

@@ -20,9 +20,12 @@ use crate::units::{MovementClass, Team, Tile, Unit};
 
 #[derive(clap::Args, Debug)]
 pub struct SimulateArgs {
-    /// A tilewalk, Moving AI or Tiled (`.tmx`) map.
+    /// A tilewalk, Moving AI or Tiled (`.tmx`) or LDtk (`.ldtk`) map.
     #[arg(long)]
     map: PathBuf,
+    /// The LDtk project's level, by its identifier (default: the first).
+    #[arg(long)]
+    level: Option<String>,
     /// NAME:X,Y: send unit NAME to tile X,Y. Repeat for more units; a unit named twice
     /// goes through the first tile to the second.
     #[arg(long = "order", value_parser = order_arg)]
@@ -92,7 +95,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
         )
         .into());
     }
-    let map = super::read_map(&args.map)?;
+    let map = super::read_map(&args.map, args.level.as_deref())?;
     let table = super::read_terrain(args.terrain.as_deref())?;
     let mut app = super::headless_map_app(&args.map, &map, &table)?;
     // Every edit is read and checked before the run: a broken one is bad input.

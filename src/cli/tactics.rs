@@ -24,9 +24,12 @@ use crate::units::{Team, Unit};
 
 #[derive(clap::Args, Debug)]
 pub struct TacticsArgs {
-    /// A tilewalk, Moving AI or Tiled (`.tmx`) map.
+    /// A tilewalk, Moving AI or Tiled (`.tmx`) or LDtk (`.ldtk`) map.
     #[arg(long)]
     map: PathBuf,
+    /// The LDtk project's level, by its identifier (default: the first).
+    #[arg(long)]
+    level: Option<String>,
     /// The tactics rules (default: assets/tactics.ron, or the built-in rules where it is not).
     #[arg(long)]
     rules: Option<PathBuf>,
@@ -117,7 +120,7 @@ pub(crate) fn read_rules(
 
 pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
     let actions = parse_actions(&args.actions)?;
-    let map = super::read_map(&args.map)?;
+    let map = super::read_map(&args.map, args.level.as_deref())?;
     let table = super::read_terrain(args.terrain.as_deref())?;
     let rules = read_rules(args.rules.as_deref(), &table.classes)?;
     let mut app = super::headless_map_app(&args.map, &map, &table)?;

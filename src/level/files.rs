@@ -2,6 +2,8 @@
 //! level rebuilt (and diffed) whenever either changes, the units spawned the first time;
 //! the map painted in the game ([`EditMap`]), undone, and saved back to its file.
 
+use std::path::PathBuf;
+
 use bevy::asset::AssetPath;
 use bevy::prelude::*;
 use bevy_tilewalk::{Navigation, NavigationChanged};
@@ -10,10 +12,10 @@ use tilewalk_path::Pos;
 use super::{Level, LevelChanged, spawn_units, warnings};
 use crate::AppSystems;
 use crate::assets::{
-    AssetFileError, FileErrors, MAP_SOURCE, MapFile, TextLoader, Tracks, report_failed_loads,
-    touches,
+    AssetFileError, FileErrors, MAP_SOURCE, MapFile, MapLevel, MapSource, TextLoader, Tracks,
+    report_failed_loads, touches,
 };
-use crate::map::{MapAsset, TmxLoader, repaint, write_atomically};
+use crate::map::{LdtkLoader, MapAsset, TmxLoader, repaint, write_atomically};
 use crate::terrain::TerrainTable;
 use crate::units::{MovementClass, Unit};
 
@@ -37,13 +39,19 @@ impl Tracks<TerrainTable> for LevelHandles {
 
 /// Loads the level from files through the asset server and keeps it in sync with them.
 /// Needs `AssetPlugin`, a [`MapFile`] resource and
-/// [`register_map_source`](crate::assets::register_map_source).
+/// [`register_map_source`](crate::map::register_map_source); an LDtk project's level is
+/// the [`MapLevel`] resource inserted before this plugin (else its first).
 pub fn plugin(app: &mut App) {
+    let level = app
+        .world()
+        .get_resource::<MapLevel>()
+        .and_then(|l| l.0.clone());
     app.init_resource::<FileErrors>()
         .init_asset::<MapAsset>()
         .init_asset::<TerrainTable>()
         .init_asset_loader::<TextLoader<MapAsset>>()
         .init_asset_loader::<TmxLoader>()
+        .register_asset_loader(LdtkLoader { level })
         .init_asset_loader::<TextLoader<TerrainTable>>()
         .init_resource::<MapHistory>()
         .add_message::<EditMap>()
@@ -96,14 +104,19 @@ fn restart_level(
     Ok(())
 }
 
-fn load_level_files(mut commands: Commands, server: Res<AssetServer>, map: Res<MapFile>) {
-    let name = map
-        .0
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+fn load_level_files(
+    mut commands: Commands,
+    server: Res<AssetServer>,
+    map: Res<MapFile>,
+    source: Option<Res<MapSource>>,
+) {
+    // The map's path in the map source: its name when the source is its folder.
+    let path = match source {
+        Some(source) => source.map.clone(),
+        None => map.0.file_name().map(PathBuf::from).unwrap_or_default(),
+    };
     commands.insert_resource(LevelHandles {
-        map: server.load(AssetPath::from(name).with_source(MAP_SOURCE)),
+        map: server.load(AssetPath::from(path).with_source(MAP_SOURCE)),
         terrain: server.load("terrain.ron"),
     });
 }

@@ -2,12 +2,15 @@
 //! [`crate::assets::TextAsset`]) and [`tmx::parse_step`] for `.tmx`, whose tilesets and
 //! templates are read as loader dependencies, so saving one reloads the map.
 
-use bevy::asset::{AssetLoader, AssetPath, LoadContext, io::Reader};
+use std::path::Path;
+
+use bevy::asset::io::{AssetSourceId, Reader};
+use bevy::asset::{AssetLoader, AssetPath, LoadContext};
 use bevy::prelude::*;
 use tilewalk_path::formats::ParseError;
 
-use super::{MapAsset, tmx};
-use crate::assets::{AssetFileError, TextAsset, decode_text, read_text};
+use super::{MapAsset, ldtk, sources, tmx};
+use crate::assets::{AssetFileError, TextAsset, decode_text, normalize, read_text};
 
 impl TextAsset for MapAsset {
     const EXTENSIONS: &'static [&'static str] = &["map"];
@@ -39,7 +42,10 @@ impl AssetLoader for TmxLoader {
         let mut files = tmx::Files::default();
         loop {
             match tmx::parse_step(&map_path, &text, &files)? {
-                tmx::Step::Done(map) => return Ok(*map),
+                tmx::Step::Done(map) => {
+                    check_images(&map, &map_path, &source, context).await?;
+                    return Ok(*map);
+                }
                 tmx::Step::Read(file) => {
                     let path = AssetPath::from(file.path.clone()).with_source(source.clone());
                     let bytes = match context.read_asset_bytes(path).await {
@@ -65,4 +71,76 @@ impl AssetLoader for TmxLoader {
     fn extensions(&self) -> &[&str] {
         &["tmx"]
     }
+}
+
+/// Loads a level of an LDtk project (`.ldtk`): `level`, else the first. The level's file
+/// (`.ldtkl`) and the images are read through the asset server as loader dependencies, so
+/// the map reloads when one of them is saved.
+#[derive(Default, TypePath)]
+pub struct LdtkLoader {
+    pub level: Option<String>,
+}
+
+impl AssetLoader for LdtkLoader {
+    type Asset = MapAsset;
+    type Settings = ();
+    type Error = AssetFileError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        context: &mut LoadContext<'_>,
+    ) -> Result<MapAsset, AssetFileError> {
+        let text = read_text(reader, context).await?;
+        let map_path = context.path().path().to_path_buf();
+        let source = context.path().source().clone_owned();
+        let mut external: Option<(std::path::PathBuf, String)> = None;
+        loop {
+            let given = external.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));
+            match ldtk::parse_step(&map_path, &text, self.level.as_deref(), given)? {
+                ldtk::Step::Done(map) => {
+                    check_images(&map, &map_path, &source, context).await?;
+                    return Ok(*map);
+                }
+                ldtk::Step::Read(file) => {
+                    let path = AssetPath::from(file.path.clone()).with_source(source.clone());
+                    let bytes = match context.read_asset_bytes(path).await {
+                        Ok(bytes) => bytes,
+                        Err(e) => return Err(file.unreadable(e)),
+                    };
+                    let name = file.path.display().to_string();
+                    let text = decode_text(bytes).map_err(|e| AssetFileError::text(&name, e))?;
+                    external = Some((file.path, text));
+                }
+            }
+        }
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["ldtk"]
+    }
+}
+
+/// Fails at the first image of `map` that the asset source does not hold (it would draw
+/// white tiles), where the map names it. The images read are the map's dependencies: saving
+/// one reloads the map.
+pub(super) async fn check_images(
+    map: &MapAsset,
+    map_path: &Path,
+    source: &AssetSourceId<'static>,
+    context: &mut LoadContext<'_>,
+) -> Result<(), AssetFileError> {
+    let folder = map_path.parent().unwrap_or(Path::new(""));
+    for (image, (line, column)) in sources::images(map) {
+        let path = AssetPath::from(normalize(&folder.join(&image))).with_source(source.clone());
+        if let Err(e) = context.read_asset_bytes(path).await {
+            let message = format!("cannot read the image {}: {e}", image.display());
+            return Err(AssetFileError::in_file(
+                map_path,
+                ParseError::new(line, column, message),
+            ));
+        }
+    }
+    Ok(())
 }

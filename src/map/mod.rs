@@ -22,11 +22,14 @@
 
 mod edit;
 pub mod generate;
+pub mod ldtk;
 mod loader;
+pub mod sources;
 pub mod tmx;
 
 pub use edit::{EditError, repaint, write_atomically};
-pub use loader::TmxLoader;
+pub use loader::{LdtkLoader, TmxLoader};
+pub use sources::register_map_source;
 
 use std::collections::HashMap;
 

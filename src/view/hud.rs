@@ -294,6 +294,10 @@ fn update_status(
         }
     };
     let mut lines = Vec::new();
+    // The level played, of a project of several (LDtk's).
+    if let Some(name) = level.tiled.as_ref().and_then(|t| t.level.as_deref()) {
+        lines.push(format!("level: {name}"));
+    }
     lines.push(
         match cursor.tile.and_then(|p| level.terrain(p).map(|t| (p, t))) {
             Some((pos, terrain)) => {

@@ -10,7 +10,7 @@ use bevy_ecs_tilemap::prelude::*;
 use tilewalk_path::{Board, HexLayout, Pos};
 
 use crate::AppSystems;
-use crate::assets::MAP_SOURCE;
+use crate::assets::{MAP_SOURCE, MapSource};
 use crate::convert::{Geometry, Projection};
 use crate::level::{Level, LevelChanged};
 use crate::map::tmx::{LayerCell, TiledMap, TilesetImage, TilesetImages};
@@ -55,9 +55,23 @@ fn spawn_tilemap(
     mut commands: Commands,
     level: Res<Level>,
     server: Res<AssetServer>,
+    source: Option<Res<MapSource>>,
     mut images: ResMut<Assets<Image>>,
 ) {
-    spawn(&mut commands, &level, &server, &mut images);
+    let files = MapFiles(&server, source.as_deref());
+    spawn(&mut commands, &level, files, &mut images);
+}
+
+/// Where a map's images are read from: the map source, each image's path relative to the
+/// map's folder made a path of the source.
+#[derive(Clone, Copy)]
+struct MapFiles<'a>(&'a AssetServer, Option<&'a MapSource>);
+
+impl MapFiles<'_> {
+    fn load(self, path: &std::path::Path) -> Handle<Image> {
+        let path = self.1.map_or_else(|| path.to_path_buf(), |s| s.path(path));
+        self.0.load(AssetPath::from(path).with_source(MAP_SOURCE))
+    }
 }
 
 /// The terrain atlas drawn for a board: square tiles, or hexes with their points up or flat.
@@ -69,15 +83,15 @@ fn atlas(board: Board) -> &'static str {
     }
 }
 
-fn spawn(commands: &mut Commands, level: &Level, server: &AssetServer, images: &mut Assets<Image>) {
+fn spawn(commands: &mut Commands, level: &Level, files: MapFiles, images: &mut Assets<Image>) {
     let geometry = level.geometry();
     commands.insert_resource(Drawn {
         geometry,
         tiled: level.tiled.clone(),
     });
     match &level.tiled {
-        Some(tiled) => spawn_tiled(commands, level, tiled, server, images),
-        None => spawn_atlas(commands, level, server),
+        Some(tiled) => spawn_tiled(commands, level, tiled, files, images),
+        None => spawn_atlas(commands, level, files.0),
     }
 }
 
@@ -154,7 +168,7 @@ fn spawn_tiled(
     commands: &mut Commands,
     level: &Level,
     tiled: &TiledMap,
-    server: &AssetServer,
+    files: MapFiles,
     images: &mut Assets<Image>,
 ) {
     let geometry = level.geometry();
@@ -166,9 +180,7 @@ fn spawn_tiled(
         level.projection,
         Projection::Isometric { stagger: None, .. }
     );
-    let load = |path: &std::path::Path| -> Handle<Image> {
-        server.load(AssetPath::from(path.to_path_buf()).with_source(MAP_SOURCE))
-    };
+    let load = |path: &std::path::Path| files.load(path);
     let layers = tiled.layers.len() as f32;
     for (index, layer) in tiled.layers.iter().enumerate() {
         if !layer.visible {
@@ -365,6 +377,7 @@ fn update_tiles(
     mut changes: MessageReader<LevelChanged>,
     level: Res<Level>,
     server: Res<AssetServer>,
+    source: Option<Res<MapSource>>,
     mut images: ResMut<Assets<Image>>,
     drawn: Option<Res<Drawn>>,
     tilemaps: Query<Entity, With<TerrainTilemap>>,
@@ -379,7 +392,8 @@ fn update_tiles(
             for tilemap in &tilemaps {
                 commands.entity(tilemap).despawn();
             }
-            spawn(&mut commands, &level, &server, &mut images);
+            let files = MapFiles(&server, source.as_deref());
+            spawn(&mut commands, &level, files, &mut images);
             return;
         }
         if level.tiled.is_some() {

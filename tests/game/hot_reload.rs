@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use bevy::time::TimeUpdateStrategy;
 use bevy_tilewalk::Navigation;
-use tilewalk::assets::{FileErrors, MapFile, register_map_source};
+use tilewalk::assets::{FileErrors, MapFile};
 use tilewalk::level::{EditMap, Level, MapEdited, MapHistory, assets_plugin};
+use tilewalk::map::register_map_source;
 use tilewalk::simulation_plugin;
 use tilewalk::tactics::{self, TacticsRules};
 use tilewalk_path::{SearchOptions, find_path};
@@ -333,6 +334,9 @@ fn a_tiled_map_reloads_when_it_or_its_tileset_is_saved_and_broken_saves_keep_the
     let dir = folder("tiled");
     std::fs::write(dir.join("square.tmx"), TMX).unwrap();
     std::fs::write(dir.join("terrain.tsx"), TSX).unwrap();
+    // A map whose tileset image is missing does not open.
+    let image = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/tiled/terrain.png");
+    std::fs::copy(image, dir.join("terrain.png")).unwrap();
     let mut app = watching(dir.join("square.tmx"));
     let ford = Pos::new(9, 3);
     let foot = |app: &App, pos| app.world().resource::<Navigation>().grid(FOOT).cost(pos);

@@ -7,6 +7,7 @@ mod cli;
 mod fuzz;
 mod golden;
 mod hot_reload;
+mod ldtk;
 mod memory;
 mod simulation;
 mod tactics;

@@ -760,7 +760,8 @@ fn every_map_of_the_corpus_opens_or_is_refused_at_its_line_for_a_real_limit() {
 /// Loads `map` as `play` does (through the asset server, the terrain table and tactics
 /// rules from `assets`): the level's size, or the error the game reports.
 fn played(map: &FsPath, assets: &FsPath) -> Result<(u32, u32), String> {
-    use tilewalk::assets::{FileErrors, MapFile, register_map_source};
+    use tilewalk::assets::{FileErrors, MapFile};
+    use tilewalk::map::register_map_source;
     let mut app = App::new();
     register_map_source(&mut app, map);
     app.add_plugins((

@@ -1522,3 +1522,103 @@ fn the_debug_plugin_draws_paths_goals_refusals_and_searches_in_a_real_window() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Writes a PNG of `width` x `height` pixels coloured by `colour(x, y)`.
+fn write_png(path: &FsPath, width: u32, height: u32, colour: impl Fn(u32, u32) -> [u8; 3]) {
+    let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut encoder = png::Encoder::new(file, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut pixels = Vec::new();
+    for y in 0..height {
+        for x in 0..width {
+            pixels.extend(colour(x, y));
+        }
+    }
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(&pixels)
+        .unwrap();
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_map_draws_its_tileset_from_a_sibling_folder() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("sibling-tileset");
+    // A Tiled project as designers lay it out: the map in maps/…, its tileset and image in
+    // tiles/…, beside it.
+    let (maps, tiles) = (
+        dir.join("project/maps/forest"),
+        dir.join("project/tiles/ground"),
+    );
+    std::fs::create_dir_all(&maps).unwrap();
+    std::fs::create_dir_all(&tiles).unwrap();
+    const ORANGE: [u8; 3] = [230, 120, 20];
+    const PURPLE: [u8; 3] = [150, 40, 200];
+    write_png(&tiles.join("ground.png"), 32, 16, |x, _| {
+        if x < 16 { ORANGE } else { PURPLE }
+    });
+    std::fs::write(
+        tiles.join("ground.tsx"),
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<tileset version="1.10" name="ground" tilewidth="16" tileheight="16" tilecount="2" columns="2">
+ <image source="ground.png" width="32" height="16"/>
+ <tile id="0" type="grass"/>
+ <tile id="1" type="road"/>
+</tileset>
+"#,
+    )
+    .unwrap();
+    // Columns 0-3 grass (orange), 4-7 road (purple).
+    let row = "1,1,1,1,2,2,2,2";
+    let rows = [row; 6].join(",\n");
+    let map = maps.join("level.tmx");
+    std::fs::write(
+        &map,
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<map version="1.10" orientation="orthogonal" renderorder="right-down" width="8" height="6" tilewidth="16" tileheight="16" infinite="0">
+ <tileset firstgid="1" source="../../tiles/ground/ground.tsx"/>
+ <layer id="1" name="ground" width="8" height="6">
+  <data encoding="csv">
+{rows}
+</data>
+ </layer>
+</map>
+"#
+        ),
+    )
+    .unwrap();
+    let mut game = Game::start(&dir, map.to_str().unwrap());
+    game.wait_fitted();
+    let before = game.events().len();
+    game.xdotool(&["key", "F12"]);
+    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
+        e["event"] == "screenshot"
+    });
+    let path = PathBuf::from(shot["path"].as_str().unwrap());
+    let (width, _, pixels) = decode(&path);
+    let shot = Shot {
+        path,
+        width,
+        pixels,
+    };
+    let near = |p: [u8; 3], want: [u8; 3]| p.iter().zip(want).all(|(a, b)| a.abs_diff(b) <= 12);
+    for y in 0..6 {
+        for x in 0..8 {
+            let want = if x < 4 { ORANGE } else { PURPLE };
+            let got = shot.pixel(game.tile_center(x, y));
+            assert!(
+                near(got, want),
+                "tile ({x},{y}) is {got:?}, the tileset draws it {want:?}; {}\n{}",
+                shot.path.display(),
+                game.log()
+            );
+        }
+    }
+    assert!(!game.log().contains("unapproved"), "{}", game.log());
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -26,13 +26,14 @@
 mod layers;
 mod limits;
 mod objects;
+mod parts;
 mod terrain;
 mod xml;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ::tiled::{
@@ -42,7 +43,8 @@ use tilewalk_path::formats::ParseError;
 use tilewalk_path::{Board, HexLayout, Pos};
 
 use super::MapAsset;
-use crate::assets::{AssetFileError, read_file};
+pub use crate::assets::normalize;
+use crate::assets::{AssetFileError, read_file, relative_to};
 use crate::convert::{Projection, Stagger, StaggerAxis};
 use layers::Bounds;
 use xml::{Element, MAX_TILESET_TILES, Patched, Unrepaired, repaired, scan};
@@ -76,6 +78,8 @@ pub struct TiledMap {
     default_terrain: Option<(String, (usize, usize))>,
     /// Where the map's root element is.
     at: (usize, usize),
+    /// The level of a project of several (LDtk's), by name.
+    pub level: Option<String>,
 }
 
 /// A tileset: how its tiles are drawn and what they say about terrain.
@@ -258,30 +262,23 @@ pub enum Step {
     Read(FileRef),
 }
 
-/// `path` with `.` and `name/..` taken out, as a key for the files a map names.
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir
-                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
-            {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// Reads a Tiled map and every file it needs from disk (bounded reads, like every game
 /// file).
 pub fn read_tmx(path: &Path) -> Result<MapAsset, AssetFileError> {
+    read_tmx_naming(path, &mut Vec::new())
+}
+
+/// [`read_tmx`], which also lists every file it reads (tilesets, templates, images whose
+/// size it needs) in `named`, as far as it gets.
+pub fn read_tmx_naming(path: &Path, named: &mut Vec<PathBuf>) -> Result<MapAsset, AssetFileError> {
     let text = read_file(path)?;
     let mut files = Files::default();
     loop {
-        match parse_step(path, &text, &files)? {
+        let step = parse_step(path, &text, &files)?;
+        if let Step::Read(file) = &step {
+            named.push(file.path.clone());
+        }
+        match step {
             Step::Done(map) => return Ok(*map),
             Step::Read(file) if file.image => {
                 let mut header = Vec::with_capacity(24);
@@ -494,6 +491,7 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
             width: bounds.width,
             default_terrain,
             at: root,
+            level: None,
         }),
     })))
 }
@@ -643,11 +641,7 @@ fn tilesets(
             .iter()
             .find(|e| e.name == "tileset")
             .map_or(at, Element::at);
-        let relative = |path: &Path| {
-            let path = normalize(path);
-            path.strip_prefix(normalize(folder))
-                .map_or(path.clone(), Path::to_path_buf)
-        };
+        let relative = |path: &Path| relative_to(path, folder);
         let images = match &tileset.image {
             Some(image) => TilesetImages::Atlas(TilesetImage {
                 path: relative(&image.source),
