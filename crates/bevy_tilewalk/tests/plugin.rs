@@ -622,3 +622,58 @@ fn a_mixed_group_sends_each_class_as_near_as_it_can_get() {
     assert_eq!(tiles.len(), 4);
     assert!(tiles.contains(&Pos::new(3, 3)) && tiles.contains(&Pos::new(2, 3)));
 }
+
+#[test]
+fn single_orders_on_a_large_map_get_landmarks_and_stay_exact_through_a_cheaper_edit() {
+    use bevy_tilewalk::path::find_path;
+    use bevy_tilewalk::{LANDMARK_FRAMES, Searches};
+    // 1024 x 1024 (the smallest map that gets landmark tables): grass with blocks of forest.
+    let forest = |p: Pos| (p.x / 7 + p.y / 5) % 3 == 0;
+    let make = |cost: f64| {
+        let classes = vec![ClassSpec::new("foot", 3.0)];
+        Navigation::from_fn(Board::default(), 1024, 1024, classes, move |_, p| {
+            Some(if forest(p) { cost } else { 1.0 })
+        })
+        .unwrap()
+    };
+    let mut app = new_app(make(3.0));
+    let unit = spawn(&mut app, MovementClass(0), (10, 10));
+    // What the last order's search was, and whether its path is a cheapest one.
+    let last = |app: &mut App, goal: (u32, u32)| {
+        order(app, &[unit], goal);
+        app.update();
+        let record = app.world().resource::<Searches>().0.back().unwrap().clone();
+        let path = app.world().get::<Path>(unit).unwrap().clone();
+        let nav = app.world().resource::<Navigation>();
+        let grid = nav.grid(MovementClass(0));
+        let optimum = find_path(grid, path.cells[0], path.goal(), &SearchOptions::default())
+            .unwrap()
+            .path
+            .cost;
+        assert!(
+            (path.cost - optimum).abs() < 1e-9 * optimum,
+            "{} vs {optimum}",
+            path.cost
+        );
+        record.algorithm
+    };
+    // The first order is plain A*, and starts the build; the tables serve from the
+    // LANDMARK_FRAMES-th frame on.
+    assert_eq!(last(&mut app, (1000, 900)), "A*");
+    for _ in 0..LANDMARK_FRAMES {
+        app.update();
+    }
+    assert_eq!(last(&mut app, (20, 1000)), "ALT");
+    // The forest gets cheaper: the old tables could overestimate, so the next order is plain
+    // A* again, until the new tables serve.
+    let change = app
+        .world_mut()
+        .resource_mut::<Navigation>()
+        .replace(make(1.5));
+    app.world_mut().write_message(change);
+    assert_eq!(last(&mut app, (900, 30)), "A*");
+    for _ in 0..LANDMARK_FRAMES {
+        app.update();
+    }
+    assert_eq!(last(&mut app, (30, 30)), "ALT");
+}

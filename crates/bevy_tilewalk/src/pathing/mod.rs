@@ -815,7 +815,7 @@ fn search_legs(
     let mut leg = |context: &mut SearchContext, from: Pos, to: Pos| {
         let started = Instant::now();
         let (found, algorithm) = match landmarks {
-            Some(tables) if avoid.is_none() => {
+            Some(tables) if avoid.is_none() && tables.fits(grid) => {
                 let found =
                     context.search_landmarks_recorded(grid, tables, from, to, recorder.record);
                 (found, "ALT")
