@@ -22,6 +22,9 @@ pub enum Entry {
         unit: String,
         tile: Pos,
         seconds: f64,
+        /// It was sent as near as it could get to a goal it cannot reach: the goal, and why
+        /// as the player reads it.
+        short_of: Option<(Pos, String)>,
     },
     Refused {
         unit: String,
@@ -105,16 +108,26 @@ impl Entry {
         }
     }
 
-    /// One JSON object, e.g. `{"event":"arrived","unit":"knight","tile":[5,3],"seconds":4.25}`.
+    /// One JSON object, e.g. `{"event":"arrived","unit":"knight","tile":[5,3],"seconds":4.25}`;
+    /// an arrival short of its goal adds `"short_of_goal":true,"goal":[x,y],"reason":…`.
     pub fn to_json(&self) -> serde_json::Value {
         match self {
             Self::Arrived {
                 unit,
                 tile,
                 seconds,
-            } => serde_json::json!({
-                "event": "arrived", "unit": unit, "tile": [tile.x, tile.y], "seconds": round_seconds(*seconds),
-            }),
+                short_of,
+            } => {
+                let mut json = serde_json::json!({
+                    "event": "arrived", "unit": unit, "tile": [tile.x, tile.y], "seconds": round_seconds(*seconds),
+                });
+                if let Some((goal, reason)) = short_of {
+                    json["short_of_goal"] = true.into();
+                    json["goal"] = serde_json::json!([goal.x, goal.y]);
+                    json["reason"] = reason.as_str().into();
+                }
+                json
+            }
             Self::Refused {
                 unit,
                 goal,
@@ -264,11 +277,20 @@ fn record_entries(
     let name = |e: Entity| known(e).map_or_else(|| format!("{e}"), |(name, _)| name);
     let team = |e: Entity| known(e).map_or(Team::Red, |(_, team)| team);
     let start = journal.0.len();
+    let labels = GameLabels {
+        level: &level,
+        name_of: name,
+    };
     for a in arrived.read() {
+        let unit = name(a.unit);
+        let short_of = a
+            .short_of_goal
+            .map(|short| (short.goal, short.message(&unit, &labels)));
         journal.0.push(Entry::Arrived {
-            unit: name(a.unit),
+            unit,
             tile: a.tile,
             seconds: a.seconds,
+            short_of,
         });
     }
     for s in stepping.read() {
@@ -283,10 +305,6 @@ fn record_entries(
             terrain,
         });
     }
-    let labels = GameLabels {
-        level: &level,
-        name_of: name,
-    };
     for r in refused.read() {
         let message = r.reason.message(&name(r.unit), &labels);
         info!("order refused: {message}");

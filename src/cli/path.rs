@@ -43,6 +43,11 @@ pub struct PathArgs {
     /// Print one JSON object instead of a drawing.
     #[arg(long)]
     json: bool,
+    /// When the goal is impassable or cannot be reached from the start, search to the tile
+    /// nearest it that can be reached (nearest in a straight line; of equally near ones, the
+    /// one nearest the start, then by row, then by column), as a real-time order does.
+    #[arg(long)]
+    nearest: bool,
     /// The movement class whose costs apply on a tilewalk or Tiled map, by its name in the
     /// terrain table.
     #[arg(long, default_value = "foot")]
@@ -209,7 +214,7 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
         }
     };
     let start = endpoint(args.from, map.start, "from", 'S')?;
-    let goal = endpoint(args.to, map.goal, "to", 'E')?;
+    let ordered = endpoint(args.to, map.goal, "to", 'E')?;
     let options = SearchOptions {
         algorithm: match args.algorithm {
             AlgorithmArg::Astar => Algorithm::AStar,
@@ -224,6 +229,15 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
         board: board(args, map.board)?,
         ..SearchOptions::default()
     };
+    // With --nearest, a goal out of reach gives way to the reachable tile nearest it.
+    let grid = &map.grid;
+    let goal = match args.nearest && !grid.connected(start, ordered, options.board) {
+        true if grid.is_passable(start) => grid
+            .nearest(ordered, start, |p| grid.connected(start, p, options.board))
+            .unwrap_or(ordered),
+        _ => ordered,
+    };
+    let short = (goal != ordered).then_some(ordered);
     let mut context = SearchContext::new();
     let started = Instant::now();
     let found = context.search(&map.grid, start, goal, &options);
@@ -233,7 +247,11 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
         Ok(found) => {
             if args.json {
                 let steps: Vec<[u32; 2]> = found.path.cells.iter().map(|p| [p.x, p.y]).collect();
-                let json = serde_json::json!({"found": true, "cost": found.path.cost, "steps": steps, "expanded": expanded, "micros": micros});
+                let mut json = serde_json::json!({"found": true, "cost": found.path.cost, "steps": steps, "expanded": expanded, "micros": micros});
+                if let Some(ordered) = short {
+                    json["short_of_goal"] = true.into();
+                    json["goal"] = serde_json::json!([ordered.x, ordered.y]);
+                }
                 say(json)?;
             } else {
                 let mut glyphs = map.glyphs;
@@ -246,6 +264,11 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
                 }
                 for row in glyphs.chunks(width as usize) {
                     say(row.iter().collect::<String>())?;
+                }
+                if let Some(ordered) = short {
+                    say(format!(
+                        "{ordered} cannot be reached: the nearest tile that can is {goal}"
+                    ))?;
                 }
                 say(format!(
                     "cost {:.3}  steps {}  expanded {expanded}  time {micros:.0} µs",

@@ -221,15 +221,18 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
     for (entity, name, tile) in finals {
         // How its last order ended: an arrival or a refusal (stepping off is on the way).
         let ended = journal.iter().rev().find_map(|e| match e {
-            Entry::Arrived { unit, seconds, .. } if *unit == name => {
-                Some((true, Some(round_seconds(*seconds)), None))
-            }
+            Entry::Arrived {
+                unit,
+                seconds,
+                short_of,
+                ..
+            } if *unit == name => Some((true, Some(round_seconds(*seconds)), None, short_of)),
             Entry::Refused { unit, message, .. } if *unit == name => {
-                Some((false, None, Some(message.clone())))
+                Some((false, None, Some(message.clone()), &None))
             }
             _ => None,
         });
-        let (arrived, seconds, reason) = ended.unwrap_or((false, None, None));
+        let (arrived, seconds, reason, short_of) = ended.unwrap_or((false, None, None, &None));
         if ordered.contains(&entity) {
             arrived_units += usize::from(arrived);
             gave_up += usize::from(reason.is_some());
@@ -244,10 +247,20 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
             if let Some(reason) = reason {
                 json["reason"] = reason.into();
             }
+            if let Some((goal, why)) = short_of {
+                json["short_of_goal"] = true.into();
+                json["goal"] = serde_json::json!([goal.x, goal.y]);
+                json["reason"] = why.as_str().into();
+            }
             say(json)?;
         } else {
             let outcome = match (seconds, reason) {
-                (Some(s), _) => format!("arrived after {s} s"),
+                (Some(s), _) => match short_of {
+                    Some((goal, _)) => {
+                        format!("arrived after {s} s, short of {},{}", goal.x, goal.y)
+                    }
+                    None => format!("arrived after {s} s"),
+                },
                 (None, Some(reason)) => format!("refused: {reason}"),
                 // Ordered, but the time ran out before it arrived.
                 (None, None) if ordered.contains(&entity) => "on its way".to_owned(),

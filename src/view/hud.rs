@@ -235,6 +235,11 @@ fn notice_journal(
         match entry {
             Entry::Refused { .. } if summed => {}
             Entry::Refused { message, .. } => notice.say(format!("order refused: {message}")),
+            Entry::Arrived {
+                tile,
+                short_of: Some((_, why)),
+                ..
+            } => notice.say(format!("{why}: it stopped as near as it gets, at {tile}")),
             Entry::Arrived { unit, tile, .. } => notice.say(format!("{unit} arrived at {tile}")),
             Entry::SteppingOff {
                 unit,

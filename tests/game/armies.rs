@@ -124,6 +124,7 @@ fn assert_only_arrival(app: &App, name: &str, tile: Pos) {
             unit: name.into(),
             tile,
             seconds: arrival(app, name).unwrap().1,
+            short_of: None,
         }],
         "{name}'s arrival only"
     );

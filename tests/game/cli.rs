@@ -573,17 +573,20 @@ fn simulate_group_orders_and_stats() {
         );
         assert!((x - 16).abs() <= 1 && (y - 8).abs() <= 1, "{unit}");
     }
-    // Rock is impassable: the red group gives up, each unit with the reason.
+    // Rock is impassable: the red group goes as near as it can get, each unit saying why.
     for unit in units.iter().filter(|u| !blue.contains(u)) {
-        assert_eq!(unit["arrived"], false, "{unit}");
+        assert_eq!(unit["arrived"], true, "{unit}");
+        assert_eq!(unit["short_of_goal"], true, "{unit}");
+        assert_eq!(unit["goal"], serde_json::json!([31, 0]), "{unit}");
         assert!(
             unit["reason"].as_str().unwrap().contains("impassable"),
             "{unit}"
         );
     }
+    assert!(blue.iter().all(|u| u.get("short_of_goal").is_none()));
     assert_eq!(stats["units"], 7);
-    assert_eq!(stats["arrived"], 4);
-    assert_eq!(stats["gave_up"], 3);
+    assert_eq!(stats["arrived"], 7);
+    assert_eq!(stats["gave_up"], 0);
     assert!(stats["plan_ms"].as_f64().unwrap() >= 0.0, "{stats}");
     let (p50, p99) = (
         stats["tick_ms_p50"].as_f64().unwrap(),

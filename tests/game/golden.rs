@@ -30,6 +30,23 @@ const CASES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        // A rider sent into the river, and a group of three sent there: riders stop on the
+        // nearest bank (`short_of_goal`), the soldier wades in, the wyvern flies there.
+        "meadow_short_simulate",
+        &[
+            "simulate",
+            "--map",
+            "assets/maps/meadow.map",
+            "--order",
+            "lancer:19,4",
+            "--group",
+            "brute,raider,wyvern:20,2",
+            "--json",
+            "--seconds",
+            "60",
+        ],
+    ),
+    (
         "meadow_path",
         &[
             "path",

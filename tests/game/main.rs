@@ -141,6 +141,7 @@ pub fn arrival(app: &App, name: &str) -> Option<(Pos, f64)> {
             unit,
             tile,
             seconds,
+            ..
         } if unit == name => Some((tile, seconds)),
         _ => None,
     })

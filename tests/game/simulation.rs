@@ -1,6 +1,6 @@
 //! Orders, paths and movement in a headless app with a fixed time step.
 
-use bevy_tilewalk::{MAX_REPLANS, Navigation, Refusal};
+use bevy_tilewalk::{MAX_REPLANS, Navigation, Refusal, UnreachableGoals};
 use tilewalk::convert::step_length;
 use tilewalk::journal::Entry;
 use tilewalk::level::Level;
@@ -131,6 +131,8 @@ fn off_map_impassable_and_unreachable_goals_give_no_path_and_say_why() {
 knight blue foot  0,0
 lancer blue horse 0,1
 ");
+    // The game sends such units as near as they can get; one that wants refusals says so.
+    app.insert_resource(UnreachableGoals::Refuse);
     order(&mut app, &["knight"], Pos::new(3, 1), false);
     order(&mut app, &["knight"], Pos::new(4, 1), false);
     order(&mut app, &["lancer"], Pos::new(6, 2), false);
@@ -173,6 +175,56 @@ lancer blue horse 0,1
         tile(&mut app, "knight"),
         Pos::new(0, 0),
         "a refused unit stays"
+    );
+}
+
+#[test]
+fn impassable_and_unreachable_goals_send_units_as_near_as_they_can_get() {
+    // The same map as above, in the game's default: the rock column at x = 3 walls the two
+    // units in, so each stops on the tile of its side nearest its goal, and says why.
+    let mut app = app("\
+[terrain]
+...#...
+...#.#.
+...#.#~
+[units]
+knight blue foot  0,0
+lancer blue horse 0,1
+");
+    order(&mut app, &["knight"], Pos::new(4, 1), false);
+    order(&mut app, &["lancer"], Pos::new(6, 2), false);
+    run_until_idle(&mut app, 30.0);
+    assert!(refused(&app).is_empty());
+    let short_of = |name: &str| {
+        journal(&app).into_iter().find_map(|e| match e {
+            Entry::Arrived {
+                unit,
+                tile,
+                short_of,
+                ..
+            } if unit == name => Some((tile, short_of)),
+            _ => None,
+        })
+    };
+    assert_eq!(
+        short_of("knight"),
+        Some((
+            Pos::new(2, 1),
+            Some((
+                Pos::new(4, 1),
+                "knight: (4,1) cannot be reached: start and goal are in different regions".into()
+            ))
+        ))
+    );
+    assert_eq!(
+        short_of("lancer"),
+        Some((
+            Pos::new(2, 2),
+            Some((
+                Pos::new(6, 2),
+                "lancer: water at (6,2) is impassable for horse".into()
+            ))
+        ))
     );
 }
 

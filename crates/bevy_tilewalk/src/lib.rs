@@ -46,9 +46,10 @@ pub use navigation::{
     ClassSpec, MAX_CLASSES, Navigation, NavigationChanged, NavigationError, step_length,
 };
 pub use pathing::{
-    DEFAULT_PATH_WORK, Labels, MoveOrder, OrderRefused, Path, PathBudget, PathWork, Pending,
-    RecordSearches, Refusal, Replan, SearchRecord, Searches, Side, Squad, SteppingOff, StopOrder,
-    StoppedShort, Walk,
+    DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_FRAMES, LANDMARKS, Labels, MoveOrder, OrderRefused,
+    Path, PathBudget, PathWork, Pending, RecordSearches, Refusal, Replan, SearchRecord, Searches,
+    ShortOfGoal, ShortOfWhy, Side, Squad, SteppingOff, StopOrder, StoppedShort, UnreachableGoals,
+    Walk,
 };
 pub use reflection::PosReflect;
 pub use tactics::{

@@ -100,7 +100,7 @@ use tilewalk_path::{Board, Diagonal, Grid, Pos, SearchContext, SearchOptions};
 use crate::TilewalkSystems;
 use crate::navigation::Navigation;
 use crate::pathing::{
-    OrderRefused, Path, Pending, Refusal, Replan, Side, Squad, StoppedShort, Walk,
+    OrderRefused, Path, Pending, Refusal, Replan, ShortOfGoal, Side, Squad, StoppedShort, Walk,
 };
 use crate::units::{Motion, MovementClass, Precedence, Stride, Team, Tile, Unit, precedence};
 
@@ -144,6 +144,9 @@ pub struct Arrived {
     pub tile: Pos,
     /// Simulated seconds since the app started, exact to the step (not to the frame).
     pub seconds: f64,
+    /// It was sent as near as it could get to a goal it cannot reach, and stopped short of
+    /// it ([`UnreachableGoals::Nearest`](crate::UnreachableGoals::Nearest)): the goal, and why.
+    pub short_of_goal: Option<ShortOfGoal>,
 }
 
 pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
@@ -170,6 +173,7 @@ struct Walker {
     pending: Has<Pending>,
     squad: Option<&'static Squad>,
     stopped_short: Has<StoppedShort>,
+    short_of_goal: Option<&'static ShortOfGoal>,
 }
 
 /// What a unit is doing this frame, as the others see it.
@@ -286,6 +290,7 @@ fn follow_paths(
                             unit: unit.entity,
                             tile: unit.tile.0,
                             seconds: now - left,
+                            short_of_goal: unit.short_of_goal.copied(),
                         };
                         arrivals.push((rank, arrival));
                     }

@@ -12,7 +12,7 @@ use crate::movement::Arrived;
 use crate::navigation::{ClassSpec, Navigation, NavigationChanged};
 use crate::pathing::{
     MoveOrder, OrderRefused, Path, PathBudget, PathWork, Pending, RecordSearches, Replan, Searches,
-    Squad, SteppingOff, StopOrder, StoppedShort, Walk,
+    ShortOfGoal, Squad, SteppingOff, StopOrder, StoppedShort, UnreachableGoals, Walk,
 };
 use crate::tactics::{
     Acted, CancelMove, EndTurn, EnemyTurn, Health, MoveCancelled, Moved, PerClass, Presenting,
@@ -89,5 +89,7 @@ pub(crate) fn plugin(app: &mut App) {
         .register_type::<MoveCancelled>()
         .register_type::<TacticsMoved>()
         .register_type::<Won>()
-        .register_type::<Presenting>();
+        .register_type::<Presenting>()
+        .register_type::<UnreachableGoals>()
+        .register_type::<ShortOfGoal>();
 }

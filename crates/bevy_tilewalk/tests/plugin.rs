@@ -9,8 +9,8 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_tilewalk::path::{Algorithm, Board, Diagonal, Grid, SearchOptions, find_path};
 use bevy_tilewalk::prelude::*;
 use bevy_tilewalk::{
-    Acted, PerClass, Refusal, RulesError, Strike, Struck, TacticsRules, TerrainDefence, Walk,
-    with_board,
+    Acted, PerClass, Refusal, RulesError, ShortOfGoal, ShortOfWhy, Strike, Struck, TacticsRules,
+    TerrainDefence, UnreachableGoals, Walk, with_board,
 };
 
 const STEP: f64 = 1.0 / 60.0;
@@ -214,8 +214,10 @@ fn five_classes() -> (Navigation, Vec<&'static str>) {
 fn five_classes_keep_their_own_costs_in_paths_ranges_and_group_orders() {
     let (nav, names) = five_classes();
     let class = |name: &str| nav.class(name).unwrap();
-    // Vehicles cannot be sent onto a mountain; infantry and copters can.
+    // Vehicles cannot be sent onto a mountain; infantry and copters can. (A game that wants
+    // such orders refused says so; by default the tank would go as near as it can.)
     let mut app = new_app(nav.clone());
+    app.insert_resource(UnreachableGoals::Refuse);
     let tank = spawn(&mut app, class("treads"), (0, 0));
     let soldier = spawn(&mut app, class("infantry"), (0, 1));
     order(&mut app, &[tank], (8, 3));
@@ -681,4 +683,206 @@ fn every_public_component_resource_and_message_is_registered_for_reflection() {
     };
     let y = pos.field("y").unwrap().try_downcast_ref::<u32>();
     assert_eq!(y, Some(&4));
+
+/// Where `unit` stands.
+fn tile_of(app: &App, unit: Entity) -> Pos {
+    app.world().get::<Tile>(unit).unwrap().0
+}
+
+/// The refusals written so far.
+fn refusals(app: &mut App) -> Vec<OrderRefused> {
+    app.world_mut()
+        .resource_mut::<Messages<OrderRefused>>()
+        .drain()
+        .collect()
+}
+
+#[test]
+fn a_unit_sent_onto_a_tile_it_cannot_enter_goes_as_near_as_it_can_and_says_so() {
+    let nav = meadow();
+    let horse = nav.class("horse").unwrap();
+    let grid = nav.grid(horse).clone();
+    let mut app = new_app(nav);
+    // A rider west of the pond (x 3-4, y 2-5) sent into it, at (4,3): the nearest tile it
+    // can stand on is (5,3), one to the east, across the pond from it.
+    let rider = spawn(&mut app, horse, (0, 3));
+    order(&mut app, &[rider], (4, 3));
+    app.update();
+    assert!(refusals(&mut app).is_empty());
+    let path = app.world().get::<Path>(rider).unwrap().clone();
+    assert_eq!(path.goal(), Pos::new(5, 3));
+    let cheapest = dijkstra(&grid, Board::default(), Pos::new(0, 3), Pos::new(5, 3)).unwrap();
+    assert!(
+        (path.cost - cheapest).abs() < 1e-9,
+        "{} vs {cheapest}",
+        path.cost
+    );
+    let short = ShortOfGoal {
+        goal: Pos::new(4, 3),
+        why: ShortOfWhy::Impassable { class: horse },
+    };
+    let arrivals = run(&mut app, 30.0);
+    assert_eq!(arrivals.len(), 1);
+    assert_eq!(
+        (arrivals[0].tile, arrivals[0].short_of_goal),
+        (Pos::new(5, 3), Some(short))
+    );
+    assert_eq!(
+        short.message("rider", app.world().resource::<Navigation>()),
+        "rider: (4,3) is impassable for horse"
+    );
+    // A tile it can reach: no longer short. (`run` reads the messages still kept, the last
+    // arrival's among them.)
+    order(&mut app, &[rider], (8, 3));
+    let arrival = *run(&mut app, 30.0).last().unwrap();
+    assert_eq!(
+        (arrival.tile, arrival.short_of_goal),
+        (Pos::new(8, 3), None)
+    );
+
+    // The same order in a game that refuses it.
+    let mut app = new_app(meadow());
+    app.insert_resource(UnreachableGoals::Refuse);
+    let rider = spawn(&mut app, horse, (0, 3));
+    order(&mut app, &[rider], (4, 3));
+    app.update();
+    let refused = refusals(&mut app);
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].reason, short.refusal());
+    assert!(app.world().get::<Path>(rider).is_none());
+}
+
+#[test]
+fn a_walled_in_goal_sends_the_unit_to_the_nearest_tile_outside_the_wall() {
+    // 11x11 grass; a ring of rock at one tile from (5,5) walls in the goal and its ring.
+    let classes = vec![ClassSpec::new("foot", 3.0)];
+    let nav = Navigation::from_fn(Board::default(), 11, 11, classes, |_, p| {
+        let ring = p.x.abs_diff(5).max(p.y.abs_diff(5)) == 2;
+        (!ring).then_some(1.0)
+    })
+    .unwrap();
+    let mut app = new_app(nav);
+    // From the south-west: (5,8) and (2,5) are the nearest tiles outside the wall (3 from
+    // the goal, as are (5,2) and (8,5)), and they are as near the unit; (2,5) is on the
+    // first row of the two.
+    let walker = spawn(&mut app, MovementClass(0), (0, 10));
+    order(&mut app, &[walker], (5, 5));
+    let arrivals = run(&mut app, 60.0);
+    assert!(refusals(&mut app).is_empty());
+    assert_eq!(arrivals.len(), 1);
+    assert_eq!(arrivals[0].tile, Pos::new(2, 5));
+    assert_eq!(
+        arrivals[0].short_of_goal,
+        Some(ShortOfGoal {
+            goal: Pos::new(5, 5),
+            why: ShortOfWhy::Unreachable
+        })
+    );
+    // From the east, the nearest of those four to it.
+    let east = spawn(&mut app, MovementClass(0), (10, 4));
+    order(&mut app, &[east], (5, 5));
+    let arrival = *run(&mut app, 60.0).last().unwrap();
+    assert_eq!((arrival.unit, arrival.tile), (east, Pos::new(8, 5)));
+    assert_eq!(tile_of(&app, walker), Pos::new(2, 5));
+}
+
+#[test]
+fn a_mixed_group_sends_each_class_as_near_as_it_can_get() {
+    // Two on foot and two riders sent into the pond at (3,3): foot wade in (the pond costs
+    // them 5), riders stop on the tiles nearest (2,3), the nearest they can stand on.
+    let nav = meadow();
+    let (foot, horse) = (nav.class("foot").unwrap(), nav.class("horse").unwrap());
+    let mut app = new_app(nav);
+    let walkers = [
+        spawn(&mut app, foot, (10, 0)),
+        spawn(&mut app, foot, (11, 0)),
+    ];
+    let riders = [
+        spawn(&mut app, horse, (10, 7)),
+        spawn(&mut app, horse, (11, 7)),
+    ];
+    let all: Vec<Entity> = walkers.iter().chain(&riders).copied().collect();
+    order(&mut app, &all, (3, 3));
+    let arrivals = run(&mut app, 60.0);
+    assert!(refusals(&mut app).is_empty());
+    assert_eq!(arrivals.len(), 4);
+    let short = ShortOfGoal {
+        goal: Pos::new(3, 3),
+        why: ShortOfWhy::Impassable { class: horse },
+    };
+    for arrival in &arrivals {
+        let rider = riders.contains(&arrival.unit);
+        assert_eq!(arrival.short_of_goal, rider.then_some(short), "{arrival:?}");
+        let tile = arrival.tile;
+        if rider {
+            // Each its own tile, the two of least travel cost from (2,3) for a horse: (2,3)
+            // itself and one beside it off the pond.
+            let beside = tile.x.abs_diff(2).max(tile.y.abs_diff(3)) <= 1;
+            assert!(beside && !(3..=4).contains(&tile.x), "{arrival:?}");
+        } else {
+            // The clicked tile and one beside it, in the pond.
+            assert!(
+                tile.x.abs_diff(3).max(tile.y.abs_diff(3)) <= 1,
+                "{arrival:?}"
+            );
+        }
+    }
+    let tiles: std::collections::HashSet<Pos> = arrivals.iter().map(|a| a.tile).collect();
+    assert_eq!(tiles.len(), 4);
+    assert!(tiles.contains(&Pos::new(3, 3)) && tiles.contains(&Pos::new(2, 3)));
+}
+
+#[test]
+fn single_orders_on_a_large_map_get_landmarks_and_stay_exact_through_a_cheaper_edit() {
+    use bevy_tilewalk::path::find_path;
+    use bevy_tilewalk::{LANDMARK_FRAMES, Searches};
+    // 1024 x 1024 (the smallest map that gets landmark tables): grass with blocks of forest.
+    let forest = |p: Pos| (p.x / 7 + p.y / 5) % 3 == 0;
+    let make = |cost: f64| {
+        let classes = vec![ClassSpec::new("foot", 3.0)];
+        Navigation::from_fn(Board::default(), 1024, 1024, classes, move |_, p| {
+            Some(if forest(p) { cost } else { 1.0 })
+        })
+        .unwrap()
+    };
+    let mut app = new_app(make(3.0));
+    let unit = spawn(&mut app, MovementClass(0), (10, 10));
+    // What the last order's search was, and whether its path is a cheapest one.
+    let last = |app: &mut App, goal: (u32, u32)| {
+        order(app, &[unit], goal);
+        app.update();
+        let record = app.world().resource::<Searches>().0.back().unwrap().clone();
+        let path = app.world().get::<Path>(unit).unwrap().clone();
+        let nav = app.world().resource::<Navigation>();
+        let grid = nav.grid(MovementClass(0));
+        let optimum = find_path(grid, path.cells[0], path.goal(), &SearchOptions::default())
+            .unwrap()
+            .path
+            .cost;
+        assert!(
+            (path.cost - optimum).abs() < 1e-9 * optimum,
+            "{} vs {optimum}",
+            path.cost
+        );
+        record.algorithm
+    };
+    // The first order is plain A*, and starts the build; the tables serve from the
+    // LANDMARK_FRAMES-th frame on.
+    assert_eq!(last(&mut app, (1000, 900)), "A*");
+    for _ in 0..LANDMARK_FRAMES {
+        app.update();
+    }
+    assert_eq!(last(&mut app, (20, 1000)), "ALT");
+    // The forest gets cheaper: the old tables could overestimate, so the next order is plain
+    // A* again, until the new tables serve.
+    let change = app
+        .world_mut()
+        .resource_mut::<Navigation>()
+        .replace(make(1.5));
+    app.world_mut().write_message(change);
+    assert_eq!(last(&mut app, (900, 30)), "A*");
+    for _ in 0..LANDMARK_FRAMES {
+        app.update();
+    }
+    assert_eq!(last(&mut app, (30, 30)), "ALT");
 }

@@ -190,6 +190,56 @@ impl Grid {
         (0..height).flat_map(move |y| (0..width).map(move |x| Pos::new(x, y)))
     }
 
+    /// The cell nearest `to` that `accept` takes: nearest in a straight line, by the squared
+    /// column and row differences; of cells equally near, the one nearest `from` (the same
+    /// way), then the first by row, then by column. `accept` is asked only about cells inside
+    /// the grid that would beat the best found, ring by ring outwards, so a near answer is
+    /// found in a few questions. `None` when it takes none.
+    ///
+    /// ```
+    /// use tilewalk_path::{Grid, Pos};
+    ///
+    /// let grid = Grid::new(9, 9).unwrap();
+    /// let far = |p: Pos| p.x.abs_diff(4).max(p.y.abs_diff(4)) >= 3;
+    /// // (4,1), (1,4), (7,4) and (4,7) are equally near (4,4): the nearest to (8,8) are the
+    /// // last two, and (7,4) is on the first row of those.
+    /// let (to, from) = (Pos::new(4, 4), Pos::new(8, 8));
+    /// assert_eq!(grid.nearest(to, from, far), Some(Pos::new(7, 4)));
+    /// assert_eq!(grid.nearest(to, from, |_| false), None);
+    /// ```
+    pub fn nearest(&self, to: Pos, from: Pos, mut accept: impl FnMut(Pos) -> bool) -> Option<Pos> {
+        let (tx, ty) = (i64::from(to.x), i64::from(to.y));
+        let (width, height) = (i64::from(self.width), i64::from(self.height));
+        // Every cell lies within this many rings of `to`.
+        let reach = (tx.max(width - 1 - tx)).max(ty.max(height - 1 - ty)).max(0);
+        let (fx, fy) = (i64::from(from.x), i64::from(from.y));
+        let mut best: Option<(i64, i64, i64, i64)> = None;
+        for r in 0..=reach {
+            // A cell of ring `r` is at least `r` away: no nearer than the best found.
+            if best.is_some_and(|(d, ..)| r * r > d) {
+                break;
+            }
+            for dy in -r..=r {
+                let y = ty + dy;
+                if !(0..height).contains(&y) {
+                    continue;
+                }
+                let step = if dy.abs() == r { 1 } else { (2 * r).max(1) };
+                for dx in (-r..=r).step_by(step as usize) {
+                    let x = tx + dx;
+                    let key = (dx * dx + dy * dy, (x - fx).pow(2) + (y - fy).pow(2), y, x);
+                    if (0..width).contains(&x)
+                        && best.is_none_or(|b| key < b)
+                        && accept(Pos::new(x as u32, y as u32))
+                    {
+                        best = Some(key);
+                    }
+                }
+            }
+        }
+        best.map(|(_, _, y, x)| Pos::new(x as u32, y as u32))
+    }
+
     /// The cost of stepping into `pos`; `None` when it is impassable or outside the grid.
     pub fn cost(&self, pos: Pos) -> Option<f64> {
         if !self.contains(pos) {

@@ -375,6 +375,7 @@ pub use group::{
 };
 pub use moves::{Diagonal, Heuristic};
 pub use search::{
-    Algorithm, CellState, CellView, Direction, Found, Meeting, NoPath, Passage, Path, Range,
-    Reached, Replay, SearchContext, SearchOptions, SearchStats, Trace, TraceEvent, find_path,
+    ACTIVE_LANDMARKS, Algorithm, CellState, CellView, Direction, Found, Landmarks, Meeting, NoPath,
+    Passage, Path, Range, Reached, Replay, SearchContext, SearchOptions, SearchStats, Trace,
+    TraceEvent, find_path,
 };

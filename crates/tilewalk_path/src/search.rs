@@ -20,9 +20,11 @@ use crate::memory::{map_pages, zeroed};
 
 mod bidirectional;
 mod jump;
+mod landmarks;
 mod replay;
 mod trace;
 
+pub use landmarks::{ACTIVE_LANDMARKS, Landmarks};
 pub use replay::{CellState, CellView, Meeting, Replay};
 pub use trace::{Direction, Trace, TraceEvent};
 use trace::{NoTrace, Tracer};

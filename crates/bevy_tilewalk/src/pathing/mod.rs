@@ -10,9 +10,11 @@ use std::time::Instant;
 use bevy::ecs::query::QueryData;
 use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::prelude::*;
-use tilewalk_path::{Board, Grid, NoPath, Passage, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{Board, Grid, Landmarks, NoPath, Passage, Pos, SearchContext, SearchOptions};
 
-pub use requests::{DEFAULT_PATH_WORK, PathBudget, PathWork, Pending};
+pub use requests::{
+    DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_FRAMES, LANDMARKS, PathBudget, PathWork, Pending,
+};
 use requests::{Kind, Requests};
 
 use crate::TilewalkSystems;
@@ -139,6 +141,70 @@ pub enum Refusal {
         /// The target.
         target: Entity,
     },
+}
+
+/// What a real-time [`MoveOrder`] to a tile its unit cannot reach does: by default the unit
+/// goes as near as it can get ([`ShortOfGoal`]); a game that wants the order refused instead
+/// ([`Refusal::Impassable`], [`Refusal::Unreachable`]) inserts [`UnreachableGoals::Refuse`].
+/// Tactics moves ([`TacticsMove`](crate::TacticsMove)) are always refused.
+#[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Resource, Default, Debug, Clone, PartialEq)]
+pub enum UnreachableGoals {
+    /// The unit goes to the reachable tile nearest the goal: of the tiles its class can walk
+    /// to from where it stands, the one nearest the goal in a straight line (the squared
+    /// column and row differences); of equally near ones, the one nearest the unit the same
+    /// way, then the first by row, then by column. A group order
+    /// does so per movement class (and per region its units stand in), so each goes as near
+    /// as it can while the others reach the goal.
+    #[default]
+    Nearest,
+    /// The order is refused with the reason.
+    Refuse,
+}
+
+/// A unit sent as near as it can get to a goal it cannot reach ([`UnreachableGoals::Nearest`]):
+/// on the unit from the order that sent it until its next order, and in its [`Arrived`].
+///
+/// [`Arrived`]: crate::Arrived
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(opaque, Component, Debug, Clone, PartialEq)]
+pub struct ShortOfGoal {
+    /// The tile ordered.
+    pub goal: Pos,
+    /// Why the unit cannot get there.
+    pub why: ShortOfWhy,
+}
+
+/// Why a unit stops short of its goal ([`ShortOfGoal`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShortOfWhy {
+    /// The goal is impassable for the unit's class.
+    Impassable {
+        /// The unit's class.
+        class: MovementClass,
+    },
+    /// The goal is in a region the unit's class cannot reach from where it stands.
+    Unreachable,
+}
+
+impl ShortOfGoal {
+    /// The refusal a game that refuses such orders ([`UnreachableGoals::Refuse`]) gives.
+    pub fn refusal(&self) -> Refusal {
+        let goal = self.goal;
+        match self.why {
+            ShortOfWhy::Impassable { class } => Refusal::Impassable { goal, class },
+            ShortOfWhy::Unreachable => Refusal::Unreachable {
+                goal,
+                why: NoPath::DifferentRegions,
+            },
+        }
+    }
+
+    /// Why, as a player reads it: `unit` is the unit's name (e.g. `rider: water at (6,2) is
+    /// impassable for horse`).
+    pub fn message(&self, unit: &str, labels: &impl Labels) -> String {
+        self.refusal().message(unit, labels)
+    }
 }
 
 /// The names a refusal's message uses; every method has a plain default.
@@ -481,6 +547,7 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .add_message::<OrderRefused>()
         .add_message::<Replan>()
         .add_message::<SteppingOff>()
+        .init_resource::<UnreachableGoals>()
         .init_resource::<Searches>()
         .init_resource::<RecordSearches>()
         .init_resource::<Requests>()
@@ -546,7 +613,9 @@ impl PlannedItem<'_, '_> {
 }
 
 /// Checks each order's goal (a refusal says why at once) and queues the request: one group
-/// order for a new trip of two or more units, one request per unit otherwise.
+/// order for a new trip of two or more units, one request per unit otherwise. A goal a unit
+/// cannot reach is replaced by the reachable tile nearest it ([`UnreachableGoals`]): units
+/// that share a replacement share a request.
 fn plan_orders(
     mut commands: Commands,
     mut orders: MessageReader<MoveOrder>,
@@ -554,11 +623,13 @@ fn plan_orders(
     mut requests: ResMut<Requests>,
     mut searches: ResMut<Searches>,
     nav: Res<Navigation>,
+    rule: Option<Res<UnreachableGoals>>,
     units: Query<Planned, With<Unit>>,
 ) {
     if !orders.is_empty() {
         searches.0.clear();
     }
+    let rule = rule.map_or_else(UnreachableGoals::default, |r| *r);
     for order in orders.read() {
         let mut ordered: Vec<PlannedItem> = order
             .units
@@ -566,37 +637,78 @@ fn plan_orders(
             .filter_map(|&e| units.get(e).ok())
             .collect();
         ordered.sort_by_key(|u| precedence(u.entity, u.precedence));
-        ordered.retain(|unit| {
+        // The units by where they go: the goal first, then each nearest tile in the order
+        // first met (units of one class in one region share one).
+        let mut aims: Vec<(Pos, Option<ShortOfGoal>, Vec<Entity>)> =
+            vec![(order.goal, None, Vec::new())];
+        let mut nearest: HashMap<(MovementClass, Vec<u32>), Option<Pos>> = HashMap::new();
+        for unit in &ordered {
             let from = match unit.path {
                 Some(path) if order.append => path.goal(),
                 _ => unit.tile.0,
             };
-            match check_goal(&nav, *unit.class, from, order.goal) {
-                Ok(()) => true,
+            let class = *unit.class;
+            let aim = match check_goal(&nav, class, from, order.goal) {
+                Ok(()) => Ok((order.goal, None)),
+                Err(reason) => match short_of(&reason, rule) {
+                    None => Err(reason),
+                    Some(why) => {
+                        let grid = nav.grid(class);
+                        let board = nav.board();
+                        let regions = exits(grid, board, from, None)
+                            .filter_map(|e| grid.region(e, board))
+                            .collect();
+                        let near = *nearest
+                            .entry((class, regions))
+                            .or_insert_with(|| nearest_reachable(grid, board, from, order.goal));
+                        let short = ShortOfGoal {
+                            goal: order.goal,
+                            why,
+                        };
+                        near.map(|tile| (tile, Some(short))).ok_or(reason)
+                    }
+                },
+            };
+            match aim {
+                Ok((tile, short)) => match aims.iter_mut().find(|a| a.0 == tile && a.1 == short) {
+                    Some(aim) => aim.2.push(unit.entity),
+                    None => aims.push((tile, short, vec![unit.entity])),
+                },
                 Err(reason) => {
                     refused.write(OrderRefused {
                         unit: unit.entity,
                         goal: order.goal,
                         reason,
                     });
-                    false
                 }
             }
-        });
-        // A new trip for a group is one plan; waypoints extend each unit's own path, and a
-        // unit alone gets its own A* (whose expanded cells the search view can show).
-        if order.append || ordered.len() < 2 {
-            for unit in ordered {
-                let kind = Kind::Trip {
-                    unit: unit.entity,
-                    append: order.append,
-                };
-                requests.push(&mut commands, order.goal, kind);
-            }
-        } else {
-            let units = ordered.iter().map(|u| u.entity).collect();
-            requests.push(&mut commands, order.goal, Kind::Group(units));
         }
+        for (goal, short, units) in aims {
+            // A new trip for a group is one plan; waypoints extend each unit's own path, and
+            // a unit alone gets its own A* (whose expanded cells the search view can show).
+            if order.append || units.len() < 2 {
+                for unit in units {
+                    let kind = Kind::Trip {
+                        unit,
+                        append: order.append,
+                    };
+                    requests.push(&mut commands, goal, kind, short);
+                }
+            } else {
+                requests.push(&mut commands, goal, Kind::Group(units), short);
+            }
+        }
+    }
+}
+
+/// Why a unit would stop short of its goal, for a refusal that [`UnreachableGoals::Nearest`]
+/// turns into an order to the nearest reachable tile (`None`: the refusal stands).
+fn short_of(reason: &Refusal, rule: UnreachableGoals) -> Option<ShortOfWhy> {
+    match (rule, reason) {
+        (UnreachableGoals::Refuse, _) => None,
+        (_, Refusal::Impassable { class, .. }) => Some(ShortOfWhy::Impassable { class: *class }),
+        (_, Refusal::Unreachable { .. }) => Some(ShortOfWhy::Unreachable),
+        _ => None,
     }
 }
 
@@ -654,6 +766,17 @@ fn free_goal(
     })
 }
 
+/// The tile an order to a `goal` the unit on `from` cannot reach sends it to
+/// ([`UnreachableGoals::Nearest`]): of the tiles it can walk to, the one nearest `goal` in a
+/// straight line; of equally near ones, the one nearest `from`, then by row, then by column
+/// ([`Grid::nearest`]).
+fn nearest_reachable(grid: &Grid, board: Board, from: Pos, goal: Pos) -> Option<Pos> {
+    let exits: Vec<Pos> = exits(grid, board, from, None).collect();
+    grid.nearest(goal, from, |p| {
+        exits.iter().any(|&e| grid.connected(e, p, board))
+    })
+}
+
 impl Path {
     fn extended(mut self, leg: Path) -> Path {
         let offset = self.cells.len() - 1;
@@ -676,7 +799,8 @@ struct Recorder {
 
 /// Searches `from` → each waypoint in turn with A* and joins the legs into one path.
 /// `avoid` says which tiles to treat as walls (units' tiles, on a re-plan around units;
-/// `from` is never one): an overlay on the grid, which is not copied.
+/// `from` is never one): an overlay on the grid, which is not copied. With `landmarks` (and
+/// no `avoid`), the legs are searched by ALT, as exact and quicker on long ways.
 fn search_legs(
     context: &mut SearchContext,
     records: &mut Vec<SearchRecord>,
@@ -686,6 +810,7 @@ fn search_legs(
     from: Pos,
     waypoints: &[Pos],
     avoid: Option<&dyn Fn(Pos) -> bool>,
+    landmarks: Option<&Landmarks>,
 ) -> Result<Path, NoPath> {
     let options = SearchOptions {
         record_expansions: recorder.record,
@@ -702,10 +827,17 @@ fn search_legs(
     };
     let mut leg = |context: &mut SearchContext, from: Pos, to: Pos| {
         let started = Instant::now();
-        let found = context.search_with(grid, from, to, &options, passage);
+        let (found, algorithm) = match landmarks {
+            Some(tables) if avoid.is_none() && tables.fits(grid) => {
+                let found =
+                    context.search_landmarks_recorded(grid, tables, from, to, recorder.record);
+                (found, "ALT")
+            }
+            _ => (context.search_with(grid, from, to, &options, passage), "A*"),
+        };
         records.push(SearchRecord {
             unit: Some(recorder.unit),
-            algorithm: "A*",
+            algorithm,
             found: found.is_ok(),
             cost: found.as_ref().map_or(0.0, |f| f.path.cost),
             steps: found.as_ref().map_or(0, |f| f.path.cells.len() - 1),
@@ -819,7 +951,12 @@ fn replan_paths(
         let Some(goal) = units.get(unit).ok().and_then(|u| u.path).map(Path::goal) else {
             continue;
         };
-        requests.push(&mut commands, goal, Kind::Replan { unit, avoid_units });
+        requests.push(
+            &mut commands,
+            goal,
+            Kind::Replan { unit, avoid_units },
+            None,
+        );
     }
 }
 

@@ -25,6 +25,16 @@
 //!   (threads) of a worker's work: its units get their paths farthest first, as the planner
 //!   decides them, so the front of an army sets off while the rest is still planned. A later
 //!   order starts once those under way have picked their tiles ([`start_groups`]).
+//! - **Long orders on large maps**: on a map of at least [`LANDMARK_CELLS`] cells, the first
+//!   one-unit request of a movement class starts building its landmark tables
+//!   ([`Landmarks`](tilewalk_path::Landmarks), on the async compute task pool); from the
+//!   [`LANDMARK_FRAMES`]th frame after, the class's one-unit searches are ALT (A* with
+//!   landmarks): exact, and far fewer cells expanded on long ways, so more orders fit a
+//!   frame's budget. (The frame that reaches it waits for a build not yet done, so the same
+//!   orders are served in the same frames on every run.) A navigation change rebuilds the
+//!   tables; until the new ones are used, a class whose costs only rose keeps its old ones
+//!   (their bounds are still bounds), and one that got cheaper somewhere searches with
+//!   plain A*.
 //! - **Pending**: a unit with a request not yet served carries [`Pending`]; it finishes the
 //!   step under way, then stands (drawn faded) until its path arrives, and walks in that frame.
 //!   A new trip replaces the unit's earlier requests; a waypoint or a re-plan comes after them.
@@ -35,15 +45,15 @@ use std::time::Instant;
 
 use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::prelude::*;
-use bevy::tasks::{ComputeTaskPool, TaskPool};
+use bevy::tasks::{AsyncComputeTaskPool, ComputeTaskPool, Task, TaskPool, block_on};
 use tilewalk_path::{
-    Advance, GroupOrder, GroupPlanner, NoPath, Pos, Route, SearchContext, Stranded,
+    Advance, GroupOrder, GroupPlanner, Landmarks, NoPath, Pos, Route, SearchContext, Stranded,
     Unit as GroupUnit,
 };
 
 use super::{
-    OrderRefused, Path, Planned, RecordSearches, Recorder, Refusal, SearchRecord, Searches, Side,
-    Squad, SteppingOff, StoppedShort, Walk, free_goal, search_legs,
+    OrderRefused, Path, Planned, RecordSearches, Recorder, Refusal, SearchRecord, Searches,
+    ShortOfGoal, Side, Squad, SteppingOff, StoppedShort, Walk, free_goal, search_legs,
 };
 use crate::navigation::{Navigation, NavigationChanged};
 use crate::units::{MovementClass, Selected, Unit, precedence};
@@ -176,13 +186,101 @@ pub(super) struct Requests {
     /// Planners of finished orders, whose memory the next orders reuse.
     spare: Vec<GroupPlanner>,
     contexts: Vec<SearchContext>,
+    /// The requests (by id) that send their units as near as they can get to a goal they
+    /// cannot reach, while queued.
+    shorts: HashMap<u64, ShortOfGoal>,
+    /// Per movement class: its landmark tables, on a large map.
+    tables: Vec<ClassTables>,
+}
+
+/// Maps of at least this many cells (1024 × 1024) get landmark tables for the one-unit
+/// searches of each movement class that is given one ([module docs](self)): 32 bytes a
+/// cell a class ([`LANDMARKS`] landmarks, two 16-bit tables each). On smaller maps plain
+/// A* serves a long order in a few frames' budget, and the tables would cost more memory
+/// than the searches.
+pub const LANDMARK_CELLS: usize = 1 << 20;
+
+/// Landmarks per table: eight, spread around the map's edge.
+pub const LANDMARKS: usize = 8;
+
+/// The frame after a build of landmark tables starts from which they are used: a second at
+/// 60 frames a second. A build not yet done is waited for then.
+pub const LANDMARK_FRAMES: u32 = 60;
+
+/// A movement class's landmark tables: those in use, and a build under way (with the frames
+/// left until it is used).
+#[derive(Default)]
+struct ClassTables {
+    ready: Option<Landmarks>,
+    building: Option<(Task<Landmarks>, u32)>,
 }
 
 impl Requests {
-    /// Queues a request; its units are pending from now on.
-    pub(super) fn push(&mut self, commands: &mut Commands, goal: Pos, kind: Kind) {
+    /// Starts building `class`'s landmark tables from its grid now.
+    fn build_tables(&mut self, nav: &Navigation, class: MovementClass) {
+        if self.tables.len() < nav.classes().len() {
+            self.tables
+                .resize_with(nav.classes().len(), ClassTables::default);
+        }
+        let grid = nav.grid(class).clone();
+        let board = nav.board();
+        let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
+        let task = pool.spawn(async move { Landmarks::build(&grid, board, LANDMARKS) });
+        // A build under way is dropped, which cancels it.
+        self.tables[class.index()].building = Some((task, LANDMARK_FRAMES));
+    }
+
+    /// After a navigation change: the tables of a class that got cheaper somewhere may
+    /// overestimate, so they are set aside; every class with tables builds them anew.
+    fn tables_changed(&mut self, nav: &Navigation, cheaper: &HashSet<MovementClass>) {
+        for index in 0..self.tables.len() {
+            let class = MovementClass(index as u8);
+            let tables = &mut self.tables[index];
+            if cheaper.contains(&class)
+                && let Some(ready) = &mut tables.ready
+            {
+                ready.invalidate();
+            }
+            if (tables.ready.is_some() || tables.building.is_some()) && index < nav.classes().len()
+            {
+                self.build_tables(nav, class);
+            }
+        }
+    }
+
+    /// Counts a frame for the builds under way; those whose frame has come are used (waited
+    /// for if not done).
+    fn tick_tables(&mut self) {
+        for tables in &mut self.tables {
+            let due = match &mut tables.building {
+                Some((_, frames)) => {
+                    *frames = frames.saturating_sub(1);
+                    *frames == 0
+                }
+                None => false,
+            };
+            if due && let Some((task, _)) = tables.building.take() {
+                tables.ready = Some(block_on(task));
+            }
+        }
+    }
+}
+
+impl Requests {
+    /// Queues a request; its units are pending from now on. With `short`, `goal` is the tile
+    /// nearest the goal ordered, which they cannot reach.
+    pub(super) fn push(
+        &mut self,
+        commands: &mut Commands,
+        goal: Pos,
+        kind: Kind,
+        short: Option<ShortOfGoal>,
+    ) {
         let id = self.next_id;
         self.next_id += 1;
+        if let Some(short) = short {
+            self.shorts.insert(id, short);
+        }
         let (units, new_trip): (&[Entity], bool) = match &kind {
             Kind::Group(units) => (units, true),
             Kind::Trip { unit, append } => (std::slice::from_ref(unit), !append),
@@ -427,7 +525,14 @@ pub(super) fn serve_requests(
     nav: Res<Navigation>,
     units: Query<Planned, With<Unit>>,
 ) {
-    if changes.read().count() > 0 {
+    let (mut changed, mut cheaper) = (false, HashSet::new());
+    for change in changes.read() {
+        changed = true;
+        cheaper.extend(change.cheaper.iter().copied());
+    }
+    requests.tick_tables();
+    if changed {
+        requests.tables_changed(&nav, &cheaper);
         // The planners' fields are the old navigation's: plan the undecided units again.
         let requests = &mut *requests;
         for (at, group) in requests.groups.drain(..).enumerate() {
@@ -495,6 +600,10 @@ pub(super) fn serve_requests(
     stepping.write_batch(stepping_off);
     for record in records {
         searches.push(record);
+    }
+    if !requests.shorts.is_empty() {
+        let queued: HashSet<u64> = requests.queue.iter().map(|r| r.id).collect();
+        requests.shorts.retain(|id, _| queued.contains(id));
     }
     done.queued = requests.queue.len();
     done.pending = requests.waiting.len();
@@ -769,9 +878,12 @@ fn apply_group(
                 frame
                     .planned
                     .insert(unit, Path::to_end(path.cells, path.cost));
-                frame
-                    .commands
-                    .entity(unit)
+                let mut entity = frame.commands.entity(unit);
+                match requests.shorts.get(&id) {
+                    Some(&short) => entity.insert(short),
+                    None => entity.remove::<ShortOfGoal>(),
+                };
+                entity
                     .insert(Squad(id))
                     .remove::<StoppedShort>()
                     .entry::<Walk>()
@@ -830,6 +942,22 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
     } else {
         (&no_tiles, &nobody)
     };
+    // A large map's classes get landmark tables for their searches, from their first.
+    if nav.width() as usize * nav.height() as usize >= LANDMARK_CELLS {
+        for prepared in &batch {
+            let index = prepared.class.index();
+            let has = requests
+                .tables
+                .get(index)
+                .is_some_and(|t| t.ready.is_some() || t.building.is_some());
+            if matches!(prepared.what, Prepare::Search { .. }) && !has {
+                requests.build_tables(nav, prepared.class);
+            }
+        }
+    }
+    let tables: Vec<Option<&Landmarks>> =
+        requests.tables.iter().map(|t| t.ready.as_ref()).collect();
+    let tables = &tables;
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let workers = pool.thread_num().max(1);
     requests.contexts.resize_with(workers, SearchContext::new);
@@ -846,7 +974,8 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
                         let Some(prepared) = batch_ref.get(i) else {
                             break;
                         };
-                        let searched = search(context, nav, prepared, crowd);
+                        let landmarks = tables.get(prepared.class.index()).copied().flatten();
+                        let searched = search(context, nav, prepared, crowd, landmarks);
                         if let Some(s) = &searched {
                             finished.fetch_add(s.work, Ordering::AcqRel);
                         }
@@ -977,12 +1106,14 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
     }
 }
 
-/// Runs a prepared request's searches (on a worker).
+/// Runs a prepared request's searches (on a worker), with its class's landmark tables when
+/// it has them.
 fn search(
     context: &mut SearchContext,
     nav: &Navigation,
     prepared: &Prepared,
     crowd: Crowd,
+    landmarks: Option<&Landmarks>,
 ) -> Option<Searched> {
     let Prepare::Search {
         from,
@@ -1011,6 +1142,7 @@ fn search(
         *from,
         waypoints,
         walls.as_ref().map(|w| w as &dyn Fn(Pos) -> bool),
+        landmarks,
     );
     let work = records.iter().map(|r| r.expanded).sum();
     Some(Searched {
@@ -1079,6 +1211,14 @@ fn apply(
                                 new
                             }
                         };
+                        if !replan {
+                            // The trip's last goal decides whether it stops short.
+                            let mut entity = frame.commands.entity(unit);
+                            match requests.shorts.get(&id) {
+                                Some(&short) => entity.insert(short),
+                                None => entity.remove::<ShortOfGoal>(),
+                            };
+                        }
                         frame.claimed().insert(path.goal());
                         frame.planned.insert(unit, path);
                     }

@@ -1,0 +1,266 @@
+//! ALT (A* with landmarks, `Landmarks`) against an independent Dijkstra
+//! (`common/reference.rs`): optimal costs and legal paths on random weighted grids on every
+//! board, on larger weighted maps with walls, and after costs change: rises keep the tables
+//! (their bounds stay admissible), falls and openings invalidate them until rebuilt.
+
+mod common;
+#[path = "common/reference.rs"]
+mod reference;
+
+use common::steps;
+use proptest::prelude::*;
+use reference::{at, dijkstra};
+use tilewalk_path::{Board, Grid, Landmarks, NoPath, Passage, Pos, SearchContext};
+
+/// The optimal cost from `start` to `goal` by the reference Dijkstra.
+fn optimum(grid: &Grid, start: Pos, goal: Pos, board: Board) -> Option<f64> {
+    if !grid.is_passable(start) || !grid.is_passable(goal) {
+        return None;
+    }
+    let cost = dijkstra(grid, start, board, &|_| Passage::Open)[at(grid, goal)];
+    cost.is_finite().then_some(cost)
+}
+
+/// Checks one ALT search against the reference: the same cost (or both no path), and a path
+/// of legal steps from start to goal that costs what it says.
+fn check(grid: &Grid, landmarks: &Landmarks, start: Pos, goal: Pos) -> Result<(), String> {
+    let board = landmarks.board();
+    let expected = optimum(grid, start, goal, board);
+    let found = SearchContext::new().search_landmarks(grid, landmarks, start, goal);
+    match (found, expected) {
+        (Ok(found), Some(cost)) => {
+            let cells = &found.path.cells;
+            if cells.first() != Some(&start) || cells.last() != Some(&goal) {
+                return Err(format!("{start} to {goal}: path {cells:?}"));
+            }
+            let mut walked = 0.0;
+            for pair in cells.windows(2) {
+                let Some((_, c)) = steps(grid, pair[0], board)
+                    .into_iter()
+                    .find(|(b, _)| *b == pair[1])
+                else {
+                    return Err(format!("{} to {} is no step on {board}", pair[0], pair[1]));
+                };
+                walked += c;
+            }
+            let tolerance = 1e-9 * cost.max(1.0);
+            if (found.path.cost - cost).abs() > tolerance || (walked - cost).abs() > tolerance {
+                return Err(format!(
+                    "{start} to {goal} on {board}: ALT {} (walked {walked}), Dijkstra {cost}",
+                    found.path.cost
+                ));
+            }
+            Ok(())
+        }
+        (Err(_), None) => Ok(()),
+        (found, expected) => Err(format!(
+            "{start} to {goal} on {board}: ALT {found:?}, Dijkstra {expected:?}"
+        )),
+    }
+}
+
+/// A weighted map of hills, forests and lakes from a seed: costs 1 to 8, about a tenth
+/// impassable, in blobs (value noise on an 8-cell lattice).
+fn weighted(width: u32, height: u32, seed: u64) -> Grid {
+    let hash = |x: u32, y: u32| {
+        let mut h = seed ^ (u64::from(x) << 32 | u64::from(y)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^= h >> 29;
+        h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h ^= h >> 32;
+        (h % 1000) as f64 / 1000.0
+    };
+    let noise = |p: Pos| {
+        let (gx, gy) = (p.x / 8, p.y / 8);
+        let (fx, fy) = (f64::from(p.x % 8) / 8.0, f64::from(p.y % 8) / 8.0);
+        let top = hash(gx, gy) * (1.0 - fx) + hash(gx + 1, gy) * fx;
+        let bottom = hash(gx, gy + 1) * (1.0 - fx) + hash(gx + 1, gy + 1) * fx;
+        top * (1.0 - fy) + bottom * fy
+    };
+    Grid::from_fn(width, height, |p| {
+        let n = noise(p);
+        (n < 0.85).then(|| 1.0 + (n * 8.0).floor().min(7.0) + hash(p.x, p.y + 7777) * 0.5)
+    })
+    .unwrap()
+}
+
+/// Random starts and goals on `grid` from a seed.
+fn pairs(grid: &Grid, seed: u64, count: usize) -> Vec<(Pos, Pos)> {
+    let mut state = seed | 1;
+    let mut next = |n: u32| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % u64::from(n)) as u32
+    };
+    (0..count)
+        .map(|_| {
+            let (w, h) = (grid.width(), grid.height());
+            let a = Pos::new(next(w), next(h));
+            let b = Pos::new(next(w), next(h));
+            (a, b)
+        })
+        .collect()
+}
+
+#[test]
+fn alt_finds_the_optimal_cost_on_weighted_maps_on_every_board() {
+    for seed in 1..=3 {
+        let grid = weighted(36, 30, seed);
+        for board in Board::ALL {
+            let landmarks = Landmarks::build(&grid, board, 6);
+            for (start, goal) in pairs(&grid, seed * 31 + 7, 10) {
+                check(&grid, &landmarks, start, goal).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn alt_expands_fewer_cells_than_plain_a_star_on_long_weighted_ways() {
+    // The worst over seeds of the ratio of cells expanded, on the long queries.
+    let mut worst = 0.0f64;
+    for seed in 1..=4 {
+        let grid = weighted(128, 128, seed);
+        let board = Board::default();
+        let landmarks = Landmarks::build(&grid, board, 8);
+        let mut context = SearchContext::new();
+        let options = tilewalk_path::SearchOptions::on(board);
+        let (mut alt, mut plain) = (0, 0);
+        for (start, goal) in pairs(&grid, seed, 200) {
+            if board.distance(start, goal) < 64 || !grid.connected(start, goal, board) {
+                continue;
+            }
+            let found = context
+                .search_landmarks(&grid, &landmarks, start, goal)
+                .unwrap();
+            alt += found.stats.expanded;
+            let reference = context.search(&grid, start, goal, &options).unwrap();
+            plain += reference.stats.expanded;
+            assert!((found.path.cost - reference.path.cost).abs() < 1e-9 * reference.path.cost);
+        }
+        worst = worst.max(alt as f64 / plain as f64);
+    }
+    assert!(worst < 0.5, "ALT expanded {worst:.2} of A*'s cells");
+}
+
+#[test]
+fn costs_that_rise_keep_the_tables_exact_and_falls_need_a_rebuild() {
+    for seed in 1..=3 {
+        let mut grid = weighted(32, 32, seed);
+        let board = Board::default();
+        let mut landmarks = Landmarks::build(&grid, board, 6);
+        let queries = pairs(&grid, seed + 100, 12);
+        // Rises: a band of costs tripled, and a wall across the map with one gap. The old
+        // tables still bound every way from below.
+        for x in 0..32 {
+            for y in 14..18 {
+                let p = Pos::new(x, y);
+                if let Some(cost) = grid.cost(p) {
+                    grid.set_cost(p, Some((cost * 3.0).min(tilewalk_path::MAX_COST)))
+                        .unwrap();
+                }
+            }
+            if x != 5 {
+                grid.set_cost(Pos::new(x, 25), None).unwrap();
+            }
+        }
+        assert!(landmarks.fits(&grid));
+        for &(start, goal) in &queries {
+            check(&grid, &landmarks, start, goal).unwrap();
+        }
+        // Falls: the band becomes road (cost 0.5) and the wall opens. The tables may now
+        // overestimate: invalidated, searches are plain A* (exact); rebuilt, ALT again.
+        for x in 0..32 {
+            for y in 14..18 {
+                grid.set_cost(Pos::new(x, y), Some(0.5)).unwrap();
+            }
+            grid.set_cost(Pos::new(x, 25), Some(1.0)).unwrap();
+        }
+        landmarks.invalidate();
+        assert!(!landmarks.fits(&grid));
+        for &(start, goal) in &queries {
+            check(&grid, &landmarks, start, goal).unwrap();
+        }
+        let landmarks = Landmarks::build(&grid, board, 6);
+        assert!(landmarks.fits(&grid));
+        for &(start, goal) in &queries {
+            check(&grid, &landmarks, start, goal).unwrap();
+        }
+    }
+}
+
+#[test]
+fn tables_of_another_size_or_no_way_fall_back_and_refuse_as_a_star_does() {
+    let grid = weighted(20, 20, 5);
+    let other = weighted(21, 20, 5);
+    let landmarks = Landmarks::build(&other, Board::default(), 4);
+    assert!(!landmarks.fits(&grid));
+    for (start, goal) in pairs(&grid, 9, 20) {
+        check(&grid, &landmarks, start, goal).unwrap();
+    }
+    // Two islands.
+    let islands = Grid::from_fn(9, 3, |p| (p.x != 4).then_some(1.0)).unwrap();
+    let landmarks = Landmarks::build(&islands, Board::default(), 4);
+    let mut context = SearchContext::new();
+    let found = context.search_landmarks(&islands, &landmarks, Pos::new(0, 0), Pos::new(8, 2));
+    assert_eq!(found.unwrap_err(), NoPath::DifferentRegions);
+    let found = context.search_landmarks(&islands, &landmarks, Pos::new(0, 0), Pos::new(4, 1));
+    assert_eq!(found.unwrap_err(), NoPath::GoalBlocked(Pos::new(4, 1)));
+}
+
+fn grid_strategy() -> impl Strategy<Value = (Grid, Pos, Pos)> {
+    (1u32..=12, 1u32..=12).prop_flat_map(|(w, h)| {
+        let cell = prop_oneof![3 => Just(Some(1.0)), 1 => Just(Some(1.5)), 1 => Just(Some(2.0)), 1 => Just(Some(3.0)), 1 => Just(Some(0.5)), 1 => Just(Some(7.25)), 2 => Just(None)];
+        (prop::collection::vec(cell, (w * h) as usize), 0..w, 0..h, 0..w, 0..h).prop_map(move |(cells, sx, sy, gx, gy)| {
+            let (start, goal) = (Pos::new(sx, sy), Pos::new(gx, gy));
+            let grid = Grid::from_fn(w, h, |p| if p == start || p == goal { Some(1.0) } else { cells[(p.y * w + p.x) as usize] }).unwrap();
+            (grid, start, goal)
+        })
+    })
+}
+
+/// A random edit: a cell and its new cost (`None`: impassable).
+fn edits_strategy() -> impl Strategy<Value = Vec<(u32, u32, Option<f64>)>> {
+    let cost = prop_oneof![2 => Just(None), 1 => Just(Some(0.5)), 2 => Just(Some(1.0)), 2 => Just(Some(4.0))];
+    prop::collection::vec((0u32..12, 0u32..12, cost), 0..12)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn alt_costs_equal_dijkstra_on_every_board(
+        (grid, start, goal) in grid_strategy(),
+        count in 1usize..7,
+    ) {
+        for board in Board::ALL {
+            let landmarks = Landmarks::build(&grid, board, count);
+            check(&grid, &landmarks, start, goal).map_err(TestCaseError::fail)?;
+        }
+    }
+
+    #[test]
+    fn alt_stays_exact_after_edits_rises_kept_falls_invalidated(
+        (grid, start, goal) in grid_strategy(),
+        edits in edits_strategy(),
+        count in 1usize..7,
+    ) {
+        for board in Board::ALL {
+            let mut grid = grid.clone();
+            let mut landmarks = Landmarks::build(&grid, board, count);
+            for &(x, y, cost) in &edits {
+                let p = Pos::new(x, y);
+                if !grid.contains(p) || p == start || p == goal {
+                    continue;
+                }
+                let old = grid.cost(p).unwrap_or(f64::INFINITY);
+                grid.set_cost(p, cost).unwrap();
+                // A fall or an opening: the host tells the tables.
+                if cost.unwrap_or(f64::INFINITY) < old {
+                    landmarks.invalidate();
+                }
+            }
+            check(&grid, &landmarks, start, goal).map_err(TestCaseError::fail)?;
+        }
+    }
+}
