@@ -155,6 +155,7 @@ impl<F: Fn(Entity) -> String> bevy_tilewalk::Labels for Names<F> {
     fn unit(&self, unit: Entity) -> String {
         (self.0)(unit)
     }
+}
 
 /// Checks rules read from `text` against the movement classes (those of the terrain table):
 /// a name that is not a class is reported at its entry, a class missing from a field that

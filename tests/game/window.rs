@@ -1349,6 +1349,8 @@ fn after_the_enemys_turn_the_turn_log_lists_each_strike_with_its_numbers() {
         .unwrap();
     assert_eq!(last_log, log, "the log stays until the player acts");
     drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
 
 /// The variable that makes the debug plugin's test its own child: the window app under Xvfb,
 /// saving its screenshot where the variable says.

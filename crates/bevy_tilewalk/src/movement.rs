@@ -19,11 +19,27 @@
 //!
 //! - **a free tile** is theirs;
 //! - **a sidestep**: when the next tile is held, a free neighbour from which the tile after
-//!   it costs the same two steps is taken instead (the first in the board's order). The
-//!   path's cost stays the same, so it stays a cheapest path: a column waiting to join one
+//!   it costs no more in two steps is taken instead (the cheapest, the first in the board's
+//!   order among equals). The path costs no more, so a cheapest path stays one: a column waiting to join one
 //!   file walks beside it on the equally cheap tiles, and units funnelling into a gap spread
 //!   over it. A unit making way, stepping onto its path's last tile, or passing through
 //!   allies does not sidestep;
+//! - **passing** (units of group orders only): a walker whose next tile is held by a unit
+//!   of a group order that waits for another tile, heading against or across the walker
+//!   (not after it), and that can step from the walker's tile onto the tile it waits for,
+//!   trades tiles with it at once: the walker steps on, the other steps onto the walker's
+//!   tile, one step from where it was going. Priority inheritance of one step, as in PIBT
+//!   (Okumura et al. 2019): the waiting unit is pushed on instead of blocking, so two crowds
+//!   pass through each other where they meet, not only where two units face each other
+//!   exactly (a ring of two);
+//! - **a lane** (units of group orders only): a walker that has queued `LANE_WAIT_SECS`
+//!   (a quarter second) or more shifts the rest of its path one tile sideways onto a free neighbour, all its
+//!   tiles by the same offset, and comes back to its path as late as the lane's extra cost,
+//!   in seconds of walking, stays within the seconds it has queued (the cost of a tile
+//!   counts the crowd on it, as in continuum crowds, Treuille et al. 2006: a queue that
+//!   stands is dearer than a detour). A column that merged into one file, or that meets
+//!   another head-on, spreads over parallel lanes and stays in them: the group uses the
+//!   land's width. The walk still ends on its tile; it is no longer a cheapest path;
 //! - **a ring**: units standing still that each want the tile of the next, back to the first
 //!   (two units meeting head-on on a bridge, or a ring in a packed crowd), all step at once.
 //!   Two squadmates meeting head-on trade the rest of their walks instead: each goes on to
@@ -87,8 +103,11 @@
 //! Reservations plan every unit in space and time, a search per unit per window, and need the
 //! time of every step in advance, which a designer's hot reload of the terrain costs changes
 //! mid-march. These rules are local, cost O(units) a frame (the rings are found in one pass
-//! over the waiting units), never deadlock (see the list), and keep the planned paths: a walk
-//! only changes by trades that leave each unit on a cheapest path.
+//! over the waiting units; a lane walks the rest of one path, for a unit that has queued),
+//! never deadlock (see the list), and keep the planned paths of units sent alone: their walks
+//! only change by trades that leave each unit on a cheapest path. A group order's units give
+//! that up for passing and lanes: a crowd that keeps to cheapest paths funnels into the few
+//! files its paths share.
 
 use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::QueryData;
@@ -228,6 +247,12 @@ enum Outcome {
     },
     /// Trades walks with the ally at this index (a ring of two allies).
     Trade(usize),
+    /// Steps onto the tile of the waiting unit at this index, which steps onto the walker's
+    /// tile at once ([`Outcome::Shoved`]): the two pass each other.
+    Pass(usize),
+    /// Shoved by a walker passing it: steps onto `to` (the walker's tile), from which its
+    /// next tile is a step away, and goes on from there.
+    Shoved(Pos),
     /// Hands the rest of its walk to the ally resting on its next tile.
     HandOver {
         holder: Entity,
@@ -367,6 +392,7 @@ fn follow_paths(
             mut motion,
             path: Some(mut path),
             walk: Some(mut walk),
+            squad,
             ..
         } = unit
         else {
@@ -374,35 +400,73 @@ fn follow_paths(
         };
         let class = *class;
         match outcome {
-            Outcome::Step | Outcome::Sidestep(_) => {
-                walk.waited = 0.0;
+            Outcome::Step | Outcome::Sidestep(_) | Outcome::Pass(_) | Outcome::Shoved(_) => {
+                if !matches!(outcome, Outcome::Shoved(_)) {
+                    walk.waited = 0.0;
+                    walk.queued = 0.0;
+                }
                 let (from, mut to) = (w.from, w.want);
                 if let Outcome::Sidestep(beside) = outcome {
                     let next = path.next;
                     path.cells[next] = beside;
                     to = beside;
                 }
-                path.next += 1;
-                let goal = path.goal();
-                let away = to.x.abs_diff(goal.x).max(to.y.abs_diff(goal.y));
-                if away < walk.nearest {
-                    walk.nearest = away;
-                    walk.replans = 0;
-                    walk.blockers.clear();
+                if let Outcome::Shoved(onto) = outcome {
+                    let next = path.next;
+                    path.cells.insert(next, onto);
+                    path.cost = walk_cost(&nav, class, &path.cells);
+                    to = onto;
                 }
-                let cost = nav
-                    .grid(class)
-                    .cost(to)
-                    .expect("only passable tiles are stepped onto");
-                tile.0 = to;
-                motion.stride = Some(Stride {
+                begin_step(
+                    &nav,
+                    class,
+                    &mut path,
+                    &mut walk,
+                    &mut tile,
+                    &mut motion,
                     from,
                     to,
-                    elapsed: w.left,
-                    duration: nav.step_seconds(class, nav.step_length(from, to), cost),
-                });
+                    w.left,
+                );
             }
-            Outcome::Queue | Outcome::Trade(_) => walk.waited = 0.0,
+            Outcome::Queue => {
+                walk.waited = 0.0;
+                walk.queued += w.left as f32;
+                let queued = f64::from(walk.queued);
+                if queued >= LANE_WAIT_SECS
+                    && squad.is_some()
+                    && !w.making_way
+                    && !w.pass_through
+                    && let Some((cells, extra)) = lane(
+                        &nav,
+                        holders,
+                        class,
+                        w.from,
+                        path.remaining(),
+                        queued * nav.speed(class),
+                    )
+                {
+                    let next = path.next;
+                    path.cells.truncate(next);
+                    path.cells.extend(cells);
+                    path.cost += extra;
+                    let to = path.cells[next];
+                    holders.insert(to, w.entity);
+                    walk.queued = 0.0;
+                    begin_step(
+                        &nav,
+                        class,
+                        &mut path,
+                        &mut walk,
+                        &mut tile,
+                        &mut motion,
+                        w.from,
+                        to,
+                        w.left,
+                    );
+                }
+            }
+            Outcome::Trade(_) => walk.waited = 0.0,
             Outcome::MakeWay { holder, to } => {
                 walk.waited = 0.0;
                 // Aside (or onto the walker's tile) and back once the way is clear.
@@ -459,6 +523,118 @@ fn follow_paths(
             }
         }
     }
+}
+
+/// Starts the step from `from` onto `to`, the path's next tile, `left` seconds into it.
+fn begin_step(
+    nav: &Navigation,
+    class: MovementClass,
+    path: &mut Path,
+    walk: &mut Walk,
+    tile: &mut Tile,
+    motion: &mut Motion,
+    from: Pos,
+    to: Pos,
+    left: f64,
+) {
+    path.next += 1;
+    let goal = path.goal();
+    let away = to.x.abs_diff(goal.x).max(to.y.abs_diff(goal.y));
+    if away < walk.nearest {
+        walk.nearest = away;
+        walk.replans = 0;
+        walk.blockers.clear();
+    }
+    let cost = nav
+        .grid(class)
+        .cost(to)
+        .expect("only passable tiles are stepped onto");
+    tile.0 = to;
+    motion.stride = Some(Stride {
+        from,
+        to,
+        elapsed: left,
+        duration: nav.step_seconds(class, nav.step_length(from, to), cost),
+    });
+}
+
+/// How long a walker of a group order queues before it looks for a lane beside its path:
+/// a file walking nose to tail queues for a frame at most, a stalled one longer.
+const LANE_WAIT_SECS: f64 = 0.25;
+
+/// A lane beside a queued walker's path: its remaining tiles `rest` shifted one tile
+/// sideways (all by the same offset, so the lane runs beside the path), entered from `from`
+/// onto a free tile, and left for the path again where the lane's tile is a step from the
+/// path's next one, as late as the lane's extra cost stays within `slack`. Returns the new
+/// remaining tiles and their extra cost. Square boards only (on hexes an offset is no
+/// translation).
+fn lane(
+    nav: &Navigation,
+    holders: &HashMap<Pos, Entity>,
+    class: MovementClass,
+    from: Pos,
+    rest: &[Pos],
+    slack: f64,
+) -> Option<(Vec<Pos>, f64)> {
+    if !matches!(nav.board(), Board::Square(_)) || rest.len() < 3 {
+        return None;
+    }
+    let grid = nav.grid(class);
+    let (width, height) = (grid.width(), grid.height());
+    let step = |a: Pos, b: Pos| {
+        grid.cost(b)
+            .filter(|_| can_step(nav, grid, a, b))
+            .map(|c| c * nav.step_length(a, b))
+    };
+    let adjacent = |a: Pos, b: Pos| a != b && a.x.abs_diff(b.x) <= 1 && a.y.abs_diff(b.y) <= 1;
+    let shift = |p: Pos, d: (i64, i64)| {
+        let x = u32::try_from(i64::from(p.x) + d.0).ok()?;
+        let y = u32::try_from(i64::from(p.y) + d.1).ok()?;
+        (x < width && y < height).then(|| Pos::new(x, y))
+    };
+    // (tiles in the lane, extra cost, the offset)
+    let mut best: Option<(usize, f64, (i64, i64))> = None;
+    for n in nav.board().neighbours(from, width, height) {
+        let d = (
+            i64::from(n.x) - i64::from(rest[0].x),
+            i64::from(n.y) - i64::from(rest[0].y),
+        );
+        if n == rest[0] || d.0.abs() > 1 || d.1.abs() > 1 || holders.contains_key(&n) {
+            continue;
+        }
+        let Some(mut lane_cost) = step(from, n) else {
+            continue;
+        };
+        let mut path_cost = step(from, rest[0])?;
+        let mut at = n;
+        // The lane's tiles so far: `rest[..=i]` shifted.
+        for i in 0..rest.len() - 1 {
+            if adjacent(at, rest[i + 1])
+                && let Some(back) = step(at, rest[i + 1])
+            {
+                let extra = lane_cost + back - path_cost - step(rest[i], rest[i + 1])?;
+                if i >= 2 && extra <= slack && best.is_none_or(|b| i + 1 > b.0) {
+                    best = Some((i + 1, extra, d));
+                }
+            }
+            let Some(q) = shift(rest[i + 1], d).filter(|&q| q != rest[i + 1]) else {
+                break;
+            };
+            let Some(c) = step(at, q) else {
+                break;
+            };
+            lane_cost += c;
+            path_cost += step(rest[i], rest[i + 1])?;
+            at = q;
+        }
+    }
+    let (len, extra, d) = best?;
+    let mut cells: Vec<Pos> = rest[..len]
+        .iter()
+        .map(|&p| shift(p, d).expect("checked"))
+        .collect();
+    cells.extend_from_slice(&rest[len..]);
+    Some((cells, extra))
 }
 
 /// What [`follow_paths`] builds every frame, kept so that its memory is reused.
@@ -596,6 +772,21 @@ fn settle(
                         outcome
                     }
                     Doing::Resting => Outcome::Blocked { holder },
+                    Doing::Waiting(j)
+                        if !w.making_way
+                            && mine.side.squad.is_some()
+                            && theirs.side.squad.is_some()
+                            && outcomes[j].is_none_or(|o| o == Outcome::Queue)
+                            && passes(nav, w, &waiters[j], theirs.class) =>
+                    {
+                        outcomes[j] = Some(Outcome::Shoved(w.from));
+                        holders.insert(w.want, w.entity);
+                        holders.insert(w.from, holder);
+                        if let Some(d) = doing.get_mut(&holder) {
+                            d.what = Doing::Stepping;
+                        }
+                        Outcome::Pass(j)
+                    }
                     Doing::Stepping | Doing::Waiting(_) | Doing::Pending => Outcome::Queue,
                 }
             }
@@ -613,6 +804,35 @@ fn settle(
         .into_iter()
         .map(|o| o.expect("every waiting unit has an outcome"))
         .collect()
+}
+
+/// Whether walker `w` may pass `other`, a unit waiting on `w`'s next tile for a tile of its
+/// own: `other` steps onto `w`'s tile, from which its next tile is a step away, while `w`
+/// steps onto `other`'s. Only units heading against each other or across pass (not one
+/// that follows the other), so a queue keeps its order.
+fn passes(nav: &Navigation, w: &Waiter, other: &Waiter, class: MovementClass) -> bool {
+    if other.making_way || other.pass_through || other.want == w.from || other.cost.is_none() {
+        return false;
+    }
+    let d = |a: Pos, b: Pos| {
+        (
+            i64::from(b.x) - i64::from(a.x),
+            i64::from(b.y) - i64::from(a.y),
+        )
+    };
+    let (mine, theirs) = (d(w.from, w.want), d(other.from, other.want));
+    if mine.0 * theirs.0 + mine.1 * theirs.1 > 0 {
+        return false;
+    }
+    let grid = nav.grid(class);
+    let (width, height) = (grid.width(), grid.height());
+    grid.is_passable(w.from)
+        && nav
+            .board()
+            .neighbours(other.want, width, height)
+            .any(|n| n == w.from)
+        && can_step(nav, grid, other.from, w.from)
+        && can_step(nav, grid, w.from, other.want)
 }
 
 /// Where a unit of `class` resting on `w.want` can step aside to let `w` pass: the first
@@ -638,9 +858,10 @@ fn aside(
 }
 
 /// Where a walker whose next tile is held can step instead and still be on a cheapest path:
-/// the first neighbour of its tile (in the board's order) that nobody holds, from which the
-/// tile after its next one is a step away, and such that the two steps cost what the two
-/// through its next tile do. Its path's cost stays the same, so a cheapest path stays one.
+/// the neighbour of its tile that nobody holds, from which the tile after its next one is a
+/// step away, and such that the two steps cost no more than the two through its next tile
+/// (the cheapest, the first in the board's order among equals; cheaper only where a lane or
+/// a pass left the path). Its path costs no more, so a cheapest path stays one.
 /// A column waiting to funnel into one file (units merging into one line of tiles, or
 /// hugging the corner of a gap) spreads over the equally cheap tiles beside it instead.
 fn sidestep(
@@ -658,15 +879,24 @@ fn sidestep(
     };
     let cost = nav.step_length(w.from, w.want) * through + step(w.want, after)?;
     let (width, height) = (grid.width(), grid.height());
-    nav.board().neighbours(w.from, width, height).find(|&n| {
-        n != w.want
-            && n != after
-            && !holders.contains_key(&n)
-            && nav.board().neighbours(after, width, height).any(|m| m == n)
-            && step(w.from, n)
-                .zip(step(n, after))
-                .is_some_and(|(a, b)| (a + b - cost).abs() <= cost * 1e-9)
-    })
+    // The cheapest, the first in the board's order among equals.
+    let mut best: Option<(f64, Pos)> = None;
+    for n in nav.board().neighbours(w.from, width, height) {
+        if n == w.want
+            || n == after
+            || holders.contains_key(&n)
+            || !nav.board().neighbours(after, width, height).any(|m| m == n)
+        {
+            continue;
+        }
+        let Some(c) = step(w.from, n).zip(step(n, after)).map(|(a, b)| a + b) else {
+            continue;
+        };
+        if c <= cost * (1.0 + 1e-9) && best.is_none_or(|(b, _)| c < b * (1.0 - 1e-9)) {
+            best = Some((c, n));
+        }
+    }
+    best.map(|(_, n)| n)
 }
 
 /// Whether a unit may step from `from` to its neighbour `to` on the board: on a square board

@@ -683,6 +683,7 @@ fn every_public_component_resource_and_message_is_registered_for_reflection() {
     };
     let y = pos.field("y").unwrap().try_downcast_ref::<u32>();
     assert_eq!(y, Some(&4));
+}
 
 /// Where `unit` stands.
 fn tile_of(app: &App, unit: Entity) -> Pos {

@@ -353,11 +353,15 @@ pub struct Walk {
     /// other side's units at rest make way for it as its own side's do, and its re-plans
     /// walk through them.
     pub walled: bool,
+    /// Seconds spent in a queue since its last step: the extra cost it will pay to step
+    /// around the queue ([`crate::movement`]'s sidestep).
+    pub queued: f32,
 }
 
 impl Default for Walk {
     fn default() -> Self {
         Self {
+            queued: 0.0,
             waited: 0.0,
             replans: 0,
             nearest: u32::MAX,

@@ -469,11 +469,16 @@ impl Frame<'_, '_, '_> {
         (held, resting)
     }
 
+    /// The tiles units stand on or are going to. A unit at rest that waits for the path of a
+    /// new trip claims none: it is leaving its tile, so a unit ordered onto that tile in the
+    /// same frame (two units sent onto each other's tiles) goes there, and they trade
+    /// places; its own tile is claimed when its request is served.
     fn claimed(&mut self) -> &mut HashSet<Pos> {
         let (units, planned) = (self.units, &self.planned);
         self.claimed.get_or_insert_with(|| {
             units
                 .iter()
+                .filter(|u| u.path.is_some() || !u.pending)
                 .map(|u| u.path.map_or(u.tile.0, Path::goal))
                 .chain(planned.values().map(Path::goal))
                 .collect()
