@@ -353,8 +353,9 @@ pub struct Walk {
     /// other side's units at rest make way for it as its own side's do, and its re-plans
     /// walk through them.
     pub walled: bool,
-    /// Seconds spent in a queue since its last step: the extra cost it will pay to step
-    /// around the queue ([`crate::movement`]'s sidestep).
+    /// Seconds spent in a queue since its last step. A unit of a group order that has queued
+    /// a quarter second takes a lane beside its path if one costs no more walking time than
+    /// it has queued (the crowd rules).
     pub queued: f32,
 }
 
