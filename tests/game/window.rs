@@ -1387,7 +1387,6 @@ fn debug_plugin_scene(shot: PathBuf) {
             // The test harness runs the test on a thread of its own.
             .set(WinitPlugin {
                 run_on_any_thread: true,
-                ..default()
             }),
         TilewalkPlugin::default(),
         TilewalkDebugPlugin::square(40.0, Vec2::new(-220.0, -140.0)),

@@ -4,7 +4,7 @@
 //! each one goes. Tactics rules keyed by the same names are checked against the classes: a
 //! misspelt name is refused with a message, not given silent defaults.
 //!
-//! `cargo run -p bevy_tilewalk --example classes`
+//! `cargo run --example classes` (from the repository's root)
 
 use std::time::Duration;
 

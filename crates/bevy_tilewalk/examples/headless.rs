@@ -3,7 +3,7 @@
 //! update is 1/60 s (`TimeUpdateStrategy::ManualDuration`), so the walks take the same
 //! number of updates on any machine; the paths and arrival times are printed.
 //!
-//! `cargo run -p bevy_tilewalk --example headless`
+//! `cargo run --example headless` (from the repository's root)
 
 use std::time::Duration;
 

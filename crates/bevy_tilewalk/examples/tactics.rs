@@ -5,7 +5,7 @@
 //!
 //! The textures are the repository's `assets/textures`.
 //!
-//! `cargo run -p bevy_tilewalk --example tactics --features bevy_ecs_tilemap`
+//! `cargo run --example tactics` (from the repository's root)
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;

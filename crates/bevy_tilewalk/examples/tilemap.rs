@@ -4,7 +4,7 @@
 //! each path, its goal, refused orders and the cells the last search expanded. The textures
 //! are the repository's `assets/textures`.
 //!
-//! `cargo run -p bevy_tilewalk --example tilemap --features bevy_ecs_tilemap,debug`
+//! `cargo run --example tilemap` (from the repository's root)
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;

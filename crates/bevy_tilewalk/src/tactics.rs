@@ -117,7 +117,7 @@ impl RulesError {
     /// The field the mistake is in.
     pub fn field(&self) -> &'static str {
         match self {
-            Self::UnknownClass { field, .. } | Self::MissingClass { field, .. } => *field,
+            Self::UnknownClass { field, .. } | Self::MissingClass { field, .. } => field,
         }
     }
 
