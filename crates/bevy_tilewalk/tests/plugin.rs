@@ -838,7 +838,7 @@ fn single_orders_on_a_large_map_get_landmarks_and_stay_exact_through_a_cheaper_e
     use bevy_tilewalk::path::find_path;
     use bevy_tilewalk::{LANDMARK_FRAMES, Searches};
     // 1024 x 1024 (the smallest map that gets landmark tables): grass with blocks of forest.
-    let forest = |p: Pos| (p.x / 7 + p.y / 5) % 3 == 0;
+    let forest = |p: Pos| (p.x / 7 + p.y / 5).is_multiple_of(3);
     let make = |cost: f64| {
         let classes = vec![ClassSpec::new("foot", 3.0)];
         Navigation::from_fn(Board::default(), 1024, 1024, classes, move |_, p| {

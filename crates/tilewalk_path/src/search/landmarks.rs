@@ -526,7 +526,9 @@ impl SearchContext {
                 let g = node.g + costs[next] * steps[d].length;
                 let stamp = stamps[next];
                 let seen = stamp == open || stamp == closed;
-                if seen && !(g < nodes[next].g && !HeapEntry::ties(g, nodes[next].g)) {
+                // A cell seen before is pushed again only for a cheaper way (re-opened if it
+                // was expanded).
+                if seen && (g >= nodes[next].g || HeapEntry::ties(g, nodes[next].g)) {
                     continue;
                 }
                 nodes[next] = Node {
