@@ -753,13 +753,12 @@ fn act_with_keys(
     }
 }
 
+/// A unit's side, tile, whether it has moved and acted, and its sprite.
+type Dress<'a> = (&'a Team, &'a Tile, Has<Moved>, Has<Acted>, &'a mut Sprite);
+
 /// A unit's three states drawn apart: ready (its side's colour), moved and still to act
 /// (its colour, a little muted, in an amber frame), done for the turn (grey).
-fn show_unit_states(
-    mut gizmos: Gizmos,
-    level: Res<Level>,
-    mut units: Query<(&Team, &Tile, Has<Moved>, Has<Acted>, &mut Sprite), With<Unit>>,
-) {
+fn show_unit_states(mut gizmos: Gizmos, level: Res<Level>, mut units: Query<Dress, With<Unit>>) {
     let geometry = level.geometry();
     let grey = Color::srgb(0.35, 0.35, 0.35);
     for (&team, tile, moved, acted, mut sprite) in &mut units {
@@ -834,24 +833,24 @@ fn dress_health(
     }
 }
 
+/// What the hover line says of a unit: name, side, class, tile, hit points, state.
+type Described<'a> = (
+    &'a Name,
+    &'a Team,
+    &'a MovementClass,
+    &'a Tile,
+    Option<&'a Health>,
+    Has<Moved>,
+    Has<Acted>,
+);
+
 /// The unit under the pointer, for the status panel: `knight (blue foot): 14 of 20 hp,
 /// moved: may still act`.
 fn hover_unit(
     cursor: Res<Cursor>,
     nav: Res<Navigation>,
     rules: Res<TacticsRules>,
-    units: Query<
-        (
-            &Name,
-            &Team,
-            &MovementClass,
-            &Tile,
-            Option<&Health>,
-            Has<Moved>,
-            Has<Acted>,
-        ),
-        With<Unit>,
-    >,
+    units: Query<Described, With<Unit>>,
     mut hovered: ResMut<HoveredUnit>,
 ) {
     let line = cursor

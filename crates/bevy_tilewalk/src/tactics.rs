@@ -1010,13 +1010,13 @@ fn apply_actions(
         MessageReader<Wait>,
         MessageReader<CancelMove>,
     ),
-    (mut struck, mut waited, mut cancelled, mut refused, mut won): (
+    (mut struck, mut waited, mut cancelled, mut refused): (
         MessageWriter<Struck>,
         MessageWriter<Waited>,
         MessageWriter<MoveCancelled>,
         MessageWriter<OrderRefused>,
-        MessageWriter<Won>,
     ),
+    mut won: MessageWriter<Won>,
     (inputs, turn): (BoardInputs, Res<Turn>),
     moved: Query<&Moved>,
     walking: Query<(), With<Path>>,
@@ -1102,6 +1102,9 @@ fn apply_actions(
     }
 }
 
+/// A unit walking a path, or anything whose show the host is still giving.
+type Busy = Or<(With<Path>, With<Presenting>)>;
+
 /// The enemy's turn on the board: its units act one after another, in [`Precedence`]
 /// order; each moves along its path, if it has one, then (the next frame) strikes the unit
 /// [`Board::strike_target`] picks, if any. Each step waits for the host's show of the last
@@ -1111,7 +1114,7 @@ fn walk_enemy_moves(
     inputs: BoardInputs,
     (mut turn, mut enemy_turn): (ResMut<Turn>, ResMut<EnemyTurn>),
     acted: Query<Entity, With<Acted>>,
-    busy: Query<(), Or<(With<Path>, With<Presenting>)>>,
+    busy: Query<(), Busy>,
     (mut struck, mut made, mut won): (
         MessageWriter<Struck>,
         MessageWriter<TacticsMoved>,
