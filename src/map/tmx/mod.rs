@@ -446,8 +446,8 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
 
     let (board, projection) = board(&map).map_err(|m| fail(root, m))?;
     let folder = map_path.parent().unwrap_or(Path::new(""));
-    let tilesets = tilesets(&map, folder, &elements, &scanned)?;
-    let layers = layers::layers(&map, &tilesets, &elements, projection, map_path)?;
+    let tilesets = tilesets(&map, folder, elements, &scanned)?;
+    let layers = layers::layers(&map, &tilesets, elements, projection, map_path)?;
     let Some(bounds) = layers.bounds else {
         return Err(fail(
             root,
@@ -455,17 +455,17 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
         ));
     };
     let projection = layers.projection;
-    let units = objects::units(&map, projection, board, bounds, &elements)
+    let units = objects::units(&map, projection, board, bounds, elements)
         .map_err(|(at, m)| fail(at, m))?;
     let default_terrain = match map.properties.get("default_terrain") {
         None => None,
         Some(PropertyValue::StringValue(name)) => Some((
             name.clone(),
-            property_at(&elements, 0, "default_terrain").unwrap_or(root),
+            property_at(elements, 0, "default_terrain").unwrap_or(root),
         )),
         Some(other) => {
             return Err(fail(
-                property_at(&elements, 0, "default_terrain").unwrap_or(root),
+                property_at(elements, 0, "default_terrain").unwrap_or(root),
                 format!(
                     "the `default_terrain` property must be a string naming a terrain, got {}",
                     describe(other)
