@@ -19,8 +19,10 @@
 //!   `MIN-MAX`). It stands on the cell under its centre. Other objects are ignored.
 //!
 //! The XML is read twice: once with quick-xml (the parser inside `tiled`), to report syntax
-//! errors at their `line:col` and to know where each tile and object is written, then by
-//! `tiled`. Files are read by the caller (std for the commands, the asset server for the
+//! errors at their `line:col`, to know where each tile and object is written and to check
+//! everything `tiled` would read against tilewalk's limits before it reads it (`limits`),
+//! then by `tiled`, which is handed each file one tag at a time, so that its own errors are
+//! reported at the element it was reading. Files are read by the caller (std for the commands, the asset server for the
 //! game), so the same code serves both: [`parse_step`] asks for each file `tiled` needs.
 
 mod layers;
@@ -449,8 +451,8 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
 
     let (board, projection) = board(&map).map_err(|m| fail(root, m))?;
     let folder = map_path.parent().unwrap_or(Path::new(""));
-    let tilesets = tilesets(&map, folder, &elements, &scanned)?;
-    let layers = layers::layers(&map, &tilesets, &elements, projection, map_path)?;
+    let tilesets = tilesets(&map, folder, elements, &scanned)?;
+    let layers = layers::layers(&map, &tilesets, elements, projection, map_path)?;
     let Some(bounds) = layers.bounds else {
         return Err(fail(
             root,
@@ -458,17 +460,17 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
         ));
     };
     let projection = layers.projection;
-    let units = objects::units(&map, projection, board, bounds, &elements)
-        .map_err(|(at, m)| fail(at, m))?;
+    let units =
+        objects::units(&map, projection, board, bounds, elements).map_err(|(at, m)| fail(at, m))?;
     let default_terrain = match map.properties.get("default_terrain") {
         None => None,
         Some(PropertyValue::StringValue(name)) => Some((
             name.clone(),
-            property_at(&elements, 0, "default_terrain").unwrap_or(root),
+            property_at(elements, 0, "default_terrain").unwrap_or(root),
         )),
         Some(other) => {
             return Err(fail(
-                property_at(&elements, 0, "default_terrain").unwrap_or(root),
+                property_at(elements, 0, "default_terrain").unwrap_or(root),
                 format!(
                     "the `default_terrain` property must be a string naming a terrain, got {}",
                     describe(other)
