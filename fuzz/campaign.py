@@ -145,12 +145,12 @@ def layer_data(rng: random.Random, tiles: int, gid: int = 1) -> tuple[str, str]:
     if kind == "base64":
         return 'encoding="base64"', base64.b64encode(raw).decode()
     if kind.startswith("bomb"):
-        size = rng.choice([1 << 20, 1 << 26, 1 << 30, 4 << 30])
+        size = rng.choice([1 << 20, 1 << 26, 1 << 30, 4 << 30])  # zstd: 128 KB of text for 4 GiB
         kind = kind[5:]
         if kind == "zstd":
             payload = zstd_zeros(size)
         else:
-            size = min(size, 1 << 27)  # compressing more here costs the campaign, not tilewalk
+            size = min(size, 1 << 26)  # compressing more here costs the campaign, not tilewalk
             zeros = b"\0" * (1 << 24)
             co = zlib.compressobj(9, zlib.DEFLATED, 31 if kind == "gzip" else 15)
             payload = b"".join(co.compress(zeros) for _ in range(size >> 24)) + co.flush()
@@ -210,9 +210,8 @@ def hostile_tiled(rng: random.Random, folder: pathlib.Path) -> pathlib.Path:
         text = square[:layer.start()] + opens + layer.group(0) + "</group>" * n + square[layer.end():]
     elif kind == "properties":
         n = rng.choice([1, 20, 40, 100, 10000])
-        inner = '<property name="foot" value="1"/>'
-        for i in range(n):
-            inner = f'<property name="p{i}" type="class"><properties>{inner}</properties></property>'
+        opens = "".join(f'<property name="p{i}" type="class"><properties>' for i in range(n))
+        inner = opens + '<property name="foot" value="1"/>' + "</properties></property>" * n
         text = square.replace("</layer>", f"<properties>{inner}</properties></layer>", 1)
     elif kind in ("template-self", "template-cycle", "template-chain"):
         n = {"template-self": 1, "template-cycle": rng.randint(2, 5), "template-chain": rng.choice([3, 15, 16, 17, 40])}[kind]
@@ -270,7 +269,7 @@ def hostile_tiled(rng: random.Random, folder: pathlib.Path) -> pathlib.Path:
         }[variant]
         text = map_text("", w, h, body, UNIT)
     elif kind == "xml-encoding":
-        n = rng.choice([10, 100, 300, 500])
+        n = rng.choice([10, 100, 300])
         tiles = '<tile gid="1"/>\n' * (n * n + rng.choice([0, 0, -1, 1]))
         text = map_text("", n, n, f' <layer id="1" name="t" width="{n}" height="{n}">\n  <data>\n{tiles}  </data>\n </layer>\n')
     elif kind == "attributes":
@@ -301,13 +300,12 @@ def hostile_tiled(rng: random.Random, folder: pathlib.Path) -> pathlib.Path:
         )
         text = map_text("", w, h, layers).replace('infinite="0"', 'infinite="1"')
     elif kind == "layers":
-        n = rng.choice([2, 8, 64, 1000])
-        side = rng.choice([4, 512, 2048, 4096])
+        n, side = rng.choice([(2, 4096), (3, 2048), (8, 1448), (9, 1448), (64, 512), (1000, 4), (10000, 4)])
         data = base64.b64encode(zlib.compress(ONE * (side * side), 9)).decode()
         one = f' <layer id="1" name="t" width="{side}" height="{side}"><data encoding="base64" compression="zlib">{data}</data></layer>\n'
         text = map_text("", side, side, one * n)
     elif kind == "objects":
-        n = rng.choice([10, 1000, 100001, 200000])
+        n = rng.choice([10, 1000, 100001])
         objects = "".join(
             f'<object id="{i + 1}" name="u{i}" type="foot" x="{(i % w) * 32 + 8}" y="{(i // w % h) * 32 + 8}"><point/><properties><property name="team" value="{rng.choice(["blue", "red"])}"/></properties></object>'
             for i in range(n)
@@ -318,7 +316,7 @@ def hostile_tiled(rng: random.Random, folder: pathlib.Path) -> pathlib.Path:
         sets = "".join(f' <tileset firstgid="{1 + 8 * (i + 1)}" name="s{i}" tilewidth="32" tileheight="32" tilecount="8" columns="8"><image source="terrain.png" width="256" height="32"/></tileset>\n' for i in range(n))
         text = map_text("", w, h, sets + tile_layer(rng, w, h))
     else:  # many elements
-        n = rng.choice([1000, 1 << 20, (1 << 20) + 1, 3 << 20])
+        n = rng.choice([1000, 1 << 20, (1 << 20) + 1])
         text = map_text("", w, h, tile_layer(rng, w, h), "<x/>" * n + "\n")
     if rng.random() < 0.2:
         text = mutate(rng, text)
@@ -400,10 +398,12 @@ def case(rng: random.Random, folder: pathlib.Path, tiled_only: bool = False) -> 
 
 
 def unlocated(stderr: str, folder: pathlib.Path) -> bool:
-    """Whether an error about a file of the case gives no line and column."""
+    """Whether an error about a file of the case gives no line and column (a file refused
+    whole, for its size, has none)."""
     first = stderr.split("\n", 1)[0]
     prefix = f"error: {folder}/"
-    return first.startswith(prefix) and not re.match(r"[^:]+:\d+:\d+: ", first[len("error: "):])
+    whole = first.endswith("the file is larger than 64 MiB")
+    return first.startswith(prefix) and not whole and not re.match(r"[^:]+:\d+:\d+: ", first[len("error: "):])
 
 
 def limit(memory_mib: int):

@@ -19,8 +19,10 @@
 //!   `MIN-MAX`). It stands on the cell under its centre. Other objects are ignored.
 //!
 //! The XML is read twice: once with quick-xml (the parser inside `tiled`), to report syntax
-//! errors at their `line:col` and to know where each tile and object is written, then by
-//! `tiled`. Files are read by the caller (std for the commands, the asset server for the
+//! errors at their `line:col`, to know where each tile and object is written and to check
+//! everything `tiled` would read against tilewalk's limits before it reads it (`limits`),
+//! then by `tiled`, which is handed each file one tag at a time, so that its own errors are
+//! reported at the element it was reading. Files are read by the caller (std for the commands, the asset server for the
 //! game), so the same code serves both: [`parse_step`] asks for each file `tiled` needs.
 
 mod layers;
@@ -455,8 +457,8 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
         ));
     };
     let projection = layers.projection;
-    let units = objects::units(&map, projection, board, bounds, elements)
-        .map_err(|(at, m)| fail(at, m))?;
+    let units =
+        objects::units(&map, projection, board, bounds, elements).map_err(|(at, m)| fail(at, m))?;
     let default_terrain = match map.properties.get("default_terrain") {
         None => None,
         Some(PropertyValue::StringValue(name)) => Some((
