@@ -42,6 +42,9 @@ pub(super) const PATH_TINTS: [Color; 6] = [
     Color::srgb(0.85, 0.75, 1.0),
 ];
 
+/// The most of the top bar's width the status panel takes.
+const STATUS_MAX_PERCENT: f32 = 42.0;
+
 /// The controls line at the bottom.
 #[derive(Component)]
 struct HelpText;
@@ -88,9 +91,11 @@ fn spawn_hud(
     let status = commands
         .spawn((
             HudPanel("status"),
-            // Its lines never wrap: a long notice beside it wraps instead.
+            // It does not shrink for a long notice (which wraps instead), so its short lines
+            // (the frame time) never wrap; only a line longer than its share wraps.
             Node {
                 flex_shrink: 0.0,
+                max_width: percent(STATUS_MAX_PERCENT),
                 ..panel()
             },
             background,

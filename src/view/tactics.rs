@@ -242,35 +242,38 @@ fn spawn_turn_panel(
         });
 }
 
-/// The turn log's panel, at the top of the column left of the map (the minimap, when there
-/// is one, stays at its bottom). Its width is fixed, so the map area keeps its size as the
-/// log's lines change.
+/// The turn log's panel, a column of its own at the left of the map's row (left of the
+/// minimap's, when there is one), at its top. Its width is fixed, so the map area keeps its
+/// size as the log's lines change.
 fn spawn_turn_log(
     mut commands: Commands,
     existing: Query<(), With<LogText>>,
-    slot: Single<Entity, With<MinimapSlot>>,
+    slot: Single<&ChildOf, With<MinimapSlot>>,
 ) {
     if !existing.is_empty() {
         return;
     }
-    commands.spawn((
-        HudPanel("log"),
-        DespawnOnExit(Mode::Tactics),
-        ChildOf(*slot),
-        Node {
-            width: px(LOG_WIDTH_PX),
-            padding: UiRect::all(px(6)),
-            margin: UiRect::bottom(auto()),
-            ..default()
-        },
-        BackgroundColor(PANEL_BACKGROUND),
-        children![(
-            LogText,
-            Text::new("turn log: nothing yet"),
-            TextFont::from_font_size(13.0),
-            TextColor(Color::srgb(0.85, 0.87, 0.9)),
-        )],
-    ));
+    let log = commands
+        .spawn((
+            HudPanel("log"),
+            DespawnOnExit(Mode::Tactics),
+            Node {
+                width: px(LOG_WIDTH_PX),
+                flex_shrink: 0.0,
+                align_self: AlignSelf::FlexStart,
+                padding: UiRect::all(px(6)),
+                ..default()
+            },
+            BackgroundColor(PANEL_BACKGROUND),
+            children![(
+                LogText,
+                Text::new("turn log: nothing yet"),
+                TextFont::from_font_size(13.0),
+                TextColor(Color::srgb(0.85, 0.87, 0.9)),
+            )],
+        ))
+        .id();
+    commands.entity(slot.parent()).insert_children(0, &[log]);
 }
 
 /// The turn log's width.
@@ -893,9 +896,15 @@ fn update_turn_log(
             Entry::Won { .. } => log.turn.map_or(turn.team, |t| t.1),
             _ => continue,
         };
-        if log.turn != Some((turn.number, team)) {
+        // The turn the entry belongs to, when it is read a frame late: blue's turn N comes
+        // before red's turn N, and red's before blue's N + 1.
+        let number = match (team, turn.team) {
+            (Team::Red, Team::Blue) => turn.number.saturating_sub(1).max(1),
+            _ => turn.number,
+        };
+        if log.turn != Some((number, team)) {
             *log = TurnLog {
-                turn: Some((turn.number, team)),
+                turn: Some((number, team)),
                 lines: Vec::new(),
             };
         }
