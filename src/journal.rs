@@ -11,7 +11,7 @@ use bevy_tilewalk::{Arrived, MoveOrder, OrderRefused, Refusal, SteppingOff};
 use tilewalk_path::Pos;
 
 use crate::AppSystems;
-use crate::level::{GameLabels, Level};
+use crate::level::{GameLabels, Level, RestartLevel};
 use crate::tactics::{Struck, TacticsMove, TacticsMoved, Won};
 use crate::units::{Team, Unit};
 
@@ -213,16 +213,26 @@ fn remember_fallen(
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Journal>()
         .init_resource::<Fallen>()
+        .add_message::<RestartLevel>()
         .add_observer(remember_fallen)
         .add_systems(
             Update,
             (
                 record_entries,
                 log_orders.run_if(resource_exists::<EventLog>),
+                log_restarts.run_if(resource_exists::<EventLog>),
             )
                 .in_set(AppSystems::Present),
         )
         .add_systems(Last, flush_event_log.run_if(resource_exists::<EventLog>));
+}
+
+/// The map started afresh ([`RestartLevel`]): `{"event":"restarted"}`.
+fn log_restarts(mut restarts: MessageReader<RestartLevel>, mut log: ResMut<EventLog>) -> Result {
+    for _ in restarts.read() {
+        log.write(&serde_json::json!({"event": "restarted"}))?;
+    }
+    Ok(())
 }
 
 /// Every order given, with the units it went to:

@@ -23,7 +23,7 @@ use crate::assets::{
     AssetFileError, FileErrors, TextAsset, TextLoader, Tracks, report_failed_loads, ron_error,
     touches, unique_keys,
 };
-use crate::level::Level;
+use crate::level::{Level, RestartLevel};
 use crate::units::MAX_ATTACK_RANGE;
 
 /// Which game is being played.
@@ -214,16 +214,27 @@ fn entry_at(text: &str, key: &str, class: &str, message: String) -> ParseError {
 
 pub(super) fn plugin(app: &mut App) {
     app.init_state::<Mode>()
+        .add_message::<RestartLevel>()
         .configure_sets(
             Update,
             bevy_tilewalk::TilewalkSystems::Turns.run_if(in_state(Mode::Tactics)),
         )
         .add_systems(
             Update,
-            sync_defence
-                .in_set(AppSystems::Load)
-                .run_if(resource_exists_and_changed::<Level>),
+            (
+                sync_defence.run_if(resource_exists_and_changed::<Level>),
+                restart_turns,
+            )
+                .in_set(AppSystems::Load),
         );
+}
+
+/// The map started afresh ([`RestartLevel`]): blue's turn 1, no enemy turn under way.
+fn restart_turns(mut commands: Commands, mut restarts: MessageReader<RestartLevel>) {
+    if restarts.read().count() > 0 {
+        commands.insert_resource(Turn::default());
+        commands.insert_resource(EnemyTurn::default());
+    }
 }
 
 /// Each tile's defence in combat is its terrain's (`defence` in the terrain table): rebuilt

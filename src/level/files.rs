@@ -72,7 +72,8 @@ pub fn plugin(app: &mut App) {
         );
 }
 
-/// Starts the map afresh: every unit as the map places it, tactics at blue's turn 1.
+/// Starts the map afresh: every unit as the map places it (and, in the tactics plugin, blue's
+/// turn 1).
 #[derive(Message, Clone, Copy, Debug, Default)]
 pub struct RestartLevel;
 
@@ -83,25 +84,18 @@ fn restart_level(
     maps: Res<Assets<MapAsset>>,
     level: Res<Level>,
     units: Query<Entity, With<Unit>>,
-    log: Option<ResMut<crate::journal::EventLog>>,
-) -> Result {
+) {
     if restarts.read().count() == 0 {
-        return Ok(());
+        return;
     }
     let Some(map) = handles.and_then(|h| maps.get(&h.map)) else {
-        return Ok(());
+        return;
     };
     for unit in &units {
         commands.entity(unit).despawn();
     }
     spawn_units(&mut commands, map, &level);
-    commands.insert_resource(crate::tactics::Turn::default());
-    commands.insert_resource(crate::tactics::EnemyTurn::default());
     info!("the map starts afresh");
-    if let Some(mut log) = log {
-        log.write(&serde_json::json!({"event": "restarted"}))?;
-    }
-    Ok(())
 }
 
 fn load_level_files(
