@@ -194,7 +194,7 @@ pub(super) struct Requests {
 }
 
 /// Maps of at least this many cells (1024 × 1024) get landmark tables for the one-unit
-/// searches of each movement class that is given one ([module docs](self)): 32 bytes a
+/// searches of each movement class that is given one: 32 bytes a
 /// cell a class ([`LANDMARKS`] landmarks, two 16-bit tables each). On smaller maps plain
 /// A* serves a long order in a few frames' budget, and the tables would cost more memory
 /// than the searches.
