@@ -9,8 +9,8 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_tilewalk::path::{Algorithm, Board, Diagonal, Grid, SearchOptions, find_path};
 use bevy_tilewalk::prelude::*;
 use bevy_tilewalk::{
-    Acted, PerClass, Refusal, RulesError, ShortOfGoal, ShortOfWhy, Strike, Struck, TacticsRules,
-    TerrainDefence, UnreachableGoals, Walk, with_board,
+    Acted, PerClass, Refusal, RulesError, ShortOfGoal, ShortOfWhy, Squad, Strike, Struck,
+    TacticsRules, TerrainDefence, UnreachableGoals, Walk, with_board,
 };
 
 const STEP: f64 = 1.0 / 60.0;
@@ -886,4 +886,71 @@ fn single_orders_on_a_large_map_get_landmarks_and_stay_exact_through_a_cheaper_e
         app.update();
     }
     assert_eq!(last(&mut app, (30, 30)), "ALT");
+}
+
+#[test]
+fn units_of_one_class_walled_in_together_go_as_one_group_to_distinct_tiles() {
+    // A yard (columns 0 to 4) walled off by a rock column (5), and a corridor (row 3 of
+    // columns 6 to 9) behind the rock: the click at (9,3) is out of reach of the yard.
+    let classes = vec![ClassSpec::new("foot", 3.0)];
+    let nav = Navigation::from_fn(Board::default(), 10, 7, classes, |_, p| {
+        (p.x < 5 || (p.x > 5 && p.y == 3)).then_some(1.0)
+    })
+    .unwrap();
+    let mut app = new_app(nav);
+    let units: Vec<Entity> = [(0, 1), (1, 3), (2, 3), (3, 3), (0, 5)]
+        .into_iter()
+        .map(|at| spawn(&mut app, MovementClass(0), at))
+        .collect();
+    order(&mut app, &units, (9, 3));
+    // Each unit's first path of the order (one that ends where it stands is none).
+    let mut first: Vec<Option<Pos>> = vec![None; units.len()];
+    let mut arrivals = Vec::new();
+    let mut cursor = app
+        .world_mut()
+        .resource_mut::<Messages<Arrived>>()
+        .get_cursor();
+    for _ in 0..(60.0 / STEP) as usize {
+        app.update();
+        let messages = app.world().resource::<Messages<Arrived>>();
+        arrivals.extend(cursor.read(messages).copied());
+        for (k, &unit) in units.iter().enumerate() {
+            if let Some(path) = app.world().get::<Path>(unit)
+                && !path.making_way
+                && first[k].is_none()
+            {
+                first[k] = Some(path.goal());
+            }
+        }
+    }
+    assert!(refusals(&mut app).is_empty());
+    // One group order: one squad.
+    let squads: Vec<Option<Squad>> = units
+        .iter()
+        .map(|&u| app.world().get::<Squad>(u).copied())
+        .collect();
+    assert!(
+        squads[0].is_some() && squads.iter().all(|s| *s == squads[0]),
+        "{squads:?}"
+    );
+    let short = ShortOfGoal {
+        goal: Pos::new(9, 3),
+        why: ShortOfWhy::Unreachable,
+    };
+    let tiles: Vec<Pos> = units.iter().map(|&u| tile_of(&app, u)).collect();
+    for (&unit, tile) in units.iter().zip(&tiles) {
+        assert_eq!(app.world().get::<ShortOfGoal>(unit), Some(&short));
+        // The yard's tile nearest the click is (4,3): the five end on it and around it.
+        assert!(tile.x.abs_diff(4) + tile.y.abs_diff(3) <= 2, "{tiles:?}");
+    }
+    let distinct: std::collections::HashSet<Pos> = tiles.iter().copied().collect();
+    assert_eq!(distinct.len(), units.len(), "{tiles:?}");
+    let sent: Vec<Pos> = first.iter().flatten().copied().collect();
+    let distinct: std::collections::HashSet<Pos> = sent.iter().copied().collect();
+    assert_eq!(
+        distinct.len(),
+        sent.len(),
+        "two units sent to one tile: {first:?}"
+    );
+    assert!(arrivals.iter().all(|a| a.short_of_goal == Some(short)));
 }
