@@ -363,22 +363,23 @@ fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
     });
     let shot = PathBuf::from(shot["path"].as_str().unwrap());
 
-    // A refused order: rock is impassable; the game says so and keeps running.
+    // An order onto rock, impassable for the knight: it goes as near as it can get, the
+    // tile beside the rock nearest it, and its arrival says why it stopped short.
     let pressed = game.click(31, 0, "3");
-    let refused = game.wait_event_from(pressed, "the refusal", WALK, |e| e["event"] == "refused");
-    assert_eq!(refused["unit"], "knight");
-    assert_eq!(refused["goal"], serde_json::json!([31, 0]));
+    let arrived = game.wait_event_from(pressed, "the knight to arrive", WALK, |e| {
+        e["event"] == "arrived"
+    });
+    assert_eq!(arrived["unit"], "knight");
+    assert_eq!(arrived["tile"], serde_json::json!([29, 0]));
+    assert_eq!(arrived["short_of_goal"], true, "{arrived}");
+    assert_eq!(arrived["goal"], serde_json::json!([31, 0]));
     assert!(
-        refused["reason"]
+        arrived["reason"]
             .as_str()
             .unwrap()
             .contains("rock at (31,0) is impassable for foot"),
-        "{refused}"
+        "{arrived}"
     );
-
-    let arrived = game.wait_event("the knight to arrive", WALK, |e| e["event"] == "arrived");
-    assert_eq!(arrived["unit"], "knight");
-    assert_eq!(arrived["tile"], serde_json::json!([28, 5]));
     assert!(
         game.child.try_wait().unwrap().is_none(),
         "the game still runs"
@@ -1363,7 +1364,7 @@ fn debug_plugin_scene(shot: PathBuf) {
     use bevy::winit::WinitPlugin;
     use bevy_tilewalk::path::Board;
     use bevy_tilewalk::prelude::*;
-    use bevy_tilewalk::{Searches, TilewalkDebugPlugin};
+    use bevy_tilewalk::{Searches, TilewalkDebugPlugin, UnreachableGoals};
 
     let classes = vec![ClassSpec::new("foot", 0.01)];
     let nav = Navigation::from_fn(Board::default(), 12, 8, classes, |_, p| {
@@ -1388,7 +1389,10 @@ fn debug_plugin_scene(shot: PathBuf) {
         TilewalkPlugin::default(),
         TilewalkDebugPlugin::square(40.0, Vec2::new(-220.0, -140.0)),
     ))
-    .insert_resource(nav);
+    .insert_resource(nav)
+    // Orders onto impassable tiles are refused (not sent as near as they can get), so the
+    // scene has a refusal to draw.
+    .insert_resource(UnreachableGoals::Refuse);
     let world = app.world_mut();
     world.spawn(Camera2d);
     let blue = world.spawn((Unit, Tile(Pos::new(1, 1)))).id();
