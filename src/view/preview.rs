@@ -1,12 +1,14 @@
 //! Real time's preview of a move: with units selected, the path the lead unit (the first by
 //! name, whose path is drawn yellow) would take to the tile under the pointer, before the
-//! right click; where it cannot go, the refusal cross and why. A group order gives each unit
+//! right click; where it cannot go, the way to the tile nearest it that the order would take
+//! instead and why (or, where the game refuses such orders, the refusal cross and why). A
+//! group order gives each unit
 //! its own tile when it is given, so only the lead's way is previewed: one search, not one
 //! a unit.
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
-use bevy_tilewalk::{Navigation, Refusal};
+use bevy_tilewalk::{Navigation, Refusal, UnreachableGoals};
 use tilewalk_path::{Path, Pos, SearchContext, SearchOptions};
 
 use super::hud::PATH_TINTS;
@@ -62,7 +64,15 @@ fn dash_preview_lines(mut store: ResMut<GizmoConfigStore>) {
 #[derive(Resource, Default, Debug, PartialEq)]
 pub(super) struct MovePreview {
     asked: Option<Asked>,
-    route: Option<Result<Path, Refusal>>,
+    route: Option<Result<Route, Refusal>>,
+}
+
+/// The way an order would take the lead unit: to the tile asked, or, when it cannot get
+/// there, to the tile nearest it ([`UnreachableGoals::Nearest`]), with why it stops short.
+#[derive(Debug, PartialEq)]
+struct Route {
+    path: Path,
+    short_of: Option<Refusal>,
 }
 
 /// A preview's question: from where the lead unit stands to the hovered tile.
@@ -85,6 +95,7 @@ struct Candidate {
 fn plan_preview(
     cursor: Res<Cursor>,
     nav: Res<Navigation>,
+    rule: Option<Res<UnreachableGoals>>,
     selected: Query<Candidate, (With<Selected>, With<Unit>)>,
     mut preview: ResMut<MovePreview>,
     mut context: Local<SearchContext>,
@@ -102,37 +113,49 @@ fn plan_preview(
         }),
         _ => None,
     };
+    let rule = rule.map_or_else(UnreachableGoals::default, |r| *r);
     if preview.asked == asked && !nav.is_changed() {
         return;
     }
-    let route = lead
-        .zip(asked)
-        .map(|(lead, asked)| route(&nav, &mut context, *lead.class, asked));
+    let route = lead.zip(asked).map(|(lead, asked)| {
+        let class = *lead.class;
+        match route(&nav, &mut context, class, asked.from, asked.to) {
+            Ok(path) => Ok(Route {
+                path,
+                short_of: None,
+            }),
+            // Sent as near as it can get: the way there, and why it stops short.
+            Err(refusal) if rule == UnreachableGoals::Nearest => nav
+                .nearest_reachable(class, asked.from, asked.to)
+                .and_then(|near| route(&nav, &mut context, class, asked.from, near).ok())
+                .map(|path| Route {
+                    path,
+                    short_of: Some(refusal.clone()),
+                })
+                .ok_or(refusal),
+            Err(refusal) => Err(refusal),
+        }
+    });
     preview.set_if_neq(MovePreview { asked, route });
 }
 
-/// The way an order to `asked.to` would take the unit (the search a unit alone gets: A* on
-/// its class's terrain), or why it would be refused.
+/// The way an order to `to` would take the unit on `from` (the search a unit alone gets: A*
+/// on its class's terrain), or why it cannot get there.
 fn route(
     nav: &Navigation,
     context: &mut SearchContext,
     class: MovementClass,
-    asked: Asked,
+    from: Pos,
+    to: Pos,
 ) -> Result<Path, Refusal> {
     let grid = nav.grid(class);
-    if !grid.is_passable(asked.to) {
-        return Err(Refusal::Impassable {
-            goal: asked.to,
-            class,
-        });
+    if !grid.is_passable(to) {
+        return Err(Refusal::Impassable { goal: to, class });
     }
     context
-        .search(grid, asked.from, asked.to, &SearchOptions::on(nav.board()))
+        .search(grid, from, to, &SearchOptions::on(nav.board()))
         .map(|found| found.path)
-        .map_err(|why| Refusal::Unreachable {
-            goal: asked.to,
-            why,
-        })
+        .map_err(|why| Refusal::Unreachable { goal: to, why })
 }
 
 /// Draws the previewed way, or the refusal cross on the tile and why in the hint.
@@ -153,20 +176,35 @@ fn show_preview(
             .map_or_else(|_| String::new(), |n| n.to_string())
     };
     let name = name_of(asked.unit);
+    let labels = GameLabels {
+        level: &level,
+        name_of,
+    };
     match route {
-        Ok(path) => {
+        Ok(Route {
+            path,
+            short_of: None,
+        }) => {
             route_line(&mut gizmos, &level.geometry(), &path.cells, PATH_TINTS[0]);
             notice.hint(format!(
                 "right-click: {name} to {}: cost {:.2}",
                 asked.to, path.cost
             ));
         }
+        Ok(Route {
+            path,
+            short_of: Some(why),
+        }) => {
+            route_line(&mut gizmos, &level.geometry(), &path.cells, PATH_TINTS[0]);
+            notice.hint(format!(
+                "right-click: {name} as near as it can get, to {}: cost {:.2} ({})",
+                path.cells.last().copied().unwrap_or(asked.to),
+                path.cost,
+                why.message(&name, &labels)
+            ));
+        }
         Err(refusal) => {
             cross.0 = Some(asked.to);
-            let labels = GameLabels {
-                level: &level,
-                name_of,
-            };
             notice.hint(refusal.message(&name, &labels));
         }
     }
@@ -192,10 +230,16 @@ rider  blue horse 0,2
 
     /// A headless app on [`FORD`] with the preview's planning and the pointer at `tile`.
     fn app_with(selected: &[&str], tile: Option<Pos>) -> App {
+        app_under(UnreachableGoals::Nearest, selected, tile)
+    }
+
+    /// [`app_with`] for a game whose orders to unreachable tiles follow `rule`.
+    fn app_under(rule: UnreachableGoals, selected: &[&str], tile: Option<Pos>) -> App {
         let table =
             TerrainTable::parse(&std::fs::read_to_string("assets/terrain.ron").unwrap()).unwrap();
         let mut app = headless_app(&MapAsset::parse(FORD).unwrap(), &table).unwrap();
         app.init_resource::<MovePreview>()
+            .insert_resource(rule)
             .insert_resource(Cursor { tile, ..default() })
             .add_systems(Update, plan_preview.in_set(AppSystems::Present));
         app.update();
@@ -222,7 +266,7 @@ rider  blue horse 0,2
     fn the_lead_units_way_to_the_hovered_tile_is_previewed_and_follows_the_pointer() {
         let mut app = app_with(&["rider", "knight"], Some(Pos::new(6, 1)));
         // The lead is the first by name: the knight, over the ford.
-        let Some(Ok(path)) = &preview(&app).route else {
+        let Some(Ok(Route { path, .. })) = &preview(&app).route else {
             panic!("a way: {:?}", preview(&app));
         };
         assert_eq!(path.cells.first(), Some(&Pos::new(0, 0)));
@@ -231,7 +275,7 @@ rider  blue horse 0,2
         // Another tile: searched again, from where the knight stands.
         app.world_mut().resource_mut::<Cursor>().tile = Some(Pos::new(1, 2));
         app.update();
-        let Some(Ok(path)) = &preview(&app).route else {
+        let Some(Ok(Route { path, .. })) = &preview(&app).route else {
             panic!("a way: {:?}", preview(&app));
         };
         assert_eq!(path.cells.last(), Some(&Pos::new(1, 2)));
@@ -245,9 +289,41 @@ rider  blue horse 0,2
     }
 
     #[test]
-    fn a_tile_the_lead_cannot_reach_is_previewed_as_the_refusal() {
+    fn a_tile_the_lead_cannot_reach_is_previewed_as_the_way_to_the_nearest_tile_it_can() {
+        // Rock, water for a horse, grass walled in by rock: each previewed as the way the
+        // order takes instead, to the tile the plugin sends the unit to, and why.
+        for (unit, to) in [
+            ("rider", Pos::new(3, 3)),
+            ("rider", Pos::new(3, 2)),
+            ("knight", Pos::new(6, 3)),
+        ] {
+            let app = app_with(&[unit], Some(to));
+            let Some(Ok(Route {
+                path,
+                short_of: Some(why),
+            })) = &preview(&app).route
+            else {
+                panic!("{unit} to {to}: {:?}", preview(&app));
+            };
+            let world = app.world();
+            let nav = world.resource::<Navigation>();
+            let asked = preview(&app).asked.unwrap();
+            let class = *world.get::<MovementClass>(asked.unit).unwrap();
+            let near = nav.nearest_reachable(class, asked.from, to).unwrap();
+            assert_ne!(near, to);
+            assert_eq!(path.cells.last(), Some(&near), "{unit} to {to}");
+            assert_eq!(path.cells.first(), Some(&asked.from));
+            assert!(
+                matches!(why, Refusal::Impassable { goal, .. } | Refusal::Unreachable { goal, .. } if *goal == to),
+                "{why:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn where_orders_are_refused_a_tile_the_lead_cannot_reach_is_previewed_as_the_refusal() {
         // Rock: impassable.
-        let app = app_with(&["rider"], Some(Pos::new(3, 3)));
+        let app = app_under(UnreachableGoals::Refuse, &["rider"], Some(Pos::new(3, 3)));
         assert!(
             matches!(
                 preview(&app).route,
@@ -257,14 +333,14 @@ rider  blue horse 0,2
             preview(&app)
         );
         // Water: impassable for a horse.
-        let app = app_with(&["rider"], Some(Pos::new(3, 2)));
+        let app = app_under(UnreachableGoals::Refuse, &["rider"], Some(Pos::new(3, 2)));
         assert!(
             matches!(preview(&app).route, Some(Err(Refusal::Impassable { .. }))),
             "{:?}",
             preview(&app)
         );
         // Grass walled in by rock: no way there.
-        let app = app_with(&["knight"], Some(Pos::new(6, 3)));
+        let app = app_under(UnreachableGoals::Refuse, &["knight"], Some(Pos::new(6, 3)));
         assert!(
             matches!(
                 preview(&app).route,

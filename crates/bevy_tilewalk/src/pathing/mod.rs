@@ -771,6 +771,16 @@ fn free_goal(
     })
 }
 
+impl Navigation {
+    /// The tile an order to `goal` sends a unit of `class` standing on `from` to when it
+    /// cannot reach `goal` ([`UnreachableGoals::Nearest`]): of the tiles it can walk to, the
+    /// one nearest `goal` in a straight line; of equally near ones, the one nearest `from`,
+    /// then by row, then by column. `None` when it can walk nowhere.
+    pub fn nearest_reachable(&self, class: MovementClass, from: Pos, goal: Pos) -> Option<Pos> {
+        nearest_reachable(self.grid(class), self.board(), from, goal)
+    }
+}
+
 /// The tile an order to a `goal` the unit on `from` cannot reach sends it to
 /// ([`UnreachableGoals::Nearest`]): of the tiles it can walk to, the one nearest `goal` in a
 /// straight line; of equally near ones, the one nearest `from`, then by row, then by column
