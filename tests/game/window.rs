@@ -1603,19 +1603,28 @@ fn a_map_draws_its_tileset_from_a_sibling_folder() {
     .unwrap();
     let mut game = Game::start(&dir, map.to_str().unwrap());
     game.wait_fitted();
-    let before = game.events().len();
-    game.xdotool(&["key", "F12"]);
-    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
-        e["event"] == "screenshot"
-    });
-    let path = PathBuf::from(shot["path"].as_str().unwrap());
-    let (width, _, pixels) = decode(&path);
-    let shot = Shot {
-        path,
-        width,
-        pixels,
-    };
     let near = |p: [u8; 3], want: [u8; 3]| p.iter().zip(want).all(|(a, b)| a.abs_diff(b) <= 12);
+    // The tileset's image loads in the background: until it arrives the tiles draw nothing,
+    // so screenshots are taken until the first tile shows its colour or STARTUP runs out.
+    let deadline = Instant::now() + STARTUP;
+    let shot = loop {
+        let before = game.events().len();
+        game.xdotool(&["key", "F12"]);
+        let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
+            e["event"] == "screenshot"
+        });
+        let path = PathBuf::from(shot["path"].as_str().unwrap());
+        let (width, _, pixels) = decode(&path);
+        let shot = Shot {
+            path,
+            width,
+            pixels,
+        };
+        if near(shot.pixel(game.tile_center(0, 0)), ORANGE) || Instant::now() >= deadline {
+            break shot;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
     for y in 0..6 {
         for x in 0..8 {
             let want = if x < 4 { ORANGE } else { PURPLE };
