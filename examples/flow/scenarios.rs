@@ -16,15 +16,17 @@ use std::fmt::Write as _;
 
 use bevy::prelude::*;
 use bevy_tilewalk::{MoveOrder, Navigation, Refusal, free_walk_seconds};
+use pathfinding::directed::edmonds_karp::edmonds_karp_sparse;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use std::collections::HashSet;
 use tilewalk::headless_app;
 use tilewalk::journal::{Entry, Journal};
 use tilewalk::map::MapAsset;
 use tilewalk::map::generate::generate;
 use tilewalk::terrain::TerrainTable;
 use tilewalk::units::{MovementClass, Team, Tile, Unit};
-use tilewalk_path::{Pos, SearchContext};
+use tilewalk_path::{Board, Diagonal, Grid, Pos, SearchContext};
 
 /// Seeds the crowd rules were tuned on.
 pub const TUNING_SEEDS: [u64; 2] = [1, 2];
@@ -39,6 +41,9 @@ pub struct Scenario {
     /// The narrows each team's units pass, if any: the scenario's ideal is then the
     /// narrows' bound ([`Narrows`]) instead of the free-path makespan.
     pub narrows: Vec<(Team, Narrows)>,
+    /// Whether the teams' ways cross: the ideal is then no less than the crossing bound
+    /// ([`crossing_bound`]).
+    pub crossing: bool,
 }
 
 /// A family of scenarios: one generator, one scenario a seed.
@@ -167,6 +172,7 @@ fn armies(seed: u64, width: u32, height: u32, units: u32) -> Scenario {
         map,
         orders,
         narrows: Vec::new(),
+        crossing: true,
     }
 }
 
@@ -208,6 +214,7 @@ fn land(seed: u64, count: u32, class: fn(u32) -> &'static str) -> Scenario {
         ),
         orders: vec![(Team::Blue, goal)],
         narrows: Vec::new(),
+        crossing: false,
     }
 }
 
@@ -241,6 +248,7 @@ fn gap(seed: u64) -> Scenario {
                 width: 3.0,
             },
         )],
+        crossing: false,
     }
 }
 
@@ -290,6 +298,7 @@ fn bridge(seed: u64) -> Scenario {
                 },
             ),
         ],
+        crossing: false,
     }
 }
 
@@ -303,7 +312,12 @@ pub struct Flow {
     /// Units that gave up on the way.
     pub gave_up: usize,
     pub makespan: f64,
-    /// The ideal: the free-path makespan, or the narrows' bound where there are narrows.
+    /// The free-path makespan: the longest of the arrived units' cheapest walks from where
+    /// they started to where they ended, with no other unit on the map.
+    pub free: f64,
+    /// The ideal: the narrows' bound where there are narrows; where the teams' ways cross,
+    /// the later of the free-path makespan and the crossing bound ([`crossing_bound`]);
+    /// elsewhere the free-path makespan.
     pub ideal: f64,
 }
 
@@ -311,6 +325,98 @@ impl Flow {
     /// The last arrival over the ideal.
     pub fn ratio(&self) -> f64 {
         self.makespan / self.ideal
+    }
+
+    /// The last arrival over the free-path makespan.
+    pub fn free_ratio(&self) -> f64 {
+        self.makespan / self.free
+    }
+}
+
+/// A lower bound on the last arrival of units that cross from where they start to where
+/// they end, from the capacity of the land between: a tile holds one unit at a time, and a
+/// unit of `class` entering a tile of cost `c` holds it at least `c ÷ speed` seconds (a
+/// straight step), so at most `speed ÷ c` units a second pass through it. For each class,
+/// every set of tiles that separates the tiles its units start on from those they end on
+/// (red's and blue's, each way: a vertex cut) is crossed by each of its units; the cut of
+/// least capacity, `C` units a second (a maximum flow, Edmonds–Karp from the `pathfinding`
+/// crate, on each tile split into an entry and an exit joined by its capacity, with the
+/// board's steps and corner rule), passes the class's `n` units in no less than `n ÷ C`
+/// seconds (less the units that start on the cut's tiles, which need not enter one). The
+/// bound is the latest class's. `units`: (team, start, end, class) of the arrived units.
+pub fn crossing_bound(nav: &Navigation, units: &[(Team, Pos, Pos, MovementClass)]) -> f64 {
+    let mut bound = 0.0_f64;
+    let mut classes: Vec<MovementClass> = units.iter().map(|u| u.3).collect();
+    classes.sort_unstable_by_key(|c| c.0);
+    classes.dedup();
+    for class in classes {
+        let grid = nav.grid(class);
+        let (width, height) = (grid.width(), grid.height());
+        let index = |p: Pos| p.y * width + p.x;
+        let cells = width * height;
+        let (source, sink) = (2 * cells, 2 * cells + 1);
+        // Units a second, in millionths, rounded up: a larger capacity keeps the bound low.
+        let scale = 1e6;
+        // More than all the tiles' capacities together.
+        const INFINITE: i64 = 1 << 50;
+        let mut edges: Vec<((u32, u32), i64)> = Vec::new();
+        for p in grid.cells() {
+            let Some(cost) = grid.cost(p) else {
+                continue;
+            };
+            let rate = 1.0 / nav.step_seconds(class, 1.0, cost);
+            edges.push((
+                (2 * index(p), 2 * index(p) + 1),
+                (rate * scale).ceil() as i64,
+            ));
+            for q in nav.board().neighbours(p, width, height) {
+                if grid.is_passable(q) && corner_open(nav, grid, p, q) {
+                    edges.push(((2 * index(p) + 1, 2 * index(q)), INFINITE));
+                }
+            }
+        }
+        let mine: Vec<_> = units.iter().filter(|u| u.3 == class).collect();
+        for &&(team, start, end, _) in &mine {
+            let (from, to) = if team == Team::Blue {
+                (start, end)
+            } else {
+                (end, start)
+            };
+            edges.push(((source, 2 * index(from)), INFINITE));
+            edges.push(((2 * index(to) + 1, sink), INFINITE));
+        }
+        let vertices: Vec<u32> = (0..2 * cells + 2).collect();
+        let (_, capacity, cut) = edmonds_karp_sparse(&vertices, &source, &sink, edges);
+        if capacity <= 0 {
+            continue;
+        }
+        let on_cut: HashSet<u32> = cut.iter().map(|((from, _), _)| from / 2).collect();
+        let crossing = mine
+            .iter()
+            .filter(|u| !on_cut.contains(&index(u.1)))
+            .count();
+        bound = bound.max(crossing as f64 / (capacity as f64 / scale));
+    }
+    bound
+}
+
+/// Whether a step from `from` to its neighbour `to` passes the square board's corner rule.
+fn corner_open(nav: &Navigation, grid: &Grid, from: Pos, to: Pos) -> bool {
+    let Board::Square(diagonal) = nav.board() else {
+        return true;
+    };
+    if from.x == to.x || from.y == to.y {
+        return true;
+    }
+    let open = [Pos::new(to.x, from.y), Pos::new(from.x, to.y)]
+        .into_iter()
+        .filter(|&p| grid.is_passable(p))
+        .count();
+    match diagonal {
+        Diagonal::Never => false,
+        Diagonal::NoObstacles => open == 2,
+        Diagonal::AtMostOneObstacle => open >= 1,
+        Diagonal::Always => true,
     }
 }
 
@@ -422,12 +528,18 @@ pub fn run(
             to_entry + pass + across + beyond
         })
         .reduce(f64::max);
+    let crossing = if scenario.crossing {
+        crossing_bound(nav, &ended)
+    } else {
+        0.0
+    };
     Flow {
         units: units.len(),
         unreachable,
         arrived,
         gave_up,
         makespan,
-        ideal: bound.unwrap_or(free),
+        free,
+        ideal: bound.unwrap_or(free.max(crossing)),
     }
 }
