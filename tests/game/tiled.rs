@@ -549,6 +549,12 @@ fn path_simulate_and_tactics_read_tmx_maps_as_their_map_twins() {
             "tests/fixtures/tiled_hex.map",
             "knight:11,3",
         ),
+        // Tiled's JSON: square.tmx saved as .tmj with its tileset as .tsj.
+        (
+            "assets/tiled/square.tmj",
+            "tests/fixtures/tiled_square.map",
+            "knight:15,2",
+        ),
     ] {
         let (tmx_file, fixture) = (example(tmx_file), example(fixture));
         let (tmx_file, fixture) = (tmx_file.to_str().unwrap(), fixture.to_str().unwrap());
