@@ -266,30 +266,39 @@ struct Member {
     child: Option<usize>,
 }
 
+/// An object or array being indexed.
+struct Open {
+    /// Its place in [`Index::containers`].
+    id: usize,
+    object: bool,
+    /// An object's key read and not yet given its value.
+    key: Option<(usize, usize)>,
+    /// How many values it has so far.
+    count: usize,
+}
+
 impl Index {
     /// Indexes a text that is valid JSON (read with serde first): one pass, no recursion.
     fn new(bytes: &[u8]) -> Self {
         let mut containers: Vec<Vec<Member>> = Vec::new();
-        // The open objects and arrays: index, whether an object, its key read and not yet
-        // given a value, and how many values it has.
-        let mut open: Vec<(usize, bool, Option<(usize, usize)>, usize)> = Vec::new();
+        let mut open: Vec<Open> = Vec::new();
         let root = skip_space(bytes, 0);
         let mut at = root;
         // Adds a value starting at `at` to the innermost open container.
         let add = |containers: &mut Vec<Vec<Member>>,
-                   open: &mut Vec<(usize, bool, Option<(usize, usize)>, usize)>,
+                   open: &mut Vec<Open>,
                    at: usize,
                    child: Option<usize>| {
-            if let Some((parent, object, key, count)) = open.last_mut() {
-                if *object || child.is_some() {
-                    containers[*parent].push(Member {
-                        key: key.take(),
-                        index: *count,
+            if let Some(parent) = open.last_mut() {
+                if parent.object || child.is_some() {
+                    containers[parent.id].push(Member {
+                        key: parent.key.take(),
+                        index: parent.count,
                         at,
                         child,
                     });
                 }
-                *count += 1;
+                parent.count += 1;
             }
         };
         while at < bytes.len() {
@@ -298,7 +307,12 @@ impl Index {
                     let id = containers.len();
                     containers.push(Vec::new());
                     add(&mut containers, &mut open, at, Some(id));
-                    open.push((id, byte == b'{', None, 0));
+                    open.push(Open {
+                        id,
+                        object: byte == b'{',
+                        key: None,
+                        count: 0,
+                    });
                     at += 1;
                 }
                 b'}' | b']' => {
@@ -308,7 +322,9 @@ impl Index {
                 b'"' => {
                     let end = skip_string(bytes, at).unwrap_or(bytes.len());
                     match open.last_mut() {
-                        Some((_, true, key @ None, _)) => *key = Some((at + 1, end - 1)),
+                        Some(parent) if parent.object && parent.key.is_none() => {
+                            parent.key = Some((at + 1, end.saturating_sub(1)));
+                        }
                         _ => add(&mut containers, &mut open, at, None),
                     }
                     at = end;

@@ -613,7 +613,7 @@ pub(super) fn corpus(name: &str) -> PathBuf {
 
 /// How a map of the corpus opens: `Ok` with its size, or the end of the message that
 /// refuses it.
-type Outcome = Result<(u32, u32), &'static str>;
+pub(super) type Outcome = Result<(u32, u32), &'static str>;
 
 /// Every map of the corpus, and how it opens.
 const CORPUS: &[(&str, Outcome)] = &[

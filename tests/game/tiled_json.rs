@@ -9,7 +9,7 @@ use tilewalk::level::Level;
 use tilewalk::map::tmx::{self, TilesetImages};
 use tilewalk::terrain::TerrainTable;
 
-use super::tiled::{corpus, desert_table, example, played, tilewalk};
+use super::tiled::{Outcome, corpus, desert_table, example, played, tilewalk};
 use super::*;
 
 /// A file of `../shared/tiled-corpus-json/` (Tiled 1.8.2's JSON exports of the Tiled corpus).
@@ -94,7 +94,7 @@ const DIFFERENT: &[(&str, &str, &str)] = &[(
 /// How each JSON map of the corpus opens (`Ok` with its size, or the end of the message that
 /// refuses it), and what differs from its `.tmx` twin: nothing, or what `SOURCES.md` says
 /// Tiled 1.8.2 dropped and the level shows.
-const JSON_CORPUS: &[(&str, Result<(u32, u32), &str>)] = &[
+const JSON_CORPUS: &[(&str, Outcome)] = &[
     ("rs-tiled/folder/tiled_relative_paths.tmj", Ok((16, 16))),
     ("rs-tiled/ldk_tiled_export.tmj", Ok((8, 8))),
     ("rs-tiled/templates/example.tmj", Ok((100, 100))),
