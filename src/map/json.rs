@@ -391,14 +391,14 @@ fn key_is(bytes: &[u8], (a, b): (usize, usize), name: &str) -> bool {
 }
 
 /// 1-based line and character column of a byte offset.
-pub fn line_column(text: &str, at: usize) -> (usize, usize) {
+fn line_column(text: &str, at: usize) -> (usize, usize) {
     let before = &text[..at.min(text.len())];
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
 }
 
-pub fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
     while at < bytes.len() && bytes[at].is_ascii_whitespace() {
         at += 1;
     }
@@ -449,7 +449,7 @@ fn find(bytes: &[u8], at: usize, key: &Key) -> Option<usize> {
 }
 
 /// The end of the string starting at `at` (after its closing quote).
-pub fn skip_string(bytes: &[u8], at: usize) -> Option<usize> {
+fn skip_string(bytes: &[u8], at: usize) -> Option<usize> {
     if bytes.get(at) != Some(&b'"') {
         return None;
     }
@@ -465,7 +465,7 @@ pub fn skip_string(bytes: &[u8], at: usize) -> Option<usize> {
 }
 
 /// The end of the value starting at `at`.
-pub fn skip_value(bytes: &[u8], at: usize) -> Option<usize> {
+fn skip_value(bytes: &[u8], at: usize) -> Option<usize> {
     match bytes.get(at)? {
         b'"' => skip_string(bytes, at),
         b'{' | b'[' => {
