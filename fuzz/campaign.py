@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A long fuzz campaign against the release binary: malformed maps (tilewalk, Moving AI, plain
-grids, Tiled .tmx with their .tsx tilesets and .tx templates), terrain tables, tactics rules and command lines, each run in its own process under a time and memory limit.
+grids, Tiled .tmx with their .tsx tilesets and .tx templates, Tiled JSON .tmj with its .tsj), terrain tables, tactics rules and command lines, each run in its own process under a time and memory limit.
 
     cargo build --release
     python3 fuzz/campaign.py --runs 100000            # from the repository root
@@ -50,6 +50,8 @@ MAPS = [
 TILED = [
     (ROOT / "assets/tiled/square.tmx", ROOT / "assets/tiled/terrain.tsx", ROOT / "assets/tiled/terrain.png"),
     (ROOT / "assets/tiled/hex.tmx", ROOT / "assets/tiled/terrain_hex.tsx", ROOT / "assets/tiled/terrain_hex.png"),
+    # Tiled JSON: the same map as square.tmx, with its tileset in JSON too.
+    (ROOT / "assets/tiled/square.tmj", ROOT / "assets/tiled/terrain.tsj", ROOT / "assets/tiled/terrain.png"),
 ]
 BOARDS = ["square-8", "square-4", "hex-odd-r", "hex-even-r", "hex-odd-q", "hex-even-q"]
 ALGORITHMS = ["astar", "dijkstra", "bfs", "best-first", "dfs", "jps", "bidirectional", "bidirectional-dijkstra"]
@@ -343,7 +345,7 @@ def case(rng: random.Random, folder: pathlib.Path, tiled_only: bool = False) -> 
         kind = rng.choice(["path", "path", "simulate", "tactics"])
     elif kind == "tiled":
         tmx, tsx, png = rng.choice(TILED)
-        map_file = folder / "case.tmx"
+        map_file = folder / ("case" + tmx.suffix)
         map_file.write_text(mutate(rng, tmx.read_text(encoding="utf-8")) if rng.random() < 0.7 else tmx.read_text(encoding="utf-8"), encoding="utf-8", newline="")
         tileset = tsx.read_text(encoding="utf-8")
         if rng.random() < 0.4:

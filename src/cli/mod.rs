@@ -43,8 +43,8 @@ enum Command {
 
 #[derive(clap::Args, Debug, Default)]
 struct PlayArgs {
-    /// The map to play: a tilewalk `.map`, a Moving AI `.map`, a Tiled `.tmx` or an LDtk
-    /// project `.ldtk`.
+    /// The map to play: a tilewalk `.map`, a Moving AI `.map`, a Tiled `.tmx` or `.tmj`, or
+    /// an LDtk project `.ldtk`.
     #[arg(long)]
     map: Option<PathBuf>,
     /// The LDtk project's level to play, by its identifier (default: the first).
@@ -220,9 +220,9 @@ pub(crate) fn headless_map_app(
     Ok(app)
 }
 
-/// Reads and parses a tilewalk, Moving AI, Tiled (`.tmx`) or LDtk (`.ldtk`) map; `level`
-/// names an LDtk project's level (else its first), and nothing else. A Tiled or LDtk map
-/// whose image is missing is refused where it names the image.
+/// Reads and parses a tilewalk, Moving AI, Tiled (`.tmx`, `.tmj`) or LDtk (`.ldtk`) map;
+/// `level` names an LDtk project's level (else its first), and nothing else. A Tiled or
+/// LDtk map whose image is missing is refused where it names the image.
 pub(crate) fn read_map(file: &FsPath, level: Option<&str>) -> Result<MapAsset, String> {
     let extension = |e: &str| file.extension().is_some_and(|x| x.eq_ignore_ascii_case(e));
     if level.is_some() && !extension("ldtk") {
@@ -233,7 +233,7 @@ pub(crate) fn read_map(file: &FsPath, level: Option<&str>) -> Result<MapAsset, S
     }
     let map = if extension("ldtk") {
         crate::map::ldtk::read_ldtk(file, level)
-    } else if extension("tmx") {
+    } else if extension("tmx") || extension("tmj") {
         crate::map::tmx::read_tmx(file)
     } else {
         return MapAsset::parse(&read_file(file).map_err(|e| e.to_string())?)
@@ -249,8 +249,11 @@ pub(crate) fn read_map(file: &FsPath, level: Option<&str>) -> Result<MapAsset, S
 /// Whether a map file is a Tiled or LDtk map, which name other files (by its extension,
 /// as the asset server picks loaders).
 pub(crate) fn is_tmx(file: &FsPath) -> bool {
-    file.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("tmx") || e.eq_ignore_ascii_case("ldtk"))
+    file.extension().is_some_and(|e| {
+        ["tmx", "tmj", "ldtk"]
+            .iter()
+            .any(|x| e.eq_ignore_ascii_case(x))
+    })
 }
 
 fn play(args: PlayArgs) -> Result<ExitCode, Failure> {

@@ -16,7 +16,7 @@ use crate::map::{MapAsset, parse_pos};
 #[derive(clap::Args, Debug)]
 pub struct PathArgs {
     /// A Moving AI `.map`, a plain grid (`O` open, `X` wall, `S` start, `E` end), a tilewalk
-    /// map, a Tiled `.tmx` map or an LDtk project `.ldtk`.
+    /// map, a Tiled `.tmx` or `.tmj` map or an LDtk project `.ldtk`.
     #[arg(long)]
     map: PathBuf,
     /// The LDtk project's level, by its identifier (default: the first).

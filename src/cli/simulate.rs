@@ -20,7 +20,7 @@ use crate::units::{MovementClass, Team, Tile, Unit};
 
 #[derive(clap::Args, Debug)]
 pub struct SimulateArgs {
-    /// A tilewalk, Moving AI or Tiled (`.tmx`) or LDtk (`.ldtk`) map.
+    /// A tilewalk, Moving AI or Tiled (`.tmx`, `.tmj`) or LDtk (`.ldtk`) map.
     #[arg(long)]
     map: PathBuf,
     /// The LDtk project's level, by its identifier (default: the first).

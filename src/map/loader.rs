@@ -1,6 +1,7 @@
 //! The asset loaders for map files: [`MapAsset::parse`] for `.map` (a
-//! [`crate::assets::TextAsset`]) and [`tmx::parse_step`] for `.tmx`, whose tilesets and
-//! templates are read as loader dependencies, so saving one reloads the map.
+//! [`crate::assets::TextAsset`]) and [`tmx::parse_step`] for Tiled's `.tmx` and `.tmj`,
+//! whose tilesets and templates are read as loader dependencies, so saving one reloads the
+//! map.
 
 use std::path::Path;
 
@@ -20,8 +21,9 @@ impl TextAsset for MapAsset {
     }
 }
 
-/// Loads Tiled maps; the tilesets and templates they need are read through the asset server
-/// as loader dependencies, so the map reloads when one of them is saved.
+/// Loads Tiled maps (`.tmx`, and `.tmj` in Tiled's JSON); the tilesets and templates they
+/// need are read through the asset server as loader dependencies, so the map reloads when
+/// one of them is saved.
 #[derive(Default, TypePath)]
 pub struct TmxLoader;
 
@@ -69,7 +71,7 @@ impl AssetLoader for TmxLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["tmx"]
+        &["tmx", "tmj"]
     }
 }
 

@@ -18,10 +18,11 @@
 //! from the terrain table; teams are `blue` (the player) and `red`; classes are those the
 //! terrain table declares (`foot`, `horse` and `flyer` in the shipped one).
 //!
-//! Tiled maps (`.tmx`) become the same [`MapAsset`]: see [`tmx`].
+//! Tiled maps (`.tmx`, and `.tmj` in Tiled's JSON) become the same [`MapAsset`]: see [`tmx`].
 
 mod edit;
 pub mod generate;
+mod json;
 pub mod ldtk;
 mod loader;
 pub mod sources;

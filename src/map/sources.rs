@@ -75,7 +75,7 @@ fn named_files(map: &Path) -> Vec<PathBuf> {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     match extension.as_deref() {
-        Some("tmx") => {
+        Some("tmx" | "tmj") => {
             let mut named = Vec::new();
             let read = super::tmx::read_tmx_naming(map, &mut named);
             let folder = map.parent().unwrap_or(Path::new(""));

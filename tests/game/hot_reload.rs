@@ -412,6 +412,65 @@ fn a_tiled_map_reloads_when_it_or_its_tileset_is_saved_and_broken_saves_keep_the
     let _ = std::fs::remove_dir_all(dir);
 }
 
+const TMJ: &str = include_str!("../../assets/tiled/square.tmj");
+const TSJ: &str = include_str!("../../assets/tiled/terrain.tsj");
+
+#[test]
+fn a_json_map_reloads_when_it_or_its_json_tileset_is_saved_and_a_broken_save_is_at_its_line() {
+    let dir = folder("tiled-json");
+    std::fs::write(dir.join("square.tmj"), TMJ).unwrap();
+    std::fs::write(dir.join("terrain.tsj"), TSJ).unwrap();
+    let image = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/tiled/terrain.png");
+    std::fs::copy(image, dir.join("terrain.png")).unwrap();
+    let mut app = watching(dir.join("square.tmj"));
+    let ford = Pos::new(9, 3);
+    let foot = |app: &App, pos| app.world().resource::<Navigation>().grid(FOOT).cost(pos);
+    assert_eq!(foot(&app, ford), Some(2.0), "the ford's own cost");
+
+    // The ford made deep in the JSON tileset (its first `value` is its foot cost).
+    edit(
+        dir.join("terrain.tsj"),
+        &TSJ.replacen("\"value\":2", "\"value\":9", 1),
+    );
+    update_until(&mut app, "the tileset reloads", |app| {
+        foot(app, ford) == Some(9.0)
+    });
+
+    // Broken JSON in the tileset: at its line, the last good map stays.
+    let errors = |app: &App| app.world().resource::<FileErrors>().0.clone();
+    edit(
+        dir.join("terrain.tsj"),
+        &TSJ.replacen("\"type\":\"rock\"", "\"type\":rock", 1),
+    );
+    update_until(&mut app, "the tileset error shows", |app| {
+        errors(app).values().any(|e| e.contains("terrain.tsj"))
+    });
+    let message = errors(&app).into_values().next().unwrap();
+    let line = 1 + TSJ.lines().position(|l| l.contains("\"rock\"")).unwrap();
+    assert!(
+        message.starts_with(&format!("{}:{line}:", dir.join("terrain.tsj").display())),
+        "{message}"
+    );
+    assert_eq!(foot(&app, ford), Some(9.0), "the last good map stays");
+
+    // Fixed, and the map itself saved with its top-left cell repainted as rock.
+    edit(dir.join("terrain.tsj"), TSJ);
+    update_until(&mut app, "the fix loads", |app| {
+        errors(app).is_empty() && foot(app, ford) == Some(2.0)
+    });
+    edit(
+        dir.join("square.tmj"),
+        &TMJ.replacen("\"data\":[1, ", "\"data\":[7, ", 1),
+    );
+    update_until(&mut app, "the repainted cell loads", |app| {
+        app.world()
+            .resource::<Level>()
+            .terrain(Pos::new(0, 0))
+            .is_some_and(|t| t.name == "rock")
+    });
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// The messages of a kind written since the last call, read with the test's own cursor.
 fn reports(app: &App, cursor: &mut bevy::ecs::message::MessageCursor<MapEdited>) -> Vec<MapEdited> {
     let messages = app

@@ -12,6 +12,7 @@ mod memory;
 mod simulation;
 mod tactics;
 mod tiled;
+mod tiled_json;
 mod window;
 
 use bevy::prelude::*;

@@ -23,11 +23,11 @@ fn table_with_ford_text() -> String {
     format!("{}        {FORD}{}", &shipped[..at], &shipped[at..])
 }
 
-fn table_with_ford() -> TerrainTable {
+pub(super) fn table_with_ford() -> TerrainTable {
     TerrainTable::parse(&table_with_ford_text()).unwrap()
 }
 
-fn example(name: &str) -> PathBuf {
+pub(super) fn example(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name)
 }
 
@@ -521,7 +521,7 @@ fn every_cut_of_the_example_map_and_tileset_is_an_error_not_a_panic() {
     }
 }
 
-fn tilewalk(args: &[&str]) -> (Option<i32>, String) {
+pub(super) fn tilewalk(args: &[&str]) -> (Option<i32>, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_tilewalk"))
         .args(args)
         .output()
@@ -548,6 +548,12 @@ fn path_simulate_and_tactics_read_tmx_maps_as_their_map_twins() {
             "assets/tiled/hex.tmx",
             "tests/fixtures/tiled_hex.map",
             "knight:11,3",
+        ),
+        // Tiled's JSON: square.tmx saved as .tmj with its tileset as .tsj.
+        (
+            "assets/tiled/square.tmj",
+            "tests/fixtures/tiled_square.map",
+            "knight:15,2",
         ),
     ] {
         let (tmx_file, fixture) = (example(tmx_file), example(fixture));
@@ -599,7 +605,7 @@ fn path_simulate_and_tactics_read_tmx_maps_as_their_map_twins() {
 }
 
 /// A Tiled map of `../shared/tiled-corpus/` (maps nobody on the project made).
-fn corpus(name: &str) -> PathBuf {
+pub(super) fn corpus(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/tiled-corpus")
         .join(name)
@@ -607,7 +613,7 @@ fn corpus(name: &str) -> PathBuf {
 
 /// How a map of the corpus opens: `Ok` with its size, or the end of the message that
 /// refuses it.
-type Outcome = Result<(u32, u32), &'static str>;
+pub(super) type Outcome = Result<(u32, u32), &'static str>;
 
 /// Every map of the corpus, and how it opens.
 const CORPUS: &[(&str, Outcome)] = &[
@@ -759,7 +765,7 @@ fn every_map_of_the_corpus_opens_or_is_refused_at_its_line_for_a_real_limit() {
 
 /// Loads `map` as `play` does (through the asset server, the terrain table and tactics
 /// rules from `assets`): the level's size, or the error the game reports.
-fn played(map: &FsPath, assets: &FsPath) -> Result<(u32, u32), String> {
+pub(super) fn played(map: &FsPath, assets: &FsPath) -> Result<(u32, u32), String> {
     use tilewalk::assets::{FileErrors, MapFile};
     use tilewalk::map::register_map_source;
     let mut app = App::new();
@@ -790,7 +796,7 @@ fn played(map: &FsPath, assets: &FsPath) -> Result<(u32, u32), String> {
 
 /// A terrain table naming the four colours of `desert.tsx`'s terrain set, for foot:
 /// cobblestone is the road, brick the wall.
-fn desert_table() -> TerrainTable {
+pub(super) fn desert_table() -> TerrainTable {
     TerrainTable::parse(
         r#"(
             classes: [(name: "foot", speed: 3.0)],

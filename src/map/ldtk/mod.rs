@@ -21,8 +21,6 @@
 //!
 //! Errors name the file, its line and column, and the JSON path of the value.
 
-mod json;
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -30,14 +28,14 @@ use serde_json::Value;
 use tilewalk_path::formats::ParseError;
 use tilewalk_path::{Board, Pos};
 
+use super::json::{Fault, Node, Owned, kind, syntax_error};
 use super::tmx::{LayerCell, TiledLayer, TiledMap, TiledTileset, TilesetImage, TilesetImages};
 use super::{MAX_UNITS, MapAsset, UnitSpawn, parse_attack};
 use crate::assets::{AssetFileError, normalize, read_file};
 use crate::convert::Projection;
 use crate::units::Team;
-use json::{Fault, Node, Owned, kind};
 
-pub use json::{JsonPath, locate};
+pub use super::json::{JsonPath, locate};
 
 /// The most cells a level may have (as a Tiled map).
 const MAX_CELLS: u64 = 1 << 24;
@@ -135,7 +133,7 @@ pub fn parse_step(
     level: Option<&str>,
     external: Option<(&Path, &str)>,
 ) -> Result<Step, AssetFileError> {
-    let root: Value = serde_json::from_str(text).map_err(|e| json_error(project, &e))?;
+    let root: Value = serde_json::from_str(text).map_err(|e| syntax_error(project, &e))?;
     let in_project = |f: Fault| AssetFileError::in_file(project, f.in_text(text));
     let root = Owned::root(&root);
     let chosen = choose_level(root.node(), level).map_err(in_project)?;
@@ -167,7 +165,7 @@ pub fn parse_step(
             }));
         };
         external_value =
-            serde_json::from_str::<Value>(level_text).map_err(|e| json_error(&path, &e))?;
+            serde_json::from_str::<Value>(level_text).map_err(|e| syntax_error(&path, &e))?;
         body = Owned::root(&external_value);
         (body_text, body_file) = (level_text, path);
     }
@@ -182,18 +180,6 @@ pub fn parse_step(
         .map_err(|f| fail((In::Project, f)))?;
     let map = build(&defs, &name, body.node(), body_text, text).map_err(fail)?;
     Ok(Step::Done(Box::new(map)))
-}
-
-/// A JSON syntax error at its line and column.
-fn json_error(file: &Path, error: &serde_json::Error) -> AssetFileError {
-    let message = error.to_string();
-    let message = message
-        .rsplit_once(" at line ")
-        .map_or(message.as_str(), |(m, _)| m);
-    AssetFileError::in_file(
-        file,
-        ParseError::new(error.line().max(1), error.column().max(1), message),
-    )
 }
 
 /// The project's levels (worlds' after its own), and the one asked for.

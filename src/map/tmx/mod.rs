@@ -1,6 +1,7 @@
 //! Tiled maps (`.tmx`, Tiled's XML format) with their tilesets (`.tsx`, or embedded) and
 //! object templates (`.tx`), read with the `tiled` crate into a [`MapAsset`]: every tile
-//! layer, tileset and encoding Tiled writes, in every orientation but oblique.
+//! layer, tileset and encoding Tiled writes, in every orientation but oblique. Tiled's JSON
+//! files (`.tmj`, `.tsj`, `.tj`) are written as TMX first and read the same way (`tmj`).
 //!
 //! The rules (`docs/tiled.md` says the same for designers):
 //! - Orientation `orthogonal` is `square-8`, or `square-4` when the map has a string
@@ -30,6 +31,7 @@ mod limits;
 mod objects;
 mod parts;
 mod terrain;
+mod tmj;
 mod xml;
 
 use std::cell::RefCell;
@@ -195,9 +197,26 @@ pub struct Files {
     pub image_sizes: HashMap<PathBuf, (u32, u32)>,
     /// Each file's elements, scanned and checked once (the map's too).
     scans: RefCell<HashMap<PathBuf, Arc<Vec<Element>>>>,
+    /// Each Tiled JSON file (the map's too), written as TMX once.
+    json: RefCell<HashMap<PathBuf, Arc<tmj::Converted>>>,
 }
 
 impl Files {
+    /// The TMX of `text`, the file at `path`, when it is a Tiled JSON file (`None` when it
+    /// is TMX itself): written the first time it is asked for.
+    fn tmx(&self, path: &Path, text: &str) -> Result<Option<Arc<tmj::Converted>>, AssetFileError> {
+        if !tmj::is_json(path) {
+            return Ok(None);
+        }
+        let key = normalize(path);
+        if let Some(found) = self.json.borrow().get(&key) {
+            return Ok(Some(found.clone()));
+        }
+        let converted = Arc::new(tmj::convert(path, text)?);
+        self.json.borrow_mut().insert(key, converted.clone());
+        Ok(Some(converted))
+    }
+
     /// The elements of `text`, the file at `path`, scanned and checked the first time they
     /// are asked for: XML syntax and the limits of every file, and a map's
     /// ([`limits::check_map`]) if it is the map.
@@ -242,8 +261,8 @@ impl FileRef {
     pub fn unreadable(&self, why: impl std::fmt::Display) -> AssetFileError {
         let kind = match self.path.extension().and_then(|e| e.to_str()) {
             _ if self.image => "image",
-            Some("tx") => "template",
-            Some("tsx") => "tileset",
+            Some("tx" | "tj") => "template",
+            Some("tsx" | "tsj") => "tileset",
             _ => "file",
         };
         AssetFileError::in_file(
@@ -325,9 +344,30 @@ pub fn parse(
 
 /// Parses a Tiled map from its text and the files read so far (keyed by [`normalize`]d
 /// path), or says which file it needs next. Errors name the map or the file they are in,
-/// with `line:col` where there is one.
+/// with `line:col` where there is one. Maps, tilesets and templates may be TMX (`.tmx`,
+/// `.tsx`, `.tx`) or Tiled JSON (`.tmj`, `.tsj`, `.tj`, `.json`), which is written as TMX
+/// first (`tmj`): what is found there is moved back to the JSON.
 pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, AssetFileError> {
+    let step = parse_tmx_step(map_path, text, files);
+    if files.json.borrow().is_empty() {
+        return step;
+    }
+    let json = tmj::Sources::new(map_path, text, files);
+    match step {
+        Err(error) => Err(json.error(error)),
+        Ok(Step::Read(file)) => Ok(Step::Read(json.file_ref(file))),
+        Ok(Step::Done(mut map)) => {
+            json.map(map_path, &mut map);
+            Ok(Step::Done(map))
+        }
+    }
+}
+
+/// [`parse_step`] on the TMX of every file.
+fn parse_tmx_step(map_path: &Path, file: &str, files: &Files) -> Result<Step, AssetFileError> {
     let in_map = |e: ParseError| AssetFileError::in_file(map_path, e);
+    let map_tmx = files.tmx(map_path, file)?;
+    let text = map_tmx.as_ref().map_or(file, |tmx| tmx.xml.as_str());
     let elements = files.elements(map_path, text, true)?;
     let root = elements.first().map_or((1, 1), Element::at);
     let fail = |at: (usize, usize), message: String| in_map(ParseError::new(at.0, at.1, message));
@@ -336,12 +376,13 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
     let mut all: Vec<(&Path, &str, Arc<Vec<Element>>)> = vec![(map_path, text, elements.clone())];
     let mut others: Vec<(&PathBuf, &String)> = files.text.iter().collect();
     others.sort_unstable();
-    for (path, file) in others {
-        all.push((
-            path.as_path(),
-            file.as_str(),
-            files.elements(path, file, false)?,
-        ));
+    let others_tmx = others
+        .iter()
+        .map(|(path, file)| files.tmx(path, file))
+        .collect::<Result<Vec<_>, _>>()?;
+    for ((path, file), tmx) in others.into_iter().zip(&others_tmx) {
+        let file = tmx.as_ref().map_or(file.as_str(), |tmx| tmx.xml.as_str());
+        all.push((path.as_path(), file, files.elements(path, file, false)?));
     }
     let listed: Vec<(&Path, &[Element])> = all.iter().map(|(p, _, e)| (*p, e.as_slice())).collect();
     limits::check_files(&listed)?;
@@ -417,7 +458,7 @@ pub fn parse_step(map_path: &Path, text: &str, files: &Files) -> Result<Step, As
     // Each tileset file on its own first, so that its errors name it.
     let mut loaded = Ok(());
     for &(path, _, _) in &all[1..] {
-        if path.extension().is_some_and(|e| e == "tsx")
+        if path.extension().is_some_and(|e| e == "tsx" || e == "tsj")
             && let Err(error) = Loader::with_reader(reader).load_tsx_tileset(path)
         {
             loaded = Err(error);

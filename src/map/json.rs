@@ -1,10 +1,26 @@
 //! JSON read with its place: values walked with their JSON path, and a path found again
-//! in the text (line and column) only when a message needs it.
+//! in the text (line and column) only when a message needs it. LDtk projects and Tiled's
+//! JSON files are read with it.
 
 use std::fmt;
+use std::path::Path;
 
 use serde_json::Value;
 use tilewalk_path::formats::ParseError;
+
+use crate::assets::AssetFileError;
+
+/// A JSON syntax error at its line and column.
+pub fn syntax_error(file: &Path, error: &serde_json::Error) -> AssetFileError {
+    let message = error.to_string();
+    let message = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(m, _)| m);
+    AssetFileError::in_file(
+        file,
+        ParseError::new(error.line().max(1), error.column().max(1), message),
+    )
+}
 
 /// One step of a JSON path.
 #[derive(Clone, Debug, PartialEq)]
@@ -200,6 +216,180 @@ pub fn locate(text: &str, path: &JsonPath) -> (usize, usize) {
     line_column(text, at)
 }
 
+/// Where each value at `paths` starts in `text` (line, column), as [`locate`] finds one, in
+/// time linear in the text however many there are: its objects and arrays are indexed in
+/// one pass, and the lines counted in another.
+pub fn locate_all(text: &str, paths: &[JsonPath]) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let index = Index::new(bytes);
+    let offsets: Vec<usize> = paths.iter().map(|path| index.find(bytes, path)).collect();
+    // Counted in the order of the text: each from the one before.
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_unstable_by_key(|&i| offsets[i]);
+    let mut out = vec![(1, 1); offsets.len()];
+    let (mut line, mut column, mut done) = (1, 1, 0);
+    for i in order {
+        let to = offsets[i].min(bytes.len());
+        for &byte in &bytes[done..to] {
+            if byte == b'\n' {
+                (line, column) = (line + 1, 1);
+            } else if byte & 0xC0 != 0x80 {
+                // Not a UTF-8 continuation byte: a character starts here.
+                column += 1;
+            }
+        }
+        done = to;
+        out[i] = (line, column);
+    }
+    out
+}
+
+/// The members of every object and array of a JSON text, by where they start. An array's
+/// items that are neither objects nor arrays are not kept (layer data holds millions);
+/// [`find`] counts them out of the text when one is asked for.
+struct Index {
+    /// Each object and array, in the order they open, with its members in order.
+    containers: Vec<Vec<Member>>,
+    /// Where the text's value starts.
+    root: usize,
+}
+
+/// A member of an object or array.
+struct Member {
+    /// An object member's key: its bytes between the quotes.
+    key: Option<(usize, usize)>,
+    /// An array item's index.
+    index: usize,
+    /// Where its value starts.
+    at: usize,
+    /// Its value's place in [`Index::containers`], if it is an object or array.
+    child: Option<usize>,
+}
+
+/// An object or array being indexed.
+struct Open {
+    /// Its place in [`Index::containers`].
+    id: usize,
+    object: bool,
+    /// An object's key read and not yet given its value.
+    key: Option<(usize, usize)>,
+    /// How many values it has so far.
+    count: usize,
+}
+
+impl Index {
+    /// Indexes a text that is valid JSON (read with serde first): one pass, no recursion.
+    fn new(bytes: &[u8]) -> Self {
+        let mut containers: Vec<Vec<Member>> = Vec::new();
+        let mut open: Vec<Open> = Vec::new();
+        let root = skip_space(bytes, 0);
+        let mut at = root;
+        // Adds a value starting at `at` to the innermost open container.
+        let add = |containers: &mut Vec<Vec<Member>>,
+                   open: &mut Vec<Open>,
+                   at: usize,
+                   child: Option<usize>| {
+            if let Some(parent) = open.last_mut() {
+                if parent.object || child.is_some() {
+                    containers[parent.id].push(Member {
+                        key: parent.key.take(),
+                        index: parent.count,
+                        at,
+                        child,
+                    });
+                }
+                parent.count += 1;
+            }
+        };
+        while at < bytes.len() {
+            match bytes[at] {
+                byte @ (b'{' | b'[') => {
+                    let id = containers.len();
+                    containers.push(Vec::new());
+                    add(&mut containers, &mut open, at, Some(id));
+                    open.push(Open {
+                        id,
+                        object: byte == b'{',
+                        key: None,
+                        count: 0,
+                    });
+                    at += 1;
+                }
+                b'}' | b']' => {
+                    open.pop();
+                    at += 1;
+                }
+                b'"' => {
+                    let end = skip_string(bytes, at).unwrap_or(bytes.len());
+                    match open.last_mut() {
+                        Some(parent) if parent.object && parent.key.is_none() => {
+                            parent.key = Some((at + 1, end.saturating_sub(1)));
+                        }
+                        _ => add(&mut containers, &mut open, at, None),
+                    }
+                    at = end;
+                }
+                b',' | b':' => at += 1,
+                byte if byte.is_ascii_whitespace() => at += 1,
+                _ => {
+                    add(&mut containers, &mut open, at, None);
+                    while at < bytes.len()
+                        && !matches!(bytes[at], b',' | b'}' | b']')
+                        && !bytes[at].is_ascii_whitespace()
+                    {
+                        at += 1;
+                    }
+                }
+            }
+        }
+        Self { containers, root }
+    }
+
+    /// Where the value at `path` starts, or where the walk stopped.
+    fn find(&self, bytes: &[u8], path: &JsonPath) -> usize {
+        let mut at = self.root;
+        let mut node = matches!(bytes.get(at), Some(b'{' | b'[')).then_some(0);
+        for key in &path.0 {
+            let Some(members) = node.and_then(|n| self.containers.get(n)) else {
+                break;
+            };
+            let found = match key {
+                // The last of a key, as serde reads it.
+                Key::Field(name) => members
+                    .iter()
+                    .rev()
+                    .find(|m| m.key.is_some_and(|(a, b)| key_is(bytes, (a, b), name))),
+                Key::Index(i) => members
+                    .binary_search_by_key(i, |m| m.index)
+                    .ok()
+                    .map(|j| &members[j]),
+            };
+            match (found, key) {
+                (Some(member), _) => (at, node) = (member.at, member.child),
+                // An item that is no object or array, counted out of the text.
+                (None, Key::Index(_)) => match find(bytes, at, key) {
+                    Some(item) => (at, node) = (item, None),
+                    None => break,
+                },
+                (None, Key::Field(_)) => break,
+            }
+        }
+        at
+    }
+}
+
+/// Whether the key written in `bytes[a..b]` is `name` (read as JSON when it has escapes).
+fn key_is(bytes: &[u8], (a, b): (usize, usize), name: &str) -> bool {
+    let raw = &bytes[a..b];
+    if !raw.contains(&b'\\') {
+        return raw == name.as_bytes();
+    }
+    std::str::from_utf8(&bytes[a - 1..=b])
+        .ok()
+        .and_then(|quoted| serde_json::from_str::<String>(quoted).ok())
+        .is_some_and(|key| key == name)
+}
+
 /// 1-based line and character column of a byte offset.
 fn line_column(text: &str, at: usize) -> (usize, usize) {
     let before = &text[..at.min(text.len())];
@@ -325,6 +515,22 @@ mod tests {
         assert_eq!(path(vec![field("c"), field("d"), Key::Index(1)]), (3, 21));
         // A path the text does not hold stops where the walk does.
         assert_eq!(path(vec![field("c"), field("zz")]), (3, 8));
+        // Many at once, as one at a time; scalar items are counted out of the text.
+        let paths = [
+            vec![field("c"), field("d"), Key::Index(1)],
+            vec![],
+            vec![field("a"), Key::Index(2)],
+            vec![field("a"), Key::Index(1), field("b")],
+            vec![field("c"), field("zz")],
+        ]
+        .map(JsonPath);
+        let one_by_one: Vec<_> = paths.iter().map(|p| locate(text, p)).collect();
+        assert_eq!(locate_all(text, &paths), one_by_one);
+        assert_eq!(one_by_one[3], (2, 18));
+        // The last of a repeated key, as serde reads it; keys with escapes.
+        let twice = "{\"k\": 1,\n \"k\": [7, {\"\\u0078\": 2}]}";
+        let x = JsonPath(vec![field("k"), Key::Index(1), field("x")]);
+        assert_eq!(locate_all(twice, &[x]), [(2, 22)]);
         assert_eq!(
             JsonPath(vec![field("levels"), Key::Index(0), field("uid")]).to_string(),
             "$.levels[0].uid"
