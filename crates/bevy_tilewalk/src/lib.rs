@@ -31,6 +31,7 @@ mod movement;
 mod navigation;
 mod pathing;
 mod reflection;
+mod remote;
 mod tactics;
 mod units;
 
@@ -49,9 +50,8 @@ pub use pathing::{
     DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_FRAMES, LANDMARKS, Labels, MoveOrder, OrderRefused,
     Path, PathBudget, PathWork, Pending, RecordSearches, Refusal, Replan, SearchRecord, Searches,
     ShortOfGoal, ShortOfWhy, Side, Squad, SteppingOff, StopOrder, StoppedShort, UnreachableGoals,
-    Walk,
 };
-pub use reflection::PosReflect;
+pub use remote::PosReflect;
 pub use tactics::{
     Acted, Board, CancelMove, EndTurn, EnemyTurn, Forecast, Health, MAX_MOVEMENT_POINTS,
     MoveCancelled, Moved, PerClass, Piece, PieceData, PieceQuery, Presenting, RulesError, Strike,
@@ -61,7 +61,7 @@ pub use tactics::{
 pub use tilewalk_path::{self as path, Pos};
 pub use units::{
     AttackRange, MAX_ATTACK_RANGE, Motion, MovementClass, Precedence, Selected, Stride, Team, Tile,
-    Unit,
+    Unit, Walk,
 };
 
 /// The types a game uses most: `use bevy_tilewalk::prelude::*;`.

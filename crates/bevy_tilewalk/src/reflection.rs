@@ -1,39 +1,26 @@
 //! Reflection: every public component, resource and message of the plugin is registered, so
 //! inspectors, scenes and remote tools see units and paths. The core crate has no Bevy in it:
-//! a lone [`Pos`] field is reflected through [`PosReflect`] (its `x` and `y` show), and a type
-//! that holds other core types, or `Pos`es in a collection, is reflected opaquely (whole, by
-//! its `Debug`, `Clone` and `PartialEq`).
+//! a lone [`Pos`](tilewalk_path::Pos) field is reflected through [`PosReflect`] (its `x` and
+//! `y` show), and a type that holds other core types, or `Pos`es in a collection, is reflected
+//! opaquely (whole, by its `Debug`, `Clone` and `PartialEq`).
 
 use bevy::prelude::*;
-use bevy::reflect::reflect_remote;
-use tilewalk_path::Pos;
 
 use crate::movement::Arrived;
 use crate::navigation::{ClassSpec, Navigation, NavigationChanged};
 use crate::pathing::{
     MoveOrder, OrderRefused, Path, PathBudget, PathWork, Pending, RecordSearches, Replan, Searches,
-    ShortOfGoal, Squad, SteppingOff, StopOrder, StoppedShort, UnreachableGoals, Walk,
+    ShortOfGoal, Squad, SteppingOff, StopOrder, StoppedShort, UnreachableGoals,
 };
+use crate::remote::PosReflect;
 use crate::tactics::{
     Acted, CancelMove, EndTurn, EnemyTurn, Health, MoveCancelled, Moved, PerClass, Presenting,
     Strike, Struck, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Waited,
     Won, ZoneOfControl,
 };
 use crate::units::{
-    AttackRange, Motion, MovementClass, Precedence, Selected, Stride, Team, Tile, Unit,
+    AttackRange, Motion, MovementClass, Precedence, Selected, Stride, Team, Tile, Unit, Walk,
 };
-
-/// The reflection of the core's [`Pos`]: a field `#[reflect(remote = PosReflect)] pos: Pos`
-/// in a type of your own derives `Reflect` with `x` and `y` showing, as [`Tile`] does.
-#[reflect_remote(Pos)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[reflect(Debug, Default, Clone, PartialEq, Hash)]
-pub struct PosReflect {
-    /// The column, 0 at the left edge.
-    pub x: u32,
-    /// The row, 0 at the top edge.
-    pub y: u32,
-}
 
 pub(crate) fn plugin(app: &mut App) {
     app.register_type::<PosReflect>()

@@ -15,7 +15,7 @@ use tilewalk_path::{Heuristic, Passage, Pos, Range, SearchContext};
 use crate::TilewalkSystems;
 use crate::navigation::{ClassSpec, Navigation};
 use crate::pathing::{OrderRefused, Path, Refusal};
-use crate::reflection::PosReflect;
+use crate::remote::PosReflect;
 use crate::units::{AttackRange, Motion, MovementClass, Precedence, Team, Tile, Unit, precedence};
 
 /// A value for each movement class, by the class's name; the entry `*` is that of every

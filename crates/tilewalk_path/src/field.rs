@@ -13,9 +13,10 @@
 //! field on a grid of a given size, building another allocates nothing.
 
 use crate::board::Board;
-use crate::grid::{Grid, Pos};
+use crate::grid::Grid;
 use crate::memory::{map_pages, zeroed};
 use crate::open_list::{HeapEntry, OpenList};
+use crate::pos::Pos;
 use crate::search::{HexMoves, Moves, Passage, Path, SearchStats, SquareMoves};
 
 /// Marks "no next cell": a cell settled as a goal (a root of the field).

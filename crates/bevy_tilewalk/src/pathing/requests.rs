@@ -51,12 +51,13 @@ use tilewalk_path::{
     Unit as GroupUnit,
 };
 
-use super::{
-    OrderRefused, Path, Planned, RecordSearches, Recorder, Refusal, SearchRecord, Searches,
-    ShortOfGoal, Side, Squad, SteppingOff, StoppedShort, Walk, free_goal, search_legs,
+use super::legs::{Recorder, free_goal, search_legs};
+use super::types::{
+    OrderRefused, Path, Pending, Planned, RecordSearches, Refusal, SearchRecord, Searches,
+    ShortOfGoal, Side, Squad, SteppingOff, StoppedShort,
 };
 use crate::navigation::{Navigation, NavigationChanged};
-use crate::units::{MovementClass, Selected, Unit, precedence};
+use crate::units::{MovementClass, Selected, Unit, Walk, precedence};
 
 /// The work a frame's path searches may do, and how many workers share it. Work is cells
 /// expanded by searches and settled by group orders' fields, and group orders' paths at an
@@ -119,15 +120,6 @@ impl Default for PathBudget {
         }
     }
 }
-
-/// A unit waiting for its path: a request of its is queued or under way. It stands still
-/// (after the step under way) until the path arrives. Stored in a sparse set: an order of
-/// thousands of units adds it to each and every arriving path takes it away, and a table
-/// component would move each unit's whole row both times.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[reflect(Component, Default, Debug, Clone, PartialEq)]
-#[component(storage = "SparseSet")]
-pub struct Pending;
 
 /// What serving path requests did in the last frame (for a HUD, statistics and tests).
 #[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]

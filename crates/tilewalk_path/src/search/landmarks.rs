@@ -24,9 +24,10 @@
 //! marks the tables out of date, and searches then run plain A* until they are rebuilt.
 
 use crate::board::Board;
-use crate::grid::{Grid, Pos};
+use crate::grid::Grid;
 use crate::moves::Heuristic;
 use crate::open_list::HeapEntry;
+use crate::pos::Pos;
 
 use super::{
     Found, HexMoves, Moves, NoPath, Node, Path, SearchContext, SearchOptions, SearchStats,
