@@ -13,14 +13,7 @@ use crate::pathing::{
     ShortOfGoal, Squad, SteppingOff, StopOrder, StoppedShort, UnreachableGoals,
 };
 use crate::remote::PosReflect;
-use crate::tactics::{
-    Acted, CancelMove, EndTurn, EnemyTurn, Health, MoveCancelled, Moved, PerClass, Presenting,
-    Strike, Struck, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Waited,
-    Won, ZoneOfControl,
-};
-use crate::units::{
-    AttackRange, Motion, MovementClass, Precedence, Selected, Stride, Team, Tile, Unit, Walk,
-};
+use crate::units::{Motion, MovementClass, Precedence, Selected, Stride, Team, Tile, Unit, Walk};
 
 pub(crate) fn plugin(app: &mut App) {
     app.register_type::<PosReflect>()
@@ -31,7 +24,6 @@ pub(crate) fn plugin(app: &mut App) {
         .register_type::<Tile>()
         .register_type::<Motion>()
         .register_type::<Stride>()
-        .register_type::<AttackRange>()
         .register_type::<Precedence>()
         .register_type::<Selected>()
         // Navigation and orders.
@@ -54,29 +46,6 @@ pub(crate) fn plugin(app: &mut App) {
         .register_type::<PathWork>()
         .register_type::<Searches>()
         .register_type::<RecordSearches>()
-        // Tactics.
-        .register_type::<TacticsRules>()
-        .register_type::<PerClass<f64>>()
-        .register_type::<PerClass<(u32, u32)>>()
-        .register_type::<PerClass<u32>>()
-        .register_type::<ZoneOfControl>()
-        .register_type::<TerrainDefence>()
-        .register_type::<Turn>()
-        .register_type::<EnemyTurn>()
-        .register_type::<Health>()
-        .register_type::<Moved>()
-        .register_type::<Acted>()
-        .register_type::<TacticsMove>()
-        .register_type::<EndTurn>()
-        .register_type::<Strike>()
-        .register_type::<Wait>()
-        .register_type::<CancelMove>()
-        .register_type::<Struck>()
-        .register_type::<Waited>()
-        .register_type::<MoveCancelled>()
-        .register_type::<TacticsMoved>()
-        .register_type::<Won>()
-        .register_type::<Presenting>()
         .register_type::<UnreachableGoals>()
         .register_type::<ShortOfGoal>();
 }

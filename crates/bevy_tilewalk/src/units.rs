@@ -83,15 +83,6 @@ impl MovementClass {
 #[reflect(Component, Default, Debug, Clone, PartialEq)]
 pub struct Tile(#[reflect(remote = PosReflect)] pub Pos);
 
-/// A unit's own attack range for tactics (min, max), instead of its class's in the
-/// [`TacticsRules`](crate::TacticsRules).
-#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
-#[reflect(Component, Debug, Clone, PartialEq)]
-pub struct AttackRange(pub u32, pub u32);
-
-/// The longest attack reach a class or a unit may have, in steps.
-pub const MAX_ATTACK_RANGE: u32 = 1000;
-
 /// Which units go first where units are handled one after another (planning an order's
 /// paths, stepping into tiles each frame, taking a tactics side's turn): the lower first,
 /// then the earlier spawned (by entity index). A unit without it counts as 0. The same units spawned in the same order are

@@ -26,6 +26,7 @@ mod json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use bevy_tilewalk::Team;
 use serde_json::Value;
 use tilewalk_path::formats::ParseError;
 use tilewalk_path::{Board, Pos};
@@ -34,7 +35,6 @@ use super::tmx::{LayerCell, TiledLayer, TiledMap, TiledTileset, TilesetImage, Ti
 use super::{MAX_UNITS, MapAsset, UnitSpawn, parse_attack};
 use crate::assets::{AssetFileError, normalize, read_file};
 use crate::convert::Projection;
-use crate::units::Team;
 use json::{Fault, Node, Owned, kind};
 
 pub use json::{JsonPath, locate};

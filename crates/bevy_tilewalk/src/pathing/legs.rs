@@ -7,18 +7,13 @@ use std::time::Instant;
 use bevy::prelude::*;
 use tilewalk_path::{Board, Grid, Landmarks, NoPath, Passage, Pos, SearchContext, SearchOptions};
 
-use super::types::{Path, Refusal, SearchRecord};
+use super::types::{Path, Refusal, SearchRecord, ShortOfGoal, ShortOfWhy, UnreachableGoals};
 use crate::navigation::{Navigation, step_length};
 use crate::units::MovementClass;
 
 /// Why a goal cannot be ordered. (Called for every unit of an order: it allocates nothing
 /// unless it refuses.)
-pub(super) fn check_goal(
-    nav: &Navigation,
-    class: MovementClass,
-    from: Pos,
-    goal: Pos,
-) -> Result<(), Refusal> {
+fn check_goal(nav: &Navigation, class: MovementClass, from: Pos, goal: Pos) -> Result<(), Refusal> {
     let grid = nav.grid(class);
     if !nav.contains(goal) {
         return Err(Refusal::OutsideMap { goal });
@@ -71,12 +66,65 @@ pub(super) fn free_goal(
 }
 
 impl Navigation {
+    /// Where a real-time [`MoveOrder`](super::MoveOrder) to `goal` sends a unit of `class`
+    /// setting out from `from` (the tile it holds, or its path's end for a waypoint), as the
+    /// plugin's orders decide it: `goal` itself when the unit can get there; when it cannot
+    /// and `rule` is [`UnreachableGoals::Nearest`], the tile nearest `goal` it can reach
+    /// ([`Navigation::nearest_reachable`]) and why it stops short; else why the order is
+    /// refused: `goal` off the map, impassable for the class, in a region the unit cannot
+    /// reach, or the unit standing on impassable terrain with no way off. A move preview
+    /// that asks this shows what the order will do.
+    pub fn order_goal(
+        &self,
+        class: MovementClass,
+        from: Pos,
+        goal: Pos,
+        rule: UnreachableGoals,
+    ) -> Result<(Pos, Option<ShortOfGoal>), Refusal> {
+        self.aim(class, from, goal, rule, || {
+            nearest_reachable(self.grid(class), self.board(), from, goal)
+        })
+    }
+
+    /// [`Navigation::order_goal`], the nearest reachable tile found by `nearest` (an order of
+    /// many units finds it once per class and region).
+    pub(super) fn aim(
+        &self,
+        class: MovementClass,
+        from: Pos,
+        goal: Pos,
+        rule: UnreachableGoals,
+        nearest: impl FnOnce() -> Option<Pos>,
+    ) -> Result<(Pos, Option<ShortOfGoal>), Refusal> {
+        let reason = match check_goal(self, class, from, goal) {
+            Ok(()) => return Ok((goal, None)),
+            Err(reason) => reason,
+        };
+        let Some(why) = short_of(&reason, rule) else {
+            return Err(reason);
+        };
+        nearest()
+            .map(|tile| (tile, Some(ShortOfGoal { goal, why })))
+            .ok_or(reason)
+    }
+
     /// The tile an order to `goal` sends a unit of `class` standing on `from` to when it
     /// cannot reach `goal` ([`UnreachableGoals::Nearest`]): of the tiles it can walk to, the
     /// one nearest `goal` in a straight line; of equally near ones, the one nearest `from`,
     /// then by row, then by column. `None` when it can walk nowhere.
     pub fn nearest_reachable(&self, class: MovementClass, from: Pos, goal: Pos) -> Option<Pos> {
         nearest_reachable(self.grid(class), self.board(), from, goal)
+    }
+}
+
+/// Why a unit would stop short of its goal, for a refusal that [`UnreachableGoals::Nearest`]
+/// turns into an order to the nearest reachable tile (`None`: the refusal stands).
+fn short_of(reason: &Refusal, rule: UnreachableGoals) -> Option<ShortOfWhy> {
+    match (rule, reason) {
+        (UnreachableGoals::Refuse, _) => None,
+        (_, Refusal::Impassable { class, .. }) => Some(ShortOfWhy::Impassable { class: *class }),
+        (_, Refusal::Unreachable { .. }) => Some(ShortOfWhy::Unreachable),
+        _ => None,
     }
 }
 

@@ -12,17 +12,17 @@ use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
-use legs::{check_goal, exits, nearest_reachable};
+use legs::{exits, nearest_reachable};
 pub use requests::{
     DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_FRAMES, LANDMARKS, PathBudget, PathWork,
 };
 use requests::{Kind, Requests};
 pub use types::{
-    Labels, MoveOrder, OrderRefused, Path, Pending, RecordSearches, Refusal, Replan, SearchRecord,
-    Searches, ShortOfGoal, ShortOfWhy, Side, Squad, SteppingOff, StopOrder, StoppedShort,
-    UnreachableGoals,
+    Labels, MoveOrder, OrderRefused, Path, Pending, RecordSearches, Refusal, SearchRecord,
+    Searches, ShortOfGoal, ShortOfWhy, SteppingOff, StopOrder, UnreachableGoals,
 };
 use types::{Planned, PlannedItem};
+pub(crate) use types::{Replan, Side, Squad, StoppedShort};
 
 use crate::TilewalkSystems;
 use crate::navigation::{Navigation, NavigationChanged};
@@ -106,27 +106,16 @@ fn plan_orders(
                 _ => unit.tile.0,
             };
             let class = *unit.class;
-            let aim = match check_goal(&nav, class, from, order.goal) {
-                Ok(()) => Ok((order.goal, None)),
-                Err(reason) => match short_of(&reason, rule) {
-                    None => Err(reason),
-                    Some(why) => {
-                        let grid = nav.grid(class);
-                        let board = nav.board();
-                        let regions = exits(grid, board, from, None)
-                            .filter_map(|e| grid.region(e, board))
-                            .collect();
-                        let near = *nearest
-                            .entry((class, regions))
-                            .or_insert_with(|| nearest_reachable(grid, board, from, order.goal));
-                        let short = ShortOfGoal {
-                            goal: order.goal,
-                            why,
-                        };
-                        near.map(|tile| (tile, Some(short))).ok_or(reason)
-                    }
-                },
-            };
+            let aim = nav.aim(class, from, order.goal, rule, || {
+                let grid = nav.grid(class);
+                let board = nav.board();
+                let regions = exits(grid, board, from, None)
+                    .filter_map(|e| grid.region(e, board))
+                    .collect();
+                *nearest
+                    .entry((class, regions))
+                    .or_insert_with(|| nearest_reachable(grid, board, from, order.goal))
+            });
             match aim {
                 Ok((tile, short)) => match aims.iter_mut().find(|a| a.0 == tile && a.1 == short) {
                     Some(aim) => aim.2.push(unit.entity),
@@ -156,17 +145,6 @@ fn plan_orders(
                 requests.push(&mut commands, goal, Kind::Group(units), short);
             }
         }
-    }
-}
-
-/// Why a unit would stop short of its goal, for a refusal that [`UnreachableGoals::Nearest`]
-/// turns into an order to the nearest reachable tile (`None`: the refusal stands).
-fn short_of(reason: &Refusal, rule: UnreachableGoals) -> Option<ShortOfWhy> {
-    match (rule, reason) {
-        (UnreachableGoals::Refuse, _) => None,
-        (_, Refusal::Impassable { class, .. }) => Some(ShortOfWhy::Impassable { class: *class }),
-        (_, Refusal::Unreachable { .. }) => Some(ShortOfWhy::Unreachable),
-        _ => None,
     }
 }
 

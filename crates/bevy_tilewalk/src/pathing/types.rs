@@ -135,7 +135,7 @@ pub enum Refusal {
 /// What a real-time [`MoveOrder`] to a tile its unit cannot reach does: by default the unit
 /// goes as near as it can get ([`ShortOfGoal`]); a game that wants the order refused instead
 /// ([`Refusal::Impassable`], [`Refusal::Unreachable`]) inserts [`UnreachableGoals::Refuse`].
-/// Tactics moves ([`TacticsMove`](crate::TacticsMove)) are always refused.
+/// Tactics moves ([`TacticsMove`](crate::tactics::TacticsMove)) are always refused.
 #[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[reflect(Resource, Default, Debug, Clone, PartialEq)]
 pub enum UnreachableGoals {
@@ -292,7 +292,7 @@ impl SteppingOff {
 /// Asks for a new path through the unit's remaining waypoints.
 #[derive(Message, Reflect, Clone, Copy, Debug)]
 #[reflect(Debug, Clone)]
-pub struct Replan {
+pub(crate) struct Replan {
     /// The unit.
     pub unit: Entity,
     /// Go around units (sent when the unit is blocked): the other side's units at rest and
@@ -331,7 +331,7 @@ pub struct Path {
 /// unit alone ends it.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[reflect(Component, Debug, Clone, PartialEq, Hash)]
-pub struct Squad(pub u64);
+pub(crate) struct Squad(pub u64);
 
 /// A unit whose last walk ended before its goal: stopped (`S`), given up, or left with no
 /// way on. It stands on none of its order's tiles, so it takes over no squadmate's walk (the
@@ -340,12 +340,12 @@ pub struct Squad(pub u64);
 /// order ends it.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default)]
 #[reflect(Component, Default, Debug, Clone)]
-pub struct StoppedShort;
+pub(crate) struct StoppedShort;
 
 /// Which units a unit makes way for, and they for it: its team, and the group order it was
 /// last sent with ([`Squad`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Side {
+pub(crate) struct Side {
     /// The unit's team.
     pub team: Team,
     /// The group order it was last sent with.
