@@ -210,9 +210,9 @@ impl CostField {
     /// A way that turns late stays a cheapest way to more places beside its goal for
     /// longer (on open ground, to every cell the remaining diagonals could reach instead):
     /// that is what lets a group order's units share one way and still spread over
-    /// many tiles at its end ([`GroupPlanner`](crate::GroupPlanner)): on the army benchmark
-    /// (`cargo run --release --example army`) it takes less work for one group sent to one
-    /// point, a little more for many small squads.
+    /// many tiles at its end ([`GroupPlanner`](crate::GroupPlanner)). The army benchmark
+    /// (`cargo run --release --example army`, figures in the repository's
+    /// `docs/benchmarks.md`) measures the work it takes.
     pub fn next(&self, pos: Pos) -> Option<Pos> {
         self.settled_cell(pos)
             .filter(|cell| cell.next != ROOT)

@@ -69,9 +69,9 @@ use crate::units::{MovementClass, Selected, Unit, Walk, precedence};
 /// counted, so the same budget with the same number of workers gives the same frames on any
 /// machine; with `workers` left to the cores, a machine with more cores plans more a frame.
 /// The searches run on Bevy's compute task pool, which by default has the cores the IO and
-/// async compute pools leave (a quarter each, up to four: 8 threads of 16 cores); with more
-/// workers than its threads, a frame's lanes take turns on them: frames are longer, and
-/// orders are planned in fewer of them (`docs/benchmarks.md`, "Every core").
+/// async compute pools leave (Bevy's `TaskPoolOptions`); with more workers than its
+/// threads, a frame's lanes take turns on them: frames are longer, and orders are planned
+/// in fewer of them (the repository's `docs/benchmarks.md`, "Every core", has the figures).
 #[derive(Resource, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Resource, Default, Debug, Clone, PartialEq)]
 pub struct PathBudget {
@@ -103,13 +103,13 @@ impl PathBudget {
     }
 }
 
-/// The default [`PathBudget::work`] of one worker: chosen so that two workers plan a few
-/// milliseconds of group orders a frame in a release build on a 2-core machine, and a frame
-/// that plans stays within a 60 Hz frame's time with the rest of the game's work. A larger
+/// The default [`PathBudget::work`] of one worker: chosen so that a frame that plans group
+/// orders stays within a 60 Hz frame's time with the rest of the game's work. A larger
 /// budget plans an order in fewer frames but makes each of them longer; a smaller one keeps
 /// frames short and spreads the order over more of them. To choose one for another machine,
-/// time the frames with `cargo run --release --example army -- --budget WORK`
-/// (`docs/benchmarks.md` has the measured cost of this one).
+/// time the frames with `cargo run --release --example army -- --budget WORK` (the
+/// repository's `docs/benchmarks.md`, "What a unit of work costs", has the figures that
+/// chose this one).
 pub const DEFAULT_PATH_WORK: usize = 20_000;
 
 impl Default for PathBudget {
