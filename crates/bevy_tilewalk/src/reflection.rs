@@ -1,5 +1,6 @@
-//! Reflection: every public component, resource and message of the plugin is registered, so
-//! inspectors, scenes and remote tools see units and paths. The core crate has no Bevy in it:
+//! Reflection: every public component, resource and message of the plugin is registered (the
+//! tactics ones where the `tactics` module adds its systems), so inspectors, scenes and
+//! remote tools see units and paths. The core crate has no Bevy in it:
 //! a lone [`Pos`](tilewalk_path::Pos) field is reflected through [`PosReflect`] (its `x` and
 //! `y` show), and a type that holds other core types, or `Pos`es in a collection, is reflected
 //! opaquely (whole, by its `Debug`, `Clone` and `PartialEq`).

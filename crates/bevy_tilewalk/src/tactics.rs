@@ -4,9 +4,10 @@
 //! combat (hit points, damage, terrain defence, counter-attacks), and an enemy turn that
 //! closes in and strikes.
 //!
-//! Behind the cargo feature `tactics` (on by default). [`TacticsRules`] inserted as a resource
-//! start the turns; [`with_board`] answers queries (ranges, threat, forecasts) on a
-//! [`TacticsBoard`] of the units as they stand.
+//! Behind the cargo feature `tactics` (on by default), which also registers these types for
+//! reflection. Inserting [`TacticsRules`] as a resource starts the turns; [`with_board`]
+//! answers queries (ranges, threat, forecasts) on a [`TacticsBoard`] of the units as they
+//! stand.
 
 use std::collections::{BTreeMap, BTreeSet};
 
