@@ -29,14 +29,14 @@ use std::time::Instant;
 use bevy::app::TaskPoolOptions;
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
-use bevy_tilewalk::{MoveOrder, PathBudget, PathWork};
+use bevy_tilewalk::debug::PathWork;
+use bevy_tilewalk::{MoveOrder, PathBudget, Selected, Tile, Unit};
 use tilewalk::headless_app;
 use tilewalk::journal::{Entry, Journal};
 use tilewalk::level::Level;
 use tilewalk::map::MapAsset;
 use tilewalk::map::generate::generate;
 use tilewalk::terrain::TerrainTable;
-use tilewalk::units::{Selected, Tile, Unit};
 use tilewalk_path::Pos;
 
 const SIDE: u32 = 512;

@@ -2,15 +2,14 @@
 //! tests, and the question they keep asking it (has everything stopped moving?).
 
 use bevy::prelude::*;
-use bevy_tilewalk::{Path, PathBudget, Pending};
+use bevy_tilewalk::tactics::Turn;
+use bevy_tilewalk::{Motion, Path, PathBudget, Pending, Team};
 use tilewalk_path::formats::ParseError;
 
 use crate::level::{Level, spawn_units};
 use crate::map::MapAsset;
 use crate::simulation_plugin;
-use crate::tactics::Turn;
 use crate::terrain::TerrainTable;
-use crate::units::{Motion, Team};
 
 /// The simulated time one headless frame advances.
 pub const FIXED_STEP_SECS: f64 = 1.0 / 60.0;

@@ -7,13 +7,12 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use bevy::prelude::*;
-use bevy_tilewalk::{Arrived, MoveOrder, OrderRefused, Refusal, SteppingOff};
+use bevy_tilewalk::tactics::{Struck, TacticsMove, TacticsMoved, Won};
+use bevy_tilewalk::{Arrived, MoveOrder, OrderRefused, Refusal, SteppingOff, Team, Unit};
 use tilewalk_path::Pos;
 
 use crate::AppSystems;
 use crate::level::{GameLabels, Level, RestartLevel};
-use crate::tactics::{Struck, TacticsMove, TacticsMoved, Won};
-use crate::units::{Team, Unit};
 
 /// One thing that happened to a unit's order.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,17 +6,13 @@
 use std::collections::BTreeMap;
 
 use bevy::prelude::*;
-pub use bevy_tilewalk::TacticsRules;
-use bevy_tilewalk::{ClassSpec, Navigation, RulesError};
-pub use bevy_tilewalk::{PerClass, ZoneOfControl};
+use bevy_tilewalk::tactics::{
+    EnemyTurn, MAX_ATTACK_RANGE, MAX_MOVEMENT_POINTS, PerClass, Piece, RulesError, TacticsBoard,
+    TacticsRules, TerrainDefence, Turn, ZoneOfControl,
+};
+use bevy_tilewalk::{ClassSpec, Navigation};
 use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
-
-pub use bevy_tilewalk::{
-    Acted, Board, CancelMove, EndTurn, EnemyTurn, Forecast, Health, MAX_MOVEMENT_POINTS,
-    MoveCancelled, Moved, Piece, PieceQuery, Presenting, Strike, Struck, TacticsMove, TacticsMoved,
-    TerrainDefence, Turn, Wait, Waited, Won, with_board,
-};
 
 use crate::AppSystems;
 use crate::assets::{
@@ -24,7 +20,6 @@ use crate::assets::{
     touches, unique_keys,
 };
 use crate::level::{Level, RestartLevel};
-use crate::units::MAX_ATTACK_RANGE;
 
 /// Which game is being played.
 #[derive(States, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -47,19 +42,13 @@ struct RulesFile {
     movement_points: BTreeMap<String, f64>,
     #[serde(deserialize_with = "unique_keys")]
     attack_range: BTreeMap<String, (u32, u32)>,
-    zone_of_control: ZoneOfControlFile,
+    zone_of_control: ZoneOfControl,
     #[serde(default)]
     ignore_zone_of_control: Vec<String>,
     #[serde(default, deserialize_with = "unique_keys")]
     hit_points: BTreeMap<String, u32>,
     #[serde(default, deserialize_with = "unique_keys")]
     damage: BTreeMap<String, u32>,
-}
-
-#[derive(Deserialize)]
-enum ZoneOfControlFile {
-    EndsMove,
-    TakesAllPoints,
 }
 
 /// The tactics rules file, as an asset: the rules and the text they were read from (to
@@ -111,10 +100,7 @@ pub fn parse_rules(text: &str) -> Result<TacticsRules, ParseError> {
     Ok(TacticsRules {
         movement_points: PerClass(file.movement_points),
         attack_range: PerClass(file.attack_range),
-        zone_of_control: match file.zone_of_control {
-            ZoneOfControlFile::EndsMove => ZoneOfControl::EndsMove,
-            ZoneOfControlFile::TakesAllPoints => ZoneOfControl::TakesAllPoints,
-        },
+        zone_of_control: file.zone_of_control,
         ignore_zone_of_control: file.ignore_zone_of_control,
         hit_points: PerClass(file.hit_points),
         damage: PerClass(file.damage),
@@ -126,7 +112,7 @@ pub fn parse_rules(text: &str) -> Result<TacticsRules, ParseError> {
 /// has acted, it is not its side's turn, the target is out of reach or an ally), the
 /// refusal's own words. `name` names units.
 pub fn strike_hint(
-    board: &Board,
+    board: &TacticsBoard,
     attacker: &Piece,
     target: &Piece,
     turn: Turn,

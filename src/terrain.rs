@@ -4,13 +4,12 @@
 use std::collections::BTreeMap;
 
 use bevy::prelude::*;
-use bevy_tilewalk::{ClassSpec, MAX_CLASSES};
+use bevy_tilewalk::{ClassSpec, MAX_CLASSES, MovementClass};
 use serde::Deserialize;
 use tilewalk_path::formats::ParseError;
 use tilewalk_path::{MAX_COST, MIN_COST};
 
 use crate::assets::{TextAsset, ron_error, unique_keys};
-use crate::units::MovementClass;
 
 /// One kind of ground.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,12 +1,9 @@
-//! Units as the game spawns and draws them: the plugin's unit components, with a name and a
-//! place in the world.
+//! Units as the game spawns and draws them: the plugin's unit components (`bevy_tilewalk`'s
+//! [`Unit`], [`Team`], [`MovementClass`], [`Tile`]) with a name and a place in the world.
 
 use bevy::prelude::*;
+use bevy_tilewalk::{MovementClass, Team, Tile, Unit};
 use tilewalk_path::Pos;
-
-pub use bevy_tilewalk::{
-    AttackRange, MAX_ATTACK_RANGE, Motion, MovementClass, Selected, Stride, Team, Tile, Unit,
-};
 
 /// A unit standing on `tile`, drawn at `translation`. Its name is unique on the map.
 pub fn unit(

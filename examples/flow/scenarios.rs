@@ -15,7 +15,9 @@
 use std::fmt::Write as _;
 
 use bevy::prelude::*;
-use bevy_tilewalk::{MoveOrder, Navigation, Refusal, free_walk_seconds};
+use bevy_tilewalk::{
+    MoveOrder, MovementClass, Navigation, Refusal, Team, Tile, Unit, free_walk_seconds,
+};
 use pathfinding::directed::edmonds_karp::edmonds_karp_sparse;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -25,7 +27,6 @@ use tilewalk::journal::{Entry, Journal};
 use tilewalk::map::MapAsset;
 use tilewalk::map::generate::generate;
 use tilewalk::terrain::TerrainTable;
-use tilewalk::units::{MovementClass, Team, Tile, Unit};
 use tilewalk_path::{Board, Diagonal, Grid, Pos, SearchContext};
 
 /// Seeds the crowd rules were tuned on.

@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use bevy::prelude::*;
-use bevy_tilewalk::{MoveOrder, Navigation, Path, Pending, free_walk_seconds};
+use bevy_tilewalk::{
+    MoveOrder, MovementClass, Navigation, Path, Pending, Team, Tile, Unit, free_walk_seconds,
+};
 use tilewalk_path::{Pos, SearchContext};
 
 use super::{Failure, say};
@@ -16,7 +18,6 @@ use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal, round_seconds};
 use crate::level::Level;
 use crate::map::parse_pos;
-use crate::units::{MovementClass, Team, Tile, Unit};
 
 #[derive(clap::Args, Debug)]
 pub struct SimulateArgs {

@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bevy::prelude::*;
-use bevy_tilewalk::Path;
+use bevy_tilewalk::tactics::{
+    CancelMove, EndTurn, EnemyTurn, MoveCancelled, Strike, Struck, TacticsMove, TacticsMoved,
+    TacticsRules, Turn, Wait, Waited, with_board,
+};
+use bevy_tilewalk::{Path, Team, Unit};
 use serde_json::{Value, json};
 use tilewalk_path::Pos;
 
@@ -16,11 +20,7 @@ use super::{Failure, say};
 use crate::assets::AssetFileError;
 use crate::journal::{Entry, Journal};
 use crate::map::parse_pos;
-use crate::tactics::{
-    CancelMove, EndTurn, EnemyTurn, Mode, MoveCancelled, Strike, Struck, TacticsMove, TacticsMoved,
-    TacticsRules, Turn, Wait, Waited, with_board,
-};
-use crate::units::{Team, Unit};
+use crate::tactics::Mode;
 
 #[derive(clap::Args, Debug)]
 pub struct TacticsArgs {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use bevy::asset::AssetPath;
 use bevy::prelude::*;
-use bevy_tilewalk::{Navigation, NavigationChanged};
+use bevy_tilewalk::{MovementClass, Navigation, NavigationChanged, Unit};
 use tilewalk_path::Pos;
 
 use super::{Level, LevelChanged, spawn_units, warnings};
@@ -17,7 +17,6 @@ use crate::assets::{
 };
 use crate::map::{LdtkLoader, MapAsset, TmxLoader, repaint, write_atomically};
 use crate::terrain::TerrainTable;
-use crate::units::{MovementClass, Unit};
 
 #[derive(Resource)]
 struct LevelHandles {

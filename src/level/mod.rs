@@ -8,7 +8,10 @@ mod files;
 pub use files::{EditMap, MapEdited, MapHistory, RestartLevel, plugin as assets_plugin};
 
 use bevy::prelude::*;
-use bevy_tilewalk::{Labels, Navigation, NavigationChanged, Precedence};
+use bevy_tilewalk::tactics::AttackRange;
+use bevy_tilewalk::{
+    Labels, Motion, MovementClass, Navigation, NavigationChanged, Precedence, Tile, Unit,
+};
 use tilewalk_path::formats::ParseError;
 use tilewalk_path::{Board, Grid, Pos};
 
@@ -17,7 +20,7 @@ use crate::convert::Projection;
 use crate::map::MapAsset;
 use crate::map::tmx::TiledMap;
 use crate::terrain::{Terrain, TerrainTable};
-use crate::units::{AttackRange, Motion, MovementClass, Tile, UNIT_Z, Unit, unit};
+use crate::units::{UNIT_Z, unit};
 
 /// The most cells a level's grids may store, the map's cells with the one-cell border around
 /// them: 2^25. It only limits maps one or two tiles high or wide, whose border is up to two

@@ -242,7 +242,7 @@ mod tests {
                 "{} on open ground",
                 unit.name
             );
-            let west = unit.team == crate::units::Team::Blue;
+            let west = unit.team == bevy_tilewalk::Team::Blue;
             assert_eq!(west, unit.pos.x < 48, "{} on its side", unit.name);
             assert_eq!(
                 unit.class.to_string(),

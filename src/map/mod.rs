@@ -35,12 +35,13 @@ pub use sources::register_map_source;
 use std::collections::HashMap;
 
 use bevy::prelude::*;
+use bevy_tilewalk::Team;
+use bevy_tilewalk::tactics::MAX_ATTACK_RANGE;
 use tilewalk_path::formats::{ParseError, is_movingai_map, parse_movingai_map};
 use tilewalk_path::{Board, Pos, UnknownBoard};
 
 use crate::convert::Projection;
 use crate::terrain::TerrainTable;
-use crate::units::{MAX_ATTACK_RANGE, Team};
 
 /// The most units a map may place.
 pub const MAX_UNITS: usize = 100_000;

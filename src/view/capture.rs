@@ -11,7 +11,8 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::ui::UiGlobalTransform;
 
-use bevy_tilewalk::Path;
+use bevy_tilewalk::tactics::Turn;
+use bevy_tilewalk::{Path, Selected, Tile};
 use tilewalk_path::Pos;
 
 use super::Cursor;
@@ -20,8 +21,7 @@ use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::journal::EventLog;
 use crate::level::Level;
-use crate::tactics::{Mode, Turn};
-use crate::units::{Selected, Tile};
+use crate::tactics::Mode;
 
 /// Where F12 saves the next screenshot (`play --screenshot FILE`); by default
 /// `screenshots/tilewalk-N.png` in the current folder.

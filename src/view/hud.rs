@@ -4,7 +4,8 @@
 //! search's expanded cells).
 
 use bevy::prelude::*;
-use bevy_tilewalk::{Path, PathWork, SearchRecord, Searches};
+use bevy_tilewalk::debug::{PathWork, SearchRecord, Searches};
+use bevy_tilewalk::{Motion, MovementClass, Path, Selected, Unit};
 use tilewalk_path::{Board, HexLayout};
 
 use super::layout::{BottomBar, HudPanel, PANEL_BACKGROUND, TopBar};
@@ -20,7 +21,6 @@ use crate::journal::{Entry, Journal};
 use crate::level::Level;
 use crate::tactics::Mode;
 use crate::terrain::TerrainTable;
-use crate::units::{Motion, MovementClass, Selected, Unit};
 
 #[derive(Component)]
 struct StatusText;

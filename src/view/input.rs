@@ -7,7 +7,8 @@
 use bevy::prelude::*;
 use bevy::ui::UiGlobalTransform;
 use bevy::window::{PrimaryWindow, WindowEvent};
-use bevy_tilewalk::{MoveOrder, RecordSearches, Searches, StopOrder};
+use bevy_tilewalk::debug::{RecordSearches, Searches};
+use bevy_tilewalk::{MoveOrder, Selected, StopOrder, Unit};
 
 use super::paint::Painter;
 use super::{Cursor, DragBox, LastOrder, Notice, SearchView, Spot, TakesClicks, ctrl};
@@ -15,7 +16,6 @@ use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
 use crate::tactics::Mode;
-use crate::units::{Selected, Unit};
 
 /// A drag shorter than this (in screen pixels) is a click.
 const DRAG_THRESHOLD_PX: f32 = 6.0;

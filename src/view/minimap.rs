@@ -8,12 +8,12 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::ui::RelativeCursorPosition;
 use bevy::window::PrimaryWindow;
+use bevy_tilewalk::{Team, Tile, Unit};
 
 use super::layout::{HudPanel, MinimapSlot};
 use super::sprites::team_color;
 use crate::AppSystems;
 use crate::level::{Level, LevelChanged};
-use crate::units::{Team, Tile, Unit};
 
 /// The minimap's longest side on screen, in logical pixels.
 const MINIMAP_PX: f32 = 200.0;

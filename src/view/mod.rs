@@ -22,7 +22,7 @@ use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::render::view::screenshot::Screenshot;
 use bevy::window::RequestRedraw;
 use bevy::winit::{UpdateMode, WinitSettings};
-use bevy_tilewalk::Searches;
+use bevy_tilewalk::debug::Searches;
 use tilewalk_path::{Board, HexLayout, Pos};
 
 use crate::AppSystems;
@@ -140,8 +140,8 @@ type Walking = Or<(With<bevy_tilewalk::Path>, With<bevy_tilewalk::Pending>)>;
 /// waiting for their paths, a tactics move or strike being shown, an enemy turn, a key held to pan, a marker fading, a notice on screen, a screenshot pending.
 fn keep_drawing(
     walking: Query<(), Walking>,
-    shows: Query<(), With<crate::tactics::Presenting>>,
-    turn: Option<Res<crate::tactics::Turn>>,
+    shows: Query<(), With<bevy_tilewalk::tactics::Presenting>>,
+    turn: Option<Res<bevy_tilewalk::tactics::Turn>>,
     markers: Query<(), With<sprites::RefusalMarker>>,
     screenshots: Query<(), With<Screenshot>>,
     keys: Res<ButtonInput<KeyCode>>,
@@ -150,7 +150,7 @@ fn keep_drawing(
     mut redraw: MessageWriter<RequestRedraw>,
     mut redrawing: ResMut<Redrawing>,
 ) {
-    let enemy_turn = turn.is_some_and(|t| t.team == crate::units::Team::Red);
+    let enemy_turn = turn.is_some_and(|t| t.team == bevy_tilewalk::Team::Red);
     let busy = !walking.is_empty()
         || !shows.is_empty()
         || enemy_turn
@@ -428,7 +428,7 @@ mod tests {
             let mut all = app.world_mut().resource_mut::<Searches>();
             all.0.clear();
             all.0
-                .extend((0..searches).map(|_| bevy_tilewalk::SearchRecord::default()));
+                .extend((0..searches).map(|_| bevy_tilewalk::debug::SearchRecord::default()));
             app.update();
         };
         order(&mut app, 3);

@@ -1,14 +1,15 @@
 //! Real time's preview of a move: with units selected, the path the lead unit (the first by
 //! name, whose path is drawn yellow) would take to the tile under the pointer, before the
 //! right click; where it cannot go, the way to the tile nearest it that the order would take
-//! instead and why (or, where the game refuses such orders, the refusal cross and why). A
-//! group order gives each unit
-//! its own tile when it is given, so only the lead's way is previewed: one search, not one
-//! a unit.
+//! instead and why (or, where the game refuses such orders, the refusal cross and why). The
+//! goal is checked by the plugin's own check of an order's goal
+//! ([`Navigation::order_goal`]), so the preview and the order agree. A group order gives each
+//! unit its own tile when it is given, so only the lead's way is previewed: one search, not
+//! one a unit.
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
-use bevy_tilewalk::{Navigation, Refusal, UnreachableGoals};
+use bevy_tilewalk::{MovementClass, Navigation, Refusal, Selected, Tile, Unit, UnreachableGoals};
 use tilewalk_path::{Path, Pos, SearchContext, SearchOptions};
 
 use super::hud::PATH_TINTS;
@@ -18,7 +19,6 @@ use super::{Cursor, DragBox, Notice, route_line};
 use crate::AppSystems;
 use crate::level::{GameLabels, Level};
 use crate::tactics::Mode;
-use crate::units::{MovementClass, Selected, Tile, Unit};
 
 pub(super) fn plugin(app: &mut App) {
     app.init_gizmo_group::<PreviewLine>()
@@ -119,43 +119,23 @@ fn plan_preview(
     }
     let route = lead.zip(asked).map(|(lead, asked)| {
         let class = *lead.class;
-        match route(&nav, &mut context, class, asked.from, asked.to) {
-            Ok(path) => Ok(Route {
-                path,
-                short_of: None,
-            }),
-            // Sent as near as it can get: the way there, and why it stops short.
-            Err(refusal) if rule == UnreachableGoals::Nearest => nav
-                .nearest_reachable(class, asked.from, asked.to)
-                .and_then(|near| route(&nav, &mut context, class, asked.from, near).ok())
-                .map(|path| Route {
-                    path,
-                    short_of: Some(refusal.clone()),
-                })
-                .ok_or(refusal),
-            Err(refusal) => Err(refusal),
-        }
+        // The plugin's own check of an order's goal: the preview shows what the order does.
+        let (tile, short) = nav.order_goal(class, asked.from, asked.to, rule)?;
+        let path = context
+            .search(
+                nav.grid(class),
+                asked.from,
+                tile,
+                &SearchOptions::on(nav.board()),
+            )
+            .map_err(|why| Refusal::NoPath { why })?
+            .path;
+        Ok(Route {
+            path,
+            short_of: short.map(|s| s.refusal()),
+        })
     });
     preview.set_if_neq(MovePreview { asked, route });
-}
-
-/// The way an order to `to` would take the unit on `from` (the search a unit alone gets: A*
-/// on its class's terrain), or why it cannot get there.
-fn route(
-    nav: &Navigation,
-    context: &mut SearchContext,
-    class: MovementClass,
-    from: Pos,
-    to: Pos,
-) -> Result<Path, Refusal> {
-    let grid = nav.grid(class);
-    if !grid.is_passable(to) {
-        return Err(Refusal::Impassable { goal: to, class });
-    }
-    context
-        .search(grid, from, to, &SearchOptions::on(nav.board()))
-        .map(|found| found.path)
-        .map_err(|why| Refusal::Unreachable { goal: to, why })
 }
 
 /// Draws the previewed way, or the refusal cross on the tile and why in the hint.

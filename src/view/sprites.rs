@@ -4,14 +4,14 @@
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
-use bevy_tilewalk::{OrderRefused, Pending, Refusal};
+use bevy_tilewalk::tactics::AttackRange;
+use bevy_tilewalk::{MovementClass, OrderRefused, Pending, Refusal, Selected, Team, Tile, Unit};
 
 use super::Cursor;
 use super::input::UNIT_SPRITE_TILES;
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
-use crate::units::{AttackRange, MovementClass, Selected, Team, Tile, Unit};
 use tilewalk_path::Pos;
 
 pub const BLUE: Color = Color::srgb(0.30, 0.55, 1.0);

@@ -11,7 +11,11 @@
 use std::collections::{BTreeSet, HashMap};
 
 use bevy::prelude::*;
-use bevy_tilewalk::{Navigation, Refusal};
+use bevy_tilewalk::tactics::{
+    Acted, CancelMove, EndTurn, EnemyTurn, Health, Moved, PieceQuery, Presenting, Strike, Struck,
+    TacticsBoard, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Won,
+};
+use bevy_tilewalk::{MovementClass, Navigation, Refusal, Selected, Team, Tile, Unit};
 use tilewalk_path::{Pos, Range, SearchContext};
 
 use super::layout::{HudPanel, MapArea, MinimapSlot, PANEL_BACKGROUND, TopBar};
@@ -20,12 +24,8 @@ use super::{Cursor, Notice, TileShape, outline, route_line};
 use crate::AppSystems;
 use crate::journal::{Entry, EventLog, Journal};
 use crate::level::{Level, RestartLevel};
-use crate::tactics::{
-    Acted, Board, CancelMove, EndTurn, EnemyTurn, Health, Mode, Moved, PieceQuery, Presenting,
-    Strike, Struck, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Won,
-    strike_hint,
-};
-use crate::units::{MovementClass, Selected, Team, Tile, UNIT_Z, Unit};
+use crate::tactics::{Mode, strike_hint};
+use crate::units::UNIT_Z;
 
 /// The range shown for the selected unit, computed when the board, the rules, the selection
 /// or the threat toggle change, and read by the highlight, the preview and the move alike.
@@ -526,7 +526,7 @@ fn update_range(
     if !(resources || turn.is_changed() || removed || !changed.is_empty()) {
         return;
     }
-    let board = Board::new(&nav, &rules, &units);
+    let board = TacticsBoard::new(&nav, &rules, &units);
     let piece = single(&selected).and_then(|e| board.piece(e));
     let (range, attack) = match piece {
         Some(piece) => {
@@ -652,7 +652,7 @@ fn draw_preview(
     };
     // Over an enemy: the strike's forecast, damage both ways, or why there is none (the unit
     // has acted, the enemy is out of reach, it is not the player's turn).
-    let board = Board::new(&nav, &rules, &pieces).with_defence(defence.as_deref());
+    let board = TacticsBoard::new(&nav, &rules, &pieces).with_defence(defence.as_deref());
     let attacker = board.piece(unit);
     let target = board
         .pieces

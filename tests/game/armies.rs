@@ -5,9 +5,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
-use bevy_tilewalk::{
-    Navigation, PathBudget, PathWork, Pending, Refusal, StopOrder, UnreachableGoals,
-};
+use bevy_tilewalk::debug::PathWork;
+use bevy_tilewalk::{Navigation, PathBudget, Pending, Refusal, StopOrder, UnreachableGoals};
 use tilewalk_path::SearchContext;
 
 use super::*;

@@ -6,8 +6,9 @@ use std::collections::BTreeSet;
 
 use bevy_ecs_tilemap::helpers::hex_grid::neighbors::HexNeighbors;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilewalk::tactics::{PerClass, TacticsRules, ZoneOfControl, with_board};
 use tilewalk::convert::{Geometry, TILE_SIZE};
-use tilewalk::tactics::{Mode, PerClass, TacticsRules, ZoneOfControl, with_board};
+use tilewalk::tactics::Mode;
 use tilewalk_path::{Board, HexLayout};
 
 use super::*;

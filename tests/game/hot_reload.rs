@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use bevy::time::TimeUpdateStrategy;
 use bevy_tilewalk::Navigation;
+use bevy_tilewalk::tactics::TacticsRules;
 use tilewalk::assets::{FileErrors, MapFile};
 use tilewalk::level::{EditMap, Level, MapEdited, MapHistory, assets_plugin};
 use tilewalk::map::register_map_source;
 use tilewalk::simulation_plugin;
-use tilewalk::tactics::{self, TacticsRules};
+use tilewalk::tactics;
 use tilewalk_path::{SearchOptions, find_path};
 
 use super::*;

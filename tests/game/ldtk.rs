@@ -8,11 +8,11 @@ use std::path::{Path as FsPath, PathBuf};
 use std::process::Command;
 
 use bevy::prelude::*;
+use bevy_tilewalk::Team;
 use serde_json::Value;
 use tilewalk::level::Level;
 use tilewalk::map::ldtk::read_ldtk;
 use tilewalk::terrain::TerrainTable;
-use tilewalk::units::Team;
 use tilewalk_path::Pos;
 
 use super::{FOOT, table};

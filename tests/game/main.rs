@@ -16,12 +16,11 @@ mod tiled_json;
 mod window;
 
 use bevy::prelude::*;
-use bevy_tilewalk::{MoveOrder, Path};
+use bevy_tilewalk::{MoveOrder, MovementClass, Path, Team, Tile, Unit};
 use tilewalk::headless_app;
 use tilewalk::journal::{Entry, Journal};
 use tilewalk::map::MapAsset;
 use tilewalk::terrain::TerrainTable;
-use tilewalk::units::{MovementClass, Team, Tile, Unit};
 use tilewalk_path::Pos;
 
 /// Counts the bytes allocated, for the memory tests.
@@ -37,7 +36,7 @@ pub const FLYER: MovementClass = MovementClass(2);
 pub const SPEED: f64 = 3.0;
 
 /// The shipped tactics rules.
-pub fn rules() -> tilewalk::tactics::TacticsRules {
+pub fn rules() -> bevy_tilewalk::tactics::TacticsRules {
     tilewalk::tactics::parse_rules(include_str!("../../assets/tactics.ron"))
         .expect("the shipped rules parse")
 }

@@ -1,10 +1,9 @@
 //! Orders, paths and movement in a headless app with a fixed time step.
 
-use bevy_tilewalk::{MAX_REPLANS, Navigation, Refusal, UnreachableGoals};
+use bevy_tilewalk::{MAX_REPLANS, MovementClass, Navigation, Refusal, UnreachableGoals};
 use tilewalk::convert::step_length;
 use tilewalk::journal::Entry;
 use tilewalk::level::Level;
-use tilewalk::units::MovementClass;
 use tilewalk_path::{Algorithm, NoPath, Pos, SearchOptions, find_path};
 
 use super::*;
@@ -529,7 +528,7 @@ fn a_cost_decrease_off_the_path_replans_onto_the_cheaper_route() {
             let entity = unit(&mut app, "archer");
             let stride = app
                 .world()
-                .get::<tilewalk::units::Motion>(entity)
+                .get::<bevy_tilewalk::Motion>(entity)
                 .unwrap()
                 .stride;
             let left = stride.map_or(0.0, |s| s.duration - s.elapsed);

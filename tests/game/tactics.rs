@@ -3,10 +3,11 @@
 //! and combat.
 
 use bevy_tilewalk::Refusal;
-use tilewalk::tactics::{
-    CancelMove, EndTurn, EnemyTurn, Forecast, Health, Mode, PerClass, Strike, Struck, TacticsMove,
-    TacticsMoved, TacticsRules, Wait, ZoneOfControl, check_rules, parse_rules, with_board,
+use bevy_tilewalk::tactics::{
+    CancelMove, EndTurn, EnemyTurn, Forecast, Health, PerClass, Strike, Struck, TacticsMove,
+    TacticsMoved, TacticsRules, Wait, ZoneOfControl, with_board,
 };
+use tilewalk::tactics::{Mode, check_rules, parse_rules};
 use tilewalk::terrain::TerrainTable;
 use tilewalk_path::Range;
 
@@ -156,7 +157,7 @@ fn a_slow_class_moves_in_turn_time_whatever_its_speed() {
         let raider = unit(&mut app, "raider");
         let moved_to = enemy.iter().find(|m| m.0 == raider).map(|m| m.2);
         let (turn, at) = (
-            *app.world().resource::<tilewalk::tactics::Turn>(),
+            *app.world().resource::<bevy_tilewalk::tactics::Turn>(),
             tile(&mut app, "raider"),
         );
         let reach: Vec<Pos> = range(&mut app, "raider")
@@ -361,7 +362,7 @@ fn the_enemy_turn_is_deterministic_and_closes_in() {
 
 #[test]
 fn the_enemy_moves_one_unit_at_a_time_and_then_it_is_the_players_turn() {
-    use tilewalk::tactics::Turn;
+    use bevy_tilewalk::tactics::Turn;
     let skirmish = include_str!("../../assets/maps/skirmish.map");
     let mut app = moves_app(skirmish, rules(ZoneOfControl::EndsMove));
     app.world_mut().write_message(EndTurn);
@@ -870,7 +871,7 @@ fn no_forecast_is_offered_for_a_unit_that_acted() {
     let (knight, orc) = (unit(&mut app, "knight"), unit(&mut app, "orc"));
     let names = |e: Entity| if e == knight { "knight" } else { "orc" }.to_owned();
     let hint = |app: &mut App| {
-        let turn = *app.world().resource::<tilewalk::tactics::Turn>();
+        let turn = *app.world().resource::<bevy_tilewalk::tactics::Turn>();
         with_board(app.world_mut(), |board, _| {
             let (a, t) = (board.piece(knight).unwrap(), board.piece(orc).unwrap());
             tilewalk::tactics::strike_hint(board, a, t, turn, names)

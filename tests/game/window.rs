@@ -1362,9 +1362,10 @@ fn debug_plugin_scene(shot: PathBuf) {
     use bevy::prelude::*;
     use bevy::render::view::screenshot::{Screenshot, save_to_disk};
     use bevy::winit::WinitPlugin;
+    use bevy_tilewalk::UnreachableGoals;
+    use bevy_tilewalk::debug::{Searches, TilewalkDebugPlugin};
     use bevy_tilewalk::path::Board;
     use bevy_tilewalk::prelude::*;
-    use bevy_tilewalk::{Searches, TilewalkDebugPlugin, UnreachableGoals};
 
     let classes = vec![ClassSpec::new("foot", 0.01)];
     let nav = Navigation::from_fn(Board::default(), 12, 8, classes, |_, p| {

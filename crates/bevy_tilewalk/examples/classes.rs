@@ -12,7 +12,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_tilewalk::path::Board;
 use bevy_tilewalk::prelude::*;
-use bevy_tilewalk::{PerClass, TacticsRules};
+use bevy_tilewalk::tactics::{PerClass, TacticsRules};
 
 const STEP: f64 = 1.0 / 60.0;
 

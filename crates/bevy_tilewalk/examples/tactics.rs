@@ -11,9 +11,10 @@ use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilewalk::path::SearchContext;
 use bevy_tilewalk::prelude::*;
-use bevy_tilewalk::{
-    Board, EndTurn, PerClass, PieceQuery, Selected, TacticsMove, TacticsRules, board_of,
+use bevy_tilewalk::tactics::{
+    EndTurn, PerClass, PieceQuery, TacticsBoard, TacticsMove, TacticsRules,
 };
+use bevy_tilewalk::{Selected, board_of};
 
 const SIZE: TilemapSize = TilemapSize { x: 14, y: 10 };
 // Pointy-top hexes, 32 across their flats.
@@ -214,7 +215,7 @@ fn show(
     camera: Single<(&Camera, &GlobalTransform)>,
     mut context: Local<SearchContext>,
 ) {
-    let board = Board::new(&nav, &rules, &pieces);
+    let board = TacticsBoard::new(&nav, &rules, &pieces);
     let Some(piece) = selected.iter().next().and_then(|e| board.piece(e)) else {
         return;
     };

@@ -9,8 +9,9 @@
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilewalk::debug::TilewalkDebugPlugin;
 use bevy_tilewalk::prelude::*;
-use bevy_tilewalk::{Selected, TilewalkDebugPlugin, board_of};
+use bevy_tilewalk::{Selected, board_of};
 
 const SIZE: TilemapSize = TilemapSize { x: 20, y: 12 };
 const TILE: TilemapTileSize = TilemapTileSize { x: 32.0, y: 32.0 };

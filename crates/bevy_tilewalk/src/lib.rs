@@ -25,20 +25,19 @@
 //! `docs/design/plugin.md` why the interface is the one it is.
 #![deny(missing_docs)]
 
-#[cfg(feature = "debug")]
 pub mod debug;
 mod movement;
 mod navigation;
 mod pathing;
 mod reflection;
-mod tactics;
+mod remote;
+#[cfg(feature = "tactics")]
+pub mod tactics;
 mod units;
 
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 
-#[cfg(feature = "debug")]
-pub use debug::{TilewalkDebug, TilewalkDebugPlugin};
 pub use movement::{Arrived, MAX_REPLANS, WAIT_FOR_IDLE_SECS, free_walk_seconds};
 #[cfg(feature = "bevy_ecs_tilemap")]
 pub use navigation::board_of;
@@ -47,29 +46,23 @@ pub use navigation::{
 };
 pub use pathing::{
     DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_FRAMES, LANDMARKS, Labels, MoveOrder, OrderRefused,
-    Path, PathBudget, PathWork, Pending, RecordSearches, Refusal, Replan, SearchRecord, Searches,
-    ShortOfGoal, ShortOfWhy, Side, Squad, SteppingOff, StopOrder, StoppedShort, UnreachableGoals,
-    Walk,
+    Path, PathBudget, Pending, Refusal, ShortOfGoal, ShortOfWhy, SteppingOff, StopOrder,
+    UnreachableGoals,
 };
-pub use reflection::PosReflect;
-pub use tactics::{
-    Acted, Board, CancelMove, EndTurn, EnemyTurn, Forecast, Health, MAX_MOVEMENT_POINTS,
-    MoveCancelled, Moved, PerClass, Piece, PieceData, PieceQuery, Presenting, RulesError, Strike,
-    Struck, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Waited, Won,
-    ZoneOfControl, apply_strike, with_board,
-};
+pub use remote::PosReflect;
 pub use tilewalk_path::{self as path, Pos};
-pub use units::{
-    AttackRange, MAX_ATTACK_RANGE, Motion, MovementClass, Precedence, Selected, Stride, Team, Tile,
-    Unit,
-};
+pub use units::{Motion, MovementClass, Precedence, Selected, Stride, Team, Tile, Unit, Walk};
 
-/// The types a game uses most: `use bevy_tilewalk::prelude::*;`.
+/// The types a game uses most: `use bevy_tilewalk::prelude::*;`. The tactics types are in
+/// [`tactics`], what the plugin did (searches, work) and its debug drawing in
+/// [`debug`](mod@debug).
 pub mod prelude {
+    #[cfg(feature = "debug")]
+    pub use crate::debug::TilewalkDebugPlugin;
     pub use crate::{
         Arrived, ClassSpec, Motion, MoveOrder, MovementClass, Navigation, NavigationChanged,
-        OrderRefused, Path, Pending, Pos, Refusal, StopOrder, Team, Tile, TilewalkPlugin,
-        TilewalkSystems, Unit,
+        OrderRefused, Path, Pending, Pos, Refusal, ShortOfGoal, StopOrder, Team, Tile,
+        TilewalkPlugin, TilewalkSystems, Unit, UnreachableGoals,
     };
 }
 
@@ -78,10 +71,18 @@ pub mod prelude {
 /// that reads [`Tile`] and [`Motion`] after [`TilewalkSystems::Move`].
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TilewalkSystems {
-    /// Tactics turns: [`TacticsMove`]s are made (at once: [`TacticsMoved`]), [`EndTurn`]s
-    /// start the enemy's turn, [`Strike`]s,
-    /// [`Wait`]s and [`CancelMove`]s are resolved (when [`TacticsRules`] exist). A host that has a real-time mode too gates this set with
-    /// its own run condition.
+    /// Tactics turns (feature `tactics`, [`tactics`]): [`TacticsMove`]s are made (at once:
+    /// [`TacticsMoved`]), [`EndTurn`]s start the enemy's turn, [`Strike`]s, [`Wait`]s and
+    /// [`CancelMove`]s are resolved (when [`TacticsRules`] exist). A host that has a real-time
+    /// mode too gates this set with its own run condition.
+    ///
+    /// [`TacticsMove`]: crate::tactics::TacticsMove
+    /// [`TacticsMoved`]: crate::tactics::TacticsMoved
+    /// [`EndTurn`]: crate::tactics::EndTurn
+    /// [`Strike`]: crate::tactics::Strike
+    /// [`Wait`]: crate::tactics::Wait
+    /// [`CancelMove`]: crate::tactics::CancelMove
+    /// [`TacticsRules`]: crate::tactics::TacticsRules
     Turns,
     /// Orders and navigation changes become path requests, served under the
     /// [`PathBudget`]: [`Pending`] until a [`Path`] arrives.
@@ -129,6 +130,7 @@ impl Plugin for TilewalkPlugin {
         reflection::plugin(app);
         pathing::plugin(app, self.schedule);
         movement::plugin(app, self.schedule);
+        #[cfg(feature = "tactics")]
         tactics::plugin(app, self.schedule);
     }
 }

@@ -119,9 +119,9 @@ use tilewalk_path::{Board, Diagonal, Grid, Pos, SearchContext, SearchOptions};
 use crate::TilewalkSystems;
 use crate::navigation::Navigation;
 use crate::pathing::{
-    OrderRefused, Path, Pending, Refusal, Replan, ShortOfGoal, Side, Squad, StoppedShort, Walk,
+    OrderRefused, Path, Pending, Refusal, Replan, ShortOfGoal, Side, Squad, StoppedShort,
 };
-use crate::units::{Motion, MovementClass, Precedence, Stride, Team, Tile, Unit, precedence};
+use crate::units::{Motion, MovementClass, Precedence, Stride, Team, Tile, Unit, Walk, precedence};
 
 /// How long a unit waits for a tile held by a unit at rest that will not make way (another
 /// side or class) before it looks for a way around.

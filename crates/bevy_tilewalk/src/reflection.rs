@@ -1,39 +1,20 @@
-//! Reflection: every public component, resource and message of the plugin is registered, so
-//! inspectors, scenes and remote tools see units and paths. The core crate has no Bevy in it:
-//! a lone [`Pos`] field is reflected through [`PosReflect`] (its `x` and `y` show), and a type
-//! that holds other core types, or `Pos`es in a collection, is reflected opaquely (whole, by
-//! its `Debug`, `Clone` and `PartialEq`).
+//! Reflection: every public component, resource and message of the plugin is registered (the
+//! tactics ones where the `tactics` module adds its systems), so inspectors, scenes and
+//! remote tools see units and paths. The core crate has no Bevy in it:
+//! a lone [`Pos`](tilewalk_path::Pos) field is reflected through [`PosReflect`] (its `x` and
+//! `y` show), and a type that holds other core types, or `Pos`es in a collection, is reflected
+//! opaquely (whole, by its `Debug`, `Clone` and `PartialEq`).
 
 use bevy::prelude::*;
-use bevy::reflect::reflect_remote;
-use tilewalk_path::Pos;
 
 use crate::movement::Arrived;
 use crate::navigation::{ClassSpec, Navigation, NavigationChanged};
 use crate::pathing::{
     MoveOrder, OrderRefused, Path, PathBudget, PathWork, Pending, RecordSearches, Replan, Searches,
-    ShortOfGoal, Squad, SteppingOff, StopOrder, StoppedShort, UnreachableGoals, Walk,
+    ShortOfGoal, Squad, SteppingOff, StopOrder, StoppedShort, UnreachableGoals,
 };
-use crate::tactics::{
-    Acted, CancelMove, EndTurn, EnemyTurn, Health, MoveCancelled, Moved, PerClass, Presenting,
-    Strike, Struck, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Waited,
-    Won, ZoneOfControl,
-};
-use crate::units::{
-    AttackRange, Motion, MovementClass, Precedence, Selected, Stride, Team, Tile, Unit,
-};
-
-/// The reflection of the core's [`Pos`]: a field `#[reflect(remote = PosReflect)] pos: Pos`
-/// in a type of your own derives `Reflect` with `x` and `y` showing, as [`Tile`] does.
-#[reflect_remote(Pos)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[reflect(Debug, Default, Clone, PartialEq, Hash)]
-pub struct PosReflect {
-    /// The column, 0 at the left edge.
-    pub x: u32,
-    /// The row, 0 at the top edge.
-    pub y: u32,
-}
+use crate::remote::PosReflect;
+use crate::units::{Motion, MovementClass, Precedence, Selected, Stride, Team, Tile, Unit, Walk};
 
 pub(crate) fn plugin(app: &mut App) {
     app.register_type::<PosReflect>()
@@ -44,7 +25,6 @@ pub(crate) fn plugin(app: &mut App) {
         .register_type::<Tile>()
         .register_type::<Motion>()
         .register_type::<Stride>()
-        .register_type::<AttackRange>()
         .register_type::<Precedence>()
         .register_type::<Selected>()
         // Navigation and orders.
@@ -67,29 +47,6 @@ pub(crate) fn plugin(app: &mut App) {
         .register_type::<PathWork>()
         .register_type::<Searches>()
         .register_type::<RecordSearches>()
-        // Tactics.
-        .register_type::<TacticsRules>()
-        .register_type::<PerClass<f64>>()
-        .register_type::<PerClass<(u32, u32)>>()
-        .register_type::<PerClass<u32>>()
-        .register_type::<ZoneOfControl>()
-        .register_type::<TerrainDefence>()
-        .register_type::<Turn>()
-        .register_type::<EnemyTurn>()
-        .register_type::<Health>()
-        .register_type::<Moved>()
-        .register_type::<Acted>()
-        .register_type::<TacticsMove>()
-        .register_type::<EndTurn>()
-        .register_type::<Strike>()
-        .register_type::<Wait>()
-        .register_type::<CancelMove>()
-        .register_type::<Struck>()
-        .register_type::<Waited>()
-        .register_type::<MoveCancelled>()
-        .register_type::<TacticsMoved>()
-        .register_type::<Won>()
-        .register_type::<Presenting>()
         .register_type::<UnreachableGoals>()
         .register_type::<ShortOfGoal>();
 }

@@ -3,6 +3,11 @@
 //! side, checked moves, a unit's action after its move (strike, wait or cancel the move),
 //! combat (hit points, damage, terrain defence, counter-attacks), and an enemy turn that
 //! closes in and strikes.
+//!
+//! Behind the cargo feature `tactics` (on by default), which also registers these types for
+//! reflection. Inserting [`TacticsRules`] as a resource starts the turns; [`with_board`]
+//! answers queries (ranges, threat, forecasts) on a [`TacticsBoard`] of the units as they
+//! stand.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -10,13 +15,14 @@ use bevy::ecs::query::QueryData;
 use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::ecs::system::{SystemParam, SystemState};
 use bevy::prelude::*;
+use serde::{Deserialize, Serialize};
 use tilewalk_path::{Heuristic, Passage, Pos, Range, SearchContext};
 
 use crate::TilewalkSystems;
 use crate::navigation::{ClassSpec, Navigation};
 use crate::pathing::{OrderRefused, Path, Refusal};
-use crate::reflection::PosReflect;
-use crate::units::{AttackRange, Motion, MovementClass, Precedence, Team, Tile, Unit, precedence};
+use crate::remote::PosReflect;
+use crate::units::{Motion, MovementClass, Precedence, Team, Tile, Unit, precedence};
 
 /// A value for each movement class, by the class's name; the entry `*` is that of every
 /// class not named.
@@ -48,8 +54,9 @@ impl<T, const N: usize> From<[(&str, T); N]> for PerClass<T> {
     }
 }
 
-/// What entering an enemy's zone of control (the tiles next to it) does.
-#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What entering an enemy's zone of control (the tiles next to it) does. In a rules file
+/// (serde), a variant's name: `EndsMove` or `TakesAllPoints`.
+#[derive(Reflect, Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[reflect(Debug, Default, Clone, PartialEq)]
 pub enum ZoneOfControl {
     /// Pay the tile's cost as usual; the move ends there.
@@ -58,6 +65,15 @@ pub enum ZoneOfControl {
     /// Entering costs every point left, whatever the terrain; the move ends there.
     TakesAllPoints,
 }
+
+/// A unit's own attack range for tactics (min, max), instead of its class's in the
+/// [`TacticsRules`].
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
+pub struct AttackRange(pub u32, pub u32);
+
+/// The longest attack reach a class or a unit may have, in steps.
+pub const MAX_ATTACK_RANGE: u32 = 1000;
 
 /// The most movement points a class may have: far more than any map needs (a range never
 /// leaves the map), and small enough that costs summed up to it stay exact.
@@ -410,7 +426,30 @@ pub struct EnemyTurn {
 }
 
 pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
-    app.add_message::<TacticsMove>()
+    app.register_type::<TacticsRules>()
+        .register_type::<PerClass<f64>>()
+        .register_type::<PerClass<(u32, u32)>>()
+        .register_type::<PerClass<u32>>()
+        .register_type::<ZoneOfControl>()
+        .register_type::<TerrainDefence>()
+        .register_type::<AttackRange>()
+        .register_type::<Turn>()
+        .register_type::<EnemyTurn>()
+        .register_type::<Health>()
+        .register_type::<Moved>()
+        .register_type::<Acted>()
+        .register_type::<TacticsMove>()
+        .register_type::<EndTurn>()
+        .register_type::<Strike>()
+        .register_type::<Wait>()
+        .register_type::<CancelMove>()
+        .register_type::<Struck>()
+        .register_type::<Waited>()
+        .register_type::<MoveCancelled>()
+        .register_type::<TacticsMoved>()
+        .register_type::<Won>()
+        .register_type::<Presenting>()
+        .add_message::<TacticsMove>()
         .add_message::<EndTurn>()
         .add_message::<Strike>()
         .add_message::<Wait>()
@@ -476,7 +515,7 @@ pub struct Piece {
 }
 
 /// The state of the board: the navigation, the rules and every unit.
-pub struct Board<'a> {
+pub struct TacticsBoard<'a> {
     /// The navigation.
     pub nav: &'a Navigation,
     /// The rules.
@@ -499,7 +538,7 @@ pub struct Forecast {
     pub counter: Option<u32>,
 }
 
-/// What a [`Board`] reads of each unit.
+/// What a [`TacticsBoard`] reads of each unit.
 #[derive(QueryData)]
 pub struct PieceData {
     entity: Entity,
@@ -513,10 +552,10 @@ pub struct PieceData {
     health: Option<&'static Health>,
 }
 
-/// The query a [`Board`] is built from.
+/// The query a [`TacticsBoard`] is built from.
 pub type PieceQuery<'w, 's> = Query<'w, 's, PieceData, With<Unit>>;
 
-impl<'a> Board<'a> {
+impl<'a> TacticsBoard<'a> {
     /// The board of `units` on `nav` under `rules`.
     pub fn new(nav: &'a Navigation, rules: &'a TacticsRules, units: &PieceQuery) -> Self {
         let mut pieces: Vec<Piece> = units
@@ -758,7 +797,7 @@ impl<'a> Board<'a> {
         Ok(from)
     }
 
-    /// Resolves a strike on the board (check it first, [`Board::check_strike`]): the
+    /// Resolves a strike on the board (check it first, [`TacticsBoard::check_strike`]): the
     /// forecast's damage and counter-attack, the attacker's action ended, the units at 0
     /// hit points taken off the board. [`apply_strike`] does the same to the world.
     pub fn resolve_strike(
@@ -874,7 +913,7 @@ fn apply_moves(
     walking: Query<(), With<Path>>,
     mut context: Local<SearchContext>,
 ) {
-    let mut board = Board::new(&nav, &rules, &units);
+    let mut board = TacticsBoard::new(&nav, &rules, &units);
     for order in moves.read() {
         let Some(piece) = board.piece(order.unit).cloned() else {
             continue;
@@ -932,7 +971,7 @@ fn end_turn(
     if turn.team != Team::Blue {
         return;
     }
-    let mut board = Board::new(&nav, &rules, &units);
+    let mut board = TacticsBoard::new(&nav, &rules, &units);
     let moves = board.plan_turn(&mut context, turn.team.opponent());
     enemy_turn.moves = moves
         .iter()
@@ -987,7 +1026,7 @@ impl Stillness {
     }
 }
 
-/// What a [`Board`] with the tiles' defence is built from.
+/// What a [`TacticsBoard`] with the tiles' defence is built from.
 #[derive(SystemParam)]
 struct BoardInputs<'w, 's> {
     nav: Res<'w, Navigation>,
@@ -997,8 +1036,8 @@ struct BoardInputs<'w, 's> {
 }
 
 impl BoardInputs<'_, '_> {
-    fn board(&self) -> Board<'_> {
-        Board::new(&self.nav, &self.rules, &self.units).with_defence(self.defence.as_deref())
+    fn board(&self) -> TacticsBoard<'_> {
+        TacticsBoard::new(&self.nav, &self.rules, &self.units).with_defence(self.defence.as_deref())
     }
 }
 
@@ -1107,7 +1146,7 @@ type Busy = Or<(With<Path>, With<Presenting>)>;
 
 /// The enemy's turn on the board: its units act one after another, in [`Precedence`]
 /// order; each moves along its path, if it has one, then (the next frame) strikes the unit
-/// [`Board::strike_target`] picks, if any. Each step waits for the host's show of the last
+/// [`TacticsBoard::strike_target`] picks, if any. Each step waits for the host's show of the last
 /// ([`Presenting`]). When the last unit is done, the next turn is the player's.
 fn walk_enemy_moves(
     mut commands: Commands,
@@ -1170,7 +1209,7 @@ fn walk_enemy_moves(
 /// navigation's classes ([`TacticsRules::check`]).
 pub fn with_board<R>(
     world: &mut World,
-    f: impl FnOnce(&mut Board, &mut SearchContext) -> R,
+    f: impl FnOnce(&mut TacticsBoard, &mut SearchContext) -> R,
 ) -> Result<R, String> {
     let mut state: SystemState<BoardInputs> = SystemState::new(world);
     let inputs = state.get(world).map_err(|e| e.to_string())?;

@@ -5,8 +5,7 @@
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
-use crate::pathing::Walk;
-use crate::reflection::PosReflect;
+use crate::remote::PosReflect;
 
 /// A unit on the map: an entity that holds a [`Tile`] and walks [`Path`](crate::Path)s.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default)]
@@ -84,15 +83,6 @@ impl MovementClass {
 #[reflect(Component, Default, Debug, Clone, PartialEq)]
 pub struct Tile(#[reflect(remote = PosReflect)] pub Pos);
 
-/// A unit's own attack range for tactics (min, max), instead of its class's in the
-/// [`TacticsRules`](crate::TacticsRules).
-#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
-#[reflect(Component, Debug, Clone, PartialEq)]
-pub struct AttackRange(pub u32, pub u32);
-
-/// The longest attack reach a class or a unit may have, in steps.
-pub const MAX_ATTACK_RANGE: u32 = 1000;
-
 /// Which units go first where units are handled one after another (planning an order's
 /// paths, stepping into tiles each frame, taking a tactics side's turn): the lower first,
 /// then the earlier spawned (by entity index). A unit without it counts as 0. The same units spawned in the same order are
@@ -154,5 +144,63 @@ impl Motion {
             Some(s) => center(s.from).lerp(center(s.to), s.progress()),
             None => center(tile),
         }
+    }
+}
+
+/// How a unit's walk along its [`Path`](crate::Path) is going, as the crowd rules keep it:
+/// the state of the walk, not of the route. A new order starts it afresh; a re-plan keeps it;
+/// a walk handed on to another unit takes it along.
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(opaque, Component, Default, Debug, Clone, PartialEq)]
+pub struct Walk {
+    /// Seconds spent waiting for a unit at rest that will not make way to leave the next tile.
+    pub waited: f32,
+    /// Re-plans caused by blocking units since the walk last got nearer its goal than
+    /// `nearest` (see [`MAX_REPLANS`](crate::MAX_REPLANS)).
+    pub replans: u32,
+    /// The fewest tiles the unit has stood from its goal since the order, counted as the
+    /// larger of the column and row differences (`u32::MAX` before its first step).
+    pub nearest: u32,
+    /// The tiles of the units at rest that stopped it (and will not make way) since it last
+    /// got nearer its goal: a re-plan around units goes around every one of them, so two
+    /// such units, one on each side of its way, cannot send it back and forth between them
+    /// until it gives up.
+    pub blockers: Vec<Pos>,
+    /// A re-plan around units found no way, or its re-plans ran out: units at rest wall it
+    /// in (the other side's on a bridge's far end, say), so for the rest of its walk the
+    /// other side's units at rest make way for it as its own side's do, and its re-plans
+    /// walk through them.
+    pub walled: bool,
+    /// Seconds spent in a queue since its last step. A unit of a group order that has queued
+    /// a quarter second takes a lane beside its path if one costs no more walking time than
+    /// it has queued (the crowd rules).
+    pub queued: f32,
+}
+
+impl Default for Walk {
+    fn default() -> Self {
+        Self {
+            queued: 0.0,
+            waited: 0.0,
+            replans: 0,
+            nearest: u32::MAX,
+            blockers: Vec::new(),
+            walled: false,
+        }
+    }
+}
+
+impl Walk {
+    /// Walls the walker in ([`Walk::walled`]), once: from now on the other side's units at
+    /// rest make way for it, so those that stopped it are no longer in its way, and it has
+    /// its re-plans again. False, changing nothing, when it was walled in already.
+    pub fn wall_in(&mut self) -> bool {
+        if self.walled {
+            return false;
+        }
+        self.walled = true;
+        self.blockers.clear();
+        self.replans = 0;
+        true
     }
 }

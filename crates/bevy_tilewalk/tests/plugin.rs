@@ -6,12 +6,13 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use bevy_tilewalk::debug::Searches;
 use bevy_tilewalk::path::{Algorithm, Board, Diagonal, Grid, SearchOptions, find_path};
 use bevy_tilewalk::prelude::*;
-use bevy_tilewalk::{
-    Acted, PerClass, Refusal, RulesError, ShortOfGoal, ShortOfWhy, Squad, Strike, Struck,
-    TacticsRules, TerrainDefence, UnreachableGoals, Walk, with_board,
+use bevy_tilewalk::tactics::{
+    Acted, PerClass, RulesError, Strike, Struck, TacticsRules, TerrainDefence, with_board,
 };
+use bevy_tilewalk::{Refusal, ShortOfGoal, ShortOfWhy, UnreachableGoals, Walk};
 
 const STEP: f64 = 1.0 / 60.0;
 
@@ -359,10 +360,11 @@ fn a_tactics_turn_moves_within_the_range_and_the_enemy_closes_in() {
     app.world_mut().entity_mut(orc).insert(Team::Red);
     // Four steps is beyond three points: refused; three is a move.
     let send = |app: &mut App, x| {
-        app.world_mut().write_message(bevy_tilewalk::TacticsMove {
-            unit: knight,
-            to: Pos::new(x, 1),
-        });
+        app.world_mut()
+            .write_message(bevy_tilewalk::tactics::TacticsMove {
+                unit: knight,
+                to: Pos::new(x, 1),
+            });
         run(app, 10.0);
     };
     send(&mut app, 4);
@@ -371,12 +373,13 @@ fn a_tactics_turn_moves_within_the_range_and_the_enemy_closes_in() {
     assert_eq!(app.world().get::<Tile>(knight).unwrap().0, Pos::new(3, 1));
     // The orc closes in by its three points, stopping in the knight's zone of control or
     // short of it: it ends three steps nearer.
-    app.world_mut().write_message(bevy_tilewalk::EndTurn);
+    app.world_mut()
+        .write_message(bevy_tilewalk::tactics::EndTurn);
     for _ in 0..600 {
         app.update();
     }
     assert_eq!(app.world().get::<Tile>(orc).unwrap().0, Pos::new(6, 1));
-    let turn = app.world().resource::<bevy_tilewalk::Turn>();
+    let turn = app.world().resource::<bevy_tilewalk::tactics::Turn>();
     assert_eq!((turn.number, turn.team), (2, Team::Blue));
 }
 
@@ -556,10 +559,11 @@ fn tactics_wait_while_the_rules_do_not_fit_the_classes() {
     let error = with_board(app.world_mut(), |_, _| ()).unwrap_err();
     assert!(error.contains("`horse`"), "{error}");
     let send = |app: &mut App| {
-        app.world_mut().write_message(bevy_tilewalk::TacticsMove {
-            unit: knight,
-            to: Pos::new(2, 0),
-        });
+        app.world_mut()
+            .write_message(bevy_tilewalk::tactics::TacticsMove {
+                unit: knight,
+                to: Pos::new(2, 0),
+            });
         run(app, 5.0);
         app.world().get::<Tile>(knight).unwrap().0
     };
@@ -633,7 +637,10 @@ fn every_public_component_resource_and_message_is_registered_for_reflection() {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, TilewalkPlugin::default()));
     #[cfg(feature = "debug")]
-    app.add_plugins(bevy_tilewalk::TilewalkDebugPlugin::square(32.0, Vec2::ZERO));
+    app.add_plugins(bevy_tilewalk::debug::TilewalkDebugPlugin::square(
+        32.0,
+        Vec2::ZERO,
+    ));
     let unit = app.world_mut().spawn((Unit, Tile(Pos::new(3, 4)))).id();
     let declared = declared_types();
     let names: Vec<&str> = declared.iter().map(|d| d.0.as_str()).collect();
@@ -649,7 +656,9 @@ fn every_public_component_resource_and_message_is_registered_for_reflection() {
     }
     let registry = app.world().resource::<AppTypeRegistry>().read();
     for (name, kind, file) in &declared {
-        if file == "debug.rs" && !cfg!(feature = "debug") {
+        if (file == "gizmos.rs" && !cfg!(feature = "debug"))
+            || (file == "tactics.rs" && !cfg!(feature = "tactics"))
+        {
             continue;
         }
         let registration = registry
@@ -835,8 +844,8 @@ fn a_mixed_group_sends_each_class_as_near_as_it_can_get() {
 
 #[test]
 fn single_orders_on_a_large_map_get_landmarks_and_stay_exact_through_a_cheaper_edit() {
+    use bevy_tilewalk::LANDMARK_FRAMES;
     use bevy_tilewalk::path::find_path;
-    use bevy_tilewalk::{LANDMARK_FRAMES, Searches};
     // 1024 x 1024 (the smallest map that gets landmark tables): grass with blocks of forest.
     let forest = |p: Pos| (p.x / 7 + p.y / 5).is_multiple_of(3);
     let make = |cost: f64| {
@@ -906,6 +915,8 @@ fn units_of_one_class_walled_in_together_go_as_one_group_to_distinct_tiles() {
     // Each unit's first path of the order (one that ends where it stands is none).
     let mut first: Vec<Option<Pos>> = vec![None; units.len()];
     let mut arrivals = Vec::new();
+    // The units whose path a group order planned.
+    let mut grouped = std::collections::HashSet::new();
     let mut cursor = app
         .world_mut()
         .resource_mut::<Messages<Arrived>>()
@@ -914,6 +925,14 @@ fn units_of_one_class_walled_in_together_go_as_one_group_to_distinct_tiles() {
         app.update();
         let messages = app.world().resource::<Messages<Arrived>>();
         arrivals.extend(cursor.read(messages).copied());
+        let searches = app.world().resource::<Searches>();
+        grouped.extend(
+            searches
+                .0
+                .iter()
+                .filter(|r| r.algorithm == "group order")
+                .filter_map(|r| r.unit),
+        );
         for (k, &unit) in units.iter().enumerate() {
             if let Some(path) = app.world().get::<Path>(unit)
                 && !path.making_way
@@ -924,15 +943,8 @@ fn units_of_one_class_walled_in_together_go_as_one_group_to_distinct_tiles() {
         }
     }
     assert!(refusals(&mut app).is_empty());
-    // One group order: one squad.
-    let squads: Vec<Option<Squad>> = units
-        .iter()
-        .map(|&u| app.world().get::<Squad>(u).copied())
-        .collect();
-    assert!(
-        squads[0].is_some() && squads.iter().all(|s| *s == squads[0]),
-        "{squads:?}"
-    );
+    // One group order planned them all.
+    assert_eq!(grouped, units.iter().copied().collect(), "{grouped:?}");
     let short = ShortOfGoal {
         goal: Pos::new(9, 3),
         why: ShortOfWhy::Unreachable,
@@ -953,4 +965,62 @@ fn units_of_one_class_walled_in_together_go_as_one_group_to_distinct_tiles() {
         "two units sent to one tile: {first:?}"
     );
     assert!(arrivals.iter().all(|a| a.short_of_goal == Some(short)));
+}
+
+#[test]
+fn order_goal_tells_what_an_order_does_and_why_it_is_refused() {
+    // One row: (0,0) and (1,0) passable, rock at (2,0), a lone passable (3,0), rock from
+    // (4,0) on. From (0,0), (3,0) is in another region; (6,0) is rock walled in by rock.
+    let classes = vec![ClassSpec::new("foot", 3.0)];
+    let nav = Navigation::from_fn(Board::default(), 7, 1, classes, |_, p| {
+        (p.x < 2 || p.x == 3).then_some(1.0)
+    })
+    .unwrap();
+    let foot = MovementClass(0);
+    let near = UnreachableGoals::Nearest;
+    let refuse = UnreachableGoals::Refuse;
+    let at = |x| Pos::new(x, 0);
+    let short = |x, why| Some(ShortOfGoal { goal: at(x), why });
+    assert_eq!(nav.order_goal(foot, at(0), at(1), near), Ok((at(1), None)));
+    assert_eq!(
+        nav.order_goal(foot, at(0), Pos::new(9, 0), near),
+        Err(Refusal::OutsideMap {
+            goal: Pos::new(9, 0)
+        })
+    );
+    let impassable = ShortOfWhy::Impassable { class: foot };
+    assert_eq!(
+        nav.order_goal(foot, at(0), at(2), near),
+        Ok((at(1), short(2, impassable)))
+    );
+    assert_eq!(
+        nav.order_goal(foot, at(0), at(2), refuse),
+        Err(Refusal::Impassable {
+            goal: at(2),
+            class: foot
+        })
+    );
+    assert_eq!(
+        nav.order_goal(foot, at(0), at(3), near),
+        Ok((at(1), short(3, ShortOfWhy::Unreachable)))
+    );
+    assert!(matches!(
+        nav.order_goal(foot, at(0), at(3), refuse),
+        Err(Refusal::Unreachable { goal, .. }) if goal == at(3)
+    ));
+    assert_eq!(
+        nav.order_goal(foot, at(6), at(0), near),
+        Err(Refusal::StandsOnImpassable { class: foot })
+    );
+    // The order does what it said: the unit ends on (1,0), short of (3,0) for that reason.
+    let mut app = new_app(nav);
+    let unit = spawn(&mut app, foot, (0, 0));
+    order(&mut app, &[unit], (3, 0));
+    run(&mut app, 3.0);
+    assert!(refusals(&mut app).is_empty());
+    assert_eq!(tile_of(&app, unit), at(1));
+    assert_eq!(
+        app.world().get::<ShortOfGoal>(unit).copied(),
+        short(3, ShortOfWhy::Unreachable)
+    );
 }

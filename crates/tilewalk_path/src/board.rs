@@ -4,8 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::grid::Pos;
 use crate::moves::{Diagonal, Heuristic, STEPS};
+use crate::pos::Pos;
 
 /// The four ways of storing a hex map in rows and columns (Red Blob Games, "Hexagonal
 /// Grids", offset coordinates). Coordinates are the map file's: `x` is the column, `y` the
@@ -274,6 +274,20 @@ impl Board {
             (Self::Hex(layout), Heuristic::Hex) => f64::from(layout.distance(a, b)),
             (Self::Hex(layout), Heuristic::Euclidean) => layout.centre_distance(a, b),
             _ => heuristic.distance(a.x.abs_diff(b.x), a.y.abs_diff(b.y)),
+        }
+    }
+}
+
+// The heuristic a board calls for is defined with the boards, so that `moves` (steps and
+// heuristics) needs nothing of them.
+impl Heuristic {
+    /// The tightest admissible heuristic for a board: Manhattan on `square-4`, octile on
+    /// the 8-way square boards, the hex distance on hex boards.
+    pub fn tightest_for(board: impl Into<Board>) -> Self {
+        match board.into() {
+            Board::Square(Diagonal::Never) => Self::Manhattan,
+            Board::Square(_) => Self::Octile,
+            Board::Hex(_) => Self::Hex,
         }
     }
 }

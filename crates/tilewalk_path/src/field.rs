@@ -13,9 +13,10 @@
 //! field on a grid of a given size, building another allocates nothing.
 
 use crate::board::Board;
-use crate::grid::{Grid, Pos};
+use crate::grid::Grid;
 use crate::memory::{map_pages, zeroed};
 use crate::open_list::{HeapEntry, OpenList};
+use crate::pos::Pos;
 use crate::search::{HexMoves, Moves, Passage, Path, SearchStats, SquareMoves};
 
 /// Marks "no next cell": a cell settled as a goal (a root of the field).
@@ -209,9 +210,9 @@ impl CostField {
     /// A way that turns late stays a cheapest way to more places beside its goal for
     /// longer (on open ground, to every cell the remaining diagonals could reach instead):
     /// that is what lets a group order's units share one way and still spread over
-    /// many tiles at its end ([`GroupPlanner`](crate::GroupPlanner)): on the army benchmark
-    /// (`cargo run --release --example army`) it takes less work for one group sent to one
-    /// point, a little more for many small squads.
+    /// many tiles at its end ([`GroupPlanner`](crate::GroupPlanner)). The army benchmark
+    /// (`cargo run --release --example army`, figures in the repository's
+    /// `docs/benchmarks.md`) measures the work it takes.
     pub fn next(&self, pos: Pos) -> Option<Pos> {
         self.settled_cell(pos)
             .filter(|cell| cell.next != ROOT)

@@ -4,7 +4,8 @@
 //! at the start is skipped, and maps are capped at [`MAX_CELLS`] cells, checked before
 //! anything is allocated for them.
 
-use crate::grid::{Grid, Pos};
+use crate::grid::Grid;
+use crate::pos::Pos;
 
 /// The most cells a map read from text may have (2^24, the same cap the game puts on its
 /// own maps). A header may claim any size; memory grows only with the rows actually read.

@@ -10,10 +10,11 @@ use std::collections::VecDeque;
 
 use crate::board::Board;
 use crate::field::CostField;
-use crate::grid::{Grid, Pos};
+use crate::grid::Grid;
 use crate::memory::{map_pages, zeroed};
 use crate::moves::{Diagonal, Heuristic};
 use crate::open_list::{HeapEntry, OpenList};
+use crate::pos::Pos;
 use crate::search::{Algorithm, HexMoves, Moves, Path, SearchContext, SearchOptions, SquareMoves};
 
 /// A unit of a group order: where it stands and which movement class it walks as (an

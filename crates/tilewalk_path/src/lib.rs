@@ -364,16 +364,18 @@ mod group;
 mod memory;
 mod moves;
 mod open_list;
+mod pos;
 mod search;
 
 pub use board::{Board, HexLayout, UnknownBoard};
 pub use field::{CostField, FieldError, FieldOptions};
-pub use grid::{Grid, GridError, MAX_COST, MIN_COST, Pos};
+pub use grid::{Grid, GridError, MAX_COST, MIN_COST};
 pub use group::{
     Advance, GroupError, GroupOrder, GroupPlanner, GroupStats, PATH_CELLS_PER_WORK, Route,
     Stranded, Unit, plan_group,
 };
 pub use moves::{Diagonal, Heuristic};
+pub use pos::Pos;
 pub use search::{
     ACTIVE_LANDMARKS, Algorithm, CellState, CellView, Direction, Found, Landmarks, Meeting, NoPath,
     Passage, Path, Range, Reached, Replay, SearchContext, SearchOptions, SearchStats, Trace,

@@ -2,8 +2,6 @@
 
 use std::f64::consts::SQRT_2;
 
-use crate::board::Board;
-
 /// When a diagonal step is allowed. `Never` is the 4-way neighbourhood; the others are
 /// 8-way and differ in how they treat the two orthogonal cells beside the diagonal.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -105,7 +103,8 @@ pub(crate) const STEPS: [Step; 8] = [
 ];
 
 /// An estimate of the remaining distance, in steps (before scaling by the cheapest cost).
-/// On a hex board some of them mean something else: see [`Board::heuristic`].
+/// On a hex board some of them mean something else: see
+/// [`Board::heuristic`](crate::Board::heuristic).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Heuristic {
     /// `dx + dy`: exact on an empty 4-way grid; overestimates once diagonals exist.
@@ -124,16 +123,6 @@ pub enum Heuristic {
 }
 
 impl Heuristic {
-    /// The tightest admissible heuristic for a board: Manhattan on `square-4`, octile on
-    /// the 8-way square boards, the hex distance on hex boards.
-    pub fn tightest_for(board: impl Into<Board>) -> Self {
-        match board.into() {
-            Board::Square(Diagonal::Never) => Self::Manhattan,
-            Board::Square(_) => Self::Octile,
-            Board::Hex(_) => Self::Hex,
-        }
-    }
-
     /// The estimated step length between cells `dx` columns and `dy` rows apart on a square
     /// board.
     #[inline]

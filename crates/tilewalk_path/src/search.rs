@@ -11,9 +11,10 @@
 use std::collections::VecDeque;
 
 use crate::board::{Board, HexLayout};
-use crate::grid::{Grid, Pos};
+use crate::grid::Grid;
 use crate::moves::{Diagonal, Heuristic, STEPS, Step};
 use crate::open_list::{HeapEntry, OpenList};
+use crate::pos::Pos;
 use bytemuck::Zeroable;
 
 use crate::memory::{map_pages, zeroed};

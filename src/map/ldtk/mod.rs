@@ -24,6 +24,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use bevy_tilewalk::Team;
 use serde_json::Value;
 use tilewalk_path::formats::ParseError;
 use tilewalk_path::{Board, Pos};
@@ -33,7 +34,6 @@ use super::tmx::{LayerCell, TiledLayer, TiledMap, TiledTileset, TilesetImage, Ti
 use super::{MAX_UNITS, MapAsset, UnitSpawn, parse_attack};
 use crate::assets::{AssetFileError, normalize, read_file};
 use crate::convert::Projection;
-use crate::units::Team;
 
 pub use super::json::{JsonPath, locate};
 

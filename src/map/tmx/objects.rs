@@ -4,12 +4,12 @@
 use std::collections::HashMap;
 
 use ::tiled::{LayerType, ObjectShape, PropertyValue};
+use bevy_tilewalk::Team;
 use tilewalk_path::{Board, HexLayout, Pos};
 
 use super::{Bounds, Element, Fault, describe};
 use crate::convert::Projection;
 use crate::map::{MAX_UNITS, UnitSpawn, parse_attack};
-use crate::units::Team;
 
 /// The units: every object with a `team` property, in every object layer (group layers
 /// included).

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy::window::RequestRedraw;
-use bevy_tilewalk::Navigation;
+use bevy_tilewalk::{MovementClass, Navigation, Unit};
 use tilewalk_path::{
     Algorithm, Board, Diagonal, Found, Heuristic, NoPath, Pos, Replay, SearchContext,
     SearchOptions, Trace,
@@ -27,7 +27,6 @@ use super::{Cursor, Notice};
 use crate::AppSystems;
 use crate::level::Level;
 use crate::tactics::Mode;
-use crate::units::{MovementClass, Unit};
 
 /// Where the lab puts its markers when it opens (`play --from X,Y --to X,Y`); by default
 /// near the west and east edges of the map, on passable ground.

@@ -51,12 +51,13 @@ use tilewalk_path::{
     Unit as GroupUnit,
 };
 
-use super::{
-    OrderRefused, Path, Planned, RecordSearches, Recorder, Refusal, SearchRecord, Searches,
-    ShortOfGoal, Side, Squad, SteppingOff, StoppedShort, Walk, free_goal, search_legs,
+use super::legs::{Recorder, free_goal, search_legs};
+use super::types::{
+    OrderRefused, Path, Pending, Planned, RecordSearches, Refusal, SearchRecord, Searches,
+    ShortOfGoal, Side, Squad, SteppingOff, StoppedShort,
 };
 use crate::navigation::{Navigation, NavigationChanged};
-use crate::units::{MovementClass, Selected, Unit, precedence};
+use crate::units::{MovementClass, Selected, Unit, Walk, precedence};
 
 /// The work a frame's path searches may do, and how many workers share it. Work is cells
 /// expanded by searches and settled by group orders' fields, and group orders' paths at an
@@ -68,9 +69,9 @@ use crate::units::{MovementClass, Selected, Unit, precedence};
 /// counted, so the same budget with the same number of workers gives the same frames on any
 /// machine; with `workers` left to the cores, a machine with more cores plans more a frame.
 /// The searches run on Bevy's compute task pool, which by default has the cores the IO and
-/// async compute pools leave (a quarter each, up to four: 8 threads of 16 cores); with more
-/// workers than its threads, a frame's lanes take turns on them: frames are longer, and
-/// orders are planned in fewer of them (`docs/benchmarks.md`, "Every core").
+/// async compute pools leave (Bevy's `TaskPoolOptions`); with more workers than its
+/// threads, a frame's lanes take turns on them: frames are longer, and orders are planned
+/// in fewer of them (the repository's `docs/benchmarks.md`, "Every core", has the figures).
 #[derive(Resource, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Resource, Default, Debug, Clone, PartialEq)]
 pub struct PathBudget {
@@ -102,13 +103,13 @@ impl PathBudget {
     }
 }
 
-/// The default [`PathBudget::work`] of one worker: chosen so that two workers plan a few
-/// milliseconds of group orders a frame in a release build on a 2-core machine, and a frame
-/// that plans stays within a 60 Hz frame's time with the rest of the game's work. A larger
+/// The default [`PathBudget::work`] of one worker: chosen so that a frame that plans group
+/// orders stays within a 60 Hz frame's time with the rest of the game's work. A larger
 /// budget plans an order in fewer frames but makes each of them longer; a smaller one keeps
 /// frames short and spreads the order over more of them. To choose one for another machine,
-/// time the frames with `cargo run --release --example army -- --budget WORK`
-/// (`docs/benchmarks.md` has the measured cost of this one).
+/// time the frames with `cargo run --release --example army -- --budget WORK` (the
+/// repository's `docs/benchmarks.md`, "What a unit of work costs", has the figures that
+/// chose this one).
 pub const DEFAULT_PATH_WORK: usize = 20_000;
 
 impl Default for PathBudget {
@@ -119,15 +120,6 @@ impl Default for PathBudget {
         }
     }
 }
-
-/// A unit waiting for its path: a request of its is queued or under way. It stands still
-/// (after the step under way) until the path arrives. Stored in a sparse set: an order of
-/// thousands of units adds it to each and every arriving path takes it away, and a table
-/// component would move each unit's whole row both times.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[reflect(Component, Default, Debug, Clone, PartialEq)]
-#[component(storage = "SparseSet")]
-pub struct Pending;
 
 /// What serving path requests did in the last frame (for a HUD, statistics and tests).
 #[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -70,10 +70,11 @@ use super::{
     HexMoves, Moves, Node, Passage, Path, Search, SearchContext, SearchStats, SquareMoves, Stamp,
 };
 use crate::board::Board;
-use crate::grid::{Grid, Pos};
+use crate::grid::Grid;
 use crate::memory::zeroed;
 use crate::moves::Step;
 use crate::open_list::{HeapEntry, OpenList};
+use crate::pos::Pos;
 
 /// The relative slack of the stopping rule: a path found is returned once no other can be
 /// cheaper by more than this fraction of its cost.

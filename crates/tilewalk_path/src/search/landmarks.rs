@@ -11,7 +11,7 @@
 //!
 //! The tables are built over a grid a little cheaper than the real one (each step's cost
 //! rounded down to a 32nd of the grid's smallest cost), so that the searches that build them
-//! are bucket queues over integers (Dial's algorithm), several times faster than a heap; the
+//! are bucket queues over integers (Dial's algorithm) instead of a heap; the
 //! bounds of a cheaper grid are bounds of this one. Each entry is then stored in 16 bits, a
 //! multiple of its table's quantum rounded down, so a bound loses at most a quantum and a
 //! cell's entries share a cache line. Rounded bounds are admissible but may be inconsistent
@@ -24,9 +24,10 @@
 //! marks the tables out of date, and searches then run plain A* until they are rebuilt.
 
 use crate::board::Board;
-use crate::grid::{Grid, Pos};
+use crate::grid::Grid;
 use crate::moves::Heuristic;
 use crate::open_list::HeapEntry;
+use crate::pos::Pos;
 
 use super::{
     Found, HexMoves, Moves, NoPath, Node, Path, SearchContext, SearchOptions, SearchStats,

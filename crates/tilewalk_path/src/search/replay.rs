@@ -2,7 +2,7 @@
 //! for a visual debugger that steps forward and back through a search.
 
 use super::trace::{Direction, Trace, TraceEvent};
-use crate::grid::Pos;
+use crate::pos::Pos;
 
 /// Whether a reached cell waits on the frontier or has been expanded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

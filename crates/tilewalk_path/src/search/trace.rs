@@ -1,7 +1,7 @@
 //! Search traces: every step a search takes, recorded on request for a visual debugger to
 //! replay, and the recorder that does nothing, which the untraced searches compile away.
 
-use crate::grid::Pos;
+use crate::pos::Pos;
 
 /// Which of the two searches of a bidirectional search an event belongs to. One-way
 /// searches run `Forward` only.

@@ -1,4 +1,4 @@
-//! Debug drawing (feature `debug`): gizmos for each unit's path and goal, orders refused, and
+//! Debug drawing: gizmos for each unit's path and goal, orders refused, and
 //! the cells the last search expanded, on any map layout. It draws with Bevy's gizmos, so the
 //! host needs a camera and Bevy's gizmo rendering (its default features have both).
 
@@ -33,7 +33,7 @@ pub mod colors {
 /// ```no_run
 /// use bevy::prelude::*;
 /// use bevy_tilewalk::prelude::*;
-/// use bevy_tilewalk::TilewalkDebugPlugin;
+/// use bevy_tilewalk::debug::TilewalkDebugPlugin;
 ///
 /// App::new()
 ///     .add_plugins((DefaultPlugins, TilewalkPlugin::default()))
