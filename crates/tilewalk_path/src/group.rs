@@ -146,10 +146,9 @@ impl GroupStats {
 /// Cells of a route's path that count as one unit of work. A path is written a cell at a
 /// time, down the route field and back along the wave, which costs several times less than
 /// a cell settled by a field or expanded by a wave (a heap pop and up to eight neighbours).
-/// Choose it as the ratio of those two costs, so that a budget of work stays close to a
-/// budget of time: counted one for one, paths would be a large share of the work and a
-/// small share of the time. The ratio was measured on the army benchmark's order (a)
-/// (`cargo run --release --example army`).
+/// It is the ratio of those two costs, so that a budget of work stays close to a budget of
+/// time: counted one for one, paths would be a large share of the work and a small share of
+/// the time (the measurement: `docs/design/group-orders.md`, "A budget of work, not time").
 pub const PATH_CELLS_PER_WORK: usize = 8;
 
 /// Plans one group order with fresh memory. Use a [`GroupPlanner`] for repeated orders.
@@ -267,11 +266,10 @@ struct Router {
 const NONE: u32 = u32::MAX;
 
 /// The lanes the movement classes of an order are routed in, side by side: each lane is a
-/// thread with an even share of a call's budget, its classes one after the other. Two, for
-/// the two cores this is tuned for: with three classes on three threads of a third each,
-/// two of them would share one core and a call would take two thirds of its budget's time;
-/// in two lanes it takes half. More lanes would change which units each call decides, so
-/// their number is fixed rather than read from the machine.
+/// thread with an even share of a call's budget, its classes one after the other. Their
+/// number changes which units each call decides, so it is fixed rather than read from the
+/// machine, and a call's result is the same everywhere (why two:
+/// `docs/design/group-orders.md`, "Lanes, budget and memory").
 const LANES: usize = 2;
 
 /// Per class being routed, in index order (`searched[c]`: whether class `c` is searched one
