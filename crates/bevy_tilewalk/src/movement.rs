@@ -276,19 +276,61 @@ fn follow_paths(
     mut refused: MessageWriter<OrderRefused>,
     mut scratch: Local<Scratch>,
 ) {
-    let now = time.elapsed_secs_f64();
-    // 1. Steps under way go on; units whose path is done arrive; the others want a tile.
     let Scratch {
         holders,
         doing,
         waiters,
         arrivals,
     } = &mut *scratch;
+    // 1. Steps under way go on; units whose path is done arrive; the others want a tile.
+    take_stock(
+        &mut commands,
+        &time,
+        &nav,
+        &mut units,
+        holders,
+        doing,
+        waiters,
+        arrivals,
+    );
+    arrived.write_batch(arrivals.iter().map(|a| a.1));
+    // 2. Who steps, who waits, who trades.
+    let outcomes = settle(&nav, waiters, holders, doing);
+    // 3. Walks change hands, steps start, waits run out.
+    trade_walks(&mut commands, &nav, &units, waiters, doing, &outcomes);
+    act(
+        &mut commands,
+        &nav,
+        &mut units,
+        waiters,
+        outcomes,
+        holders,
+        doing,
+        &mut replan,
+        &mut refused,
+    );
+}
+
+/// Phase 1 of [`follow_paths`]: every unit's step under way goes on, units whose path is
+/// done arrive (into `arrivals`, in [`Precedence`] order), and the others want their next
+/// tile (`waiters`, in that order); `holders` and `doing` say who holds each tile and what
+/// each unit is doing.
+fn take_stock(
+    commands: &mut Commands,
+    time: &Time,
+    nav: &Navigation,
+    units: &mut Query<Walker, With<Unit>>,
+    holders: &mut HashMap<Pos, Entity>,
+    doing: &mut EntityHashMap<Doer>,
+    waiters: &mut Vec<Waiter>,
+    arrivals: &mut Vec<((u32, u32), Arrived)>,
+) {
+    let now = time.elapsed_secs_f64();
     holders.clear();
     doing.clear();
     waiters.clear();
     arrivals.clear();
-    for mut unit in &mut units {
+    for mut unit in units.iter_mut() {
         let (precedence, index, _) = precedence(unit.entity, unit.precedence);
         let rank = (precedence, index);
         holders.insert(unit.tile.0, unit.entity);
@@ -357,17 +399,25 @@ fn follow_paths(
     // store them: who steps first into a tile decides the rest. Only the waiting units and
     // the arrivals are sorted, not every unit.
     arrivals.sort_unstable_by_key(|a| a.0);
-    arrived.write_batch(arrivals.iter().map(|a| a.1));
     waiters.sort_unstable_by_key(|w| w.rank);
     for (i, w) in waiters.iter().enumerate() {
         if let Some(doer) = doing.get_mut(&w.entity) {
             doer.what = Doing::Waiting(i);
         }
     }
-    // 2. Who steps, who waits, who trades.
-    let outcomes = settle(&nav, waiters, holders, doing);
-    // 3. Steps start, walks change hands, waits run out.
-    for (w, outcome) in waiters.iter().zip(&outcomes) {
+}
+
+/// Phase 3 of [`follow_paths`], first part: two squadmates meeting head-on each take the
+/// other's walk from the tile it stands on.
+fn trade_walks(
+    commands: &mut Commands,
+    nav: &Navigation,
+    units: &Query<Walker, With<Unit>>,
+    waiters: &[Waiter],
+    doing: &EntityHashMap<Doer>,
+    outcomes: &[Outcome],
+) {
+    for (w, outcome) in waiters.iter().zip(outcomes) {
         let Outcome::Trade(other) = *outcome else {
             continue;
         };
@@ -375,13 +425,29 @@ fn follow_paths(
         if let Ok(theirs) = units.get(waiters[other].entity)
             && let Some(path) = theirs.path
         {
-            let cost = walk_cost(&nav, doing[&w.entity].class, &path.cells[path.next..]);
+            let cost = walk_cost(nav, doing[&w.entity].class, &path.cells[path.next..]);
             let walk = theirs.walk.cloned().unwrap_or_default();
             commands
                 .entity(w.entity)
                 .insert((path.rest(path.next, cost), walk));
         }
     }
+}
+
+/// Phase 3 of [`follow_paths`]: each waiting unit does what [`settle`] decided: steps (aside,
+/// past or shoved), queues (and may take a lane), has a unit make way or take over its walk,
+/// or waits for a unit at rest and re-plans or gives up.
+fn act(
+    commands: &mut Commands,
+    nav: &Navigation,
+    units: &mut Query<Walker, With<Unit>>,
+    waiters: &[Waiter],
+    outcomes: Vec<Outcome>,
+    holders: &mut HashMap<Pos, Entity>,
+    doing: &EntityHashMap<Doer>,
+    replan: &mut MessageWriter<Replan>,
+    refused: &mut MessageWriter<OrderRefused>,
+) {
     for (w, outcome) in waiters.iter().zip(outcomes) {
         let Ok(unit) = units.get_mut(w.entity) else {
             continue;
@@ -414,11 +480,11 @@ fn follow_paths(
                 if let Outcome::Shoved(onto) = outcome {
                     let next = path.next;
                     path.cells.insert(next, onto);
-                    path.cost = walk_cost(&nav, class, &path.cells);
+                    path.cost = walk_cost(nav, class, &path.cells);
                     to = onto;
                 }
                 begin_step(
-                    &nav,
+                    nav,
                     class,
                     &mut path,
                     &mut walk,
@@ -438,7 +504,7 @@ fn follow_paths(
                     && !w.making_way
                     && !w.pass_through
                     && let Some((cells, extra)) = lane(
-                        &nav,
+                        nav,
                         holders,
                         class,
                         w.from,
@@ -454,7 +520,7 @@ fn follow_paths(
                     holders.insert(to, w.entity);
                     walk.queued = 0.0;
                     begin_step(
-                        &nav,
+                        nav,
                         class,
                         &mut path,
                         &mut walk,
@@ -471,18 +537,18 @@ fn follow_paths(
                 walk.waited = 0.0;
                 // Aside (or onto the walker's tile) and back once the way is clear.
                 let (class, from) = (doing[&holder].class, w.want);
-                let cost = walk_cost(&nav, class, &[from, to, from]);
+                let cost = walk_cost(nav, class, &[from, to, from]);
                 commands
                     .entity(holder)
                     .insert((Path::aside(from, to, cost), Walk::default()));
             }
             Outcome::HandOver { holder } => {
                 let at = path.next;
-                let rest = walk_cost(&nav, class, &path.cells[at..]);
+                let rest = walk_cost(nav, class, &path.cells[at..]);
                 commands
                     .entity(holder)
                     .insert((path.rest(at, rest), walk.clone()));
-                let head = walk_cost(&nav, class, &path.cells[..=at]);
+                let head = walk_cost(nav, class, &path.cells[..=at]);
                 path.stop_at(at, head);
             }
             Outcome::Blocked { holder } => {
