@@ -12,6 +12,7 @@ mod memory;
 mod simulation;
 mod tactics;
 mod tiled;
+mod vs_northstar;
 mod window;
 
 use bevy::prelude::*;
