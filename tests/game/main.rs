@@ -13,6 +13,7 @@ mod simulation;
 mod tactics;
 mod tiled;
 mod tiled_json;
+mod vs_northstar;
 mod window;
 
 use bevy::prelude::*;
