@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 
 use bevy::prelude::*;
 use bevy_tilewalk::{
-    MoveOrder, MovementClass, Navigation, Refusal, Team, Tile, Unit, free_walk_seconds,
+    MoveOrder, MovementClass, Navigation, Path, Refusal, Team, Tile, Unit, free_walk_seconds,
 };
 use pathfinding::directed::edmonds_karp::edmonds_karp_sparse;
 use rand::rngs::StdRng;
@@ -529,8 +529,15 @@ pub fn run(
             to_entry + pass + across + beyond
         })
         .reduce(f64::max);
+    // The crossing bound counts the units still on their way too, at the tile they are
+    // going to: a run cut short by its time limit still shows what the land allows.
     let crossing = if scenario.crossing {
-        crossing_bound(nav, &ended)
+        let going = units.iter().filter_map(|(entity, _, team, start, class)| {
+            let path = world.get::<Path>(*entity)?;
+            Some((*team, *start, path.goal(), *class))
+        });
+        let all: Vec<_> = ended.iter().copied().chain(going).collect();
+        crossing_bound(nav, &all)
     } else {
         0.0
     };
