@@ -1,6 +1,6 @@
 //! The plugin as a game uses it: `MinimalPlugins` + `TilewalkPlugin`, a navigation filled by
 //! hand, unnamed units. Paths are checked against the core's Dijkstra, arrival times against
-//! cost ÷ speed.
+//! cost ÷ speed. `interop` runs the interop examples' map readers on the maps they open.
 
 use std::time::Duration;
 
@@ -13,6 +13,8 @@ use bevy_tilewalk::tactics::{
     Acted, PerClass, RulesError, Strike, Struck, TacticsRules, TerrainDefence, with_board,
 };
 use bevy_tilewalk::{Refusal, ShortOfGoal, ShortOfWhy, UnreachableGoals, Walk};
+
+mod interop;
 
 const STEP: f64 = 1.0 / 60.0;
 
