@@ -27,7 +27,7 @@ use tilewalk::journal::{Entry, Journal};
 use tilewalk::map::MapAsset;
 use tilewalk::map::generate::generate;
 use tilewalk::terrain::TerrainTable;
-use tilewalk_path::{Board, Diagonal, Grid, Pos, SearchContext};
+use tilewalk_path::{Pos, SearchContext};
 
 /// Seeds the crowd rules were tuned on.
 pub const TUNING_SEEDS: [u64; 2] = [1, 2];
@@ -371,7 +371,7 @@ pub fn crossing_bound(nav: &Navigation, units: &[(Team, Pos, Pos, MovementClass)
                 (rate * scale).ceil() as i64,
             ));
             for q in nav.board().neighbours(p, width, height) {
-                if grid.is_passable(q) && corner_open(nav, grid, p, q) {
+                if grid.is_passable(q) && nav.can_step(class, p, q) {
                     edges.push(((2 * index(p) + 1, 2 * index(q)), INFINITE));
                 }
             }
@@ -399,26 +399,6 @@ pub fn crossing_bound(nav: &Navigation, units: &[(Team, Pos, Pos, MovementClass)
         bound = bound.max(crossing as f64 / (capacity as f64 / scale));
     }
     bound
-}
-
-/// Whether a step from `from` to its neighbour `to` passes the square board's corner rule.
-fn corner_open(nav: &Navigation, grid: &Grid, from: Pos, to: Pos) -> bool {
-    let Board::Square(diagonal) = nav.board() else {
-        return true;
-    };
-    if from.x == to.x || from.y == to.y {
-        return true;
-    }
-    let open = [Pos::new(to.x, from.y), Pos::new(from.x, to.y)]
-        .into_iter()
-        .filter(|&p| grid.is_passable(p))
-        .count();
-    match diagonal {
-        Diagonal::Never => false,
-        Diagonal::NoObstacles => open == 2,
-        Diagonal::AtMostOneObstacle => open >= 1,
-        Diagonal::Always => true,
-    }
 }
 
 /// Runs `scenario` headless (fixed 1/60 s steps) until every unit is idle or `seconds` of

@@ -114,7 +114,7 @@ use bevy::ecs::query::QueryData;
 use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
-use tilewalk_path::{Board, Diagonal, Grid, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{Board, Pos, SearchContext, SearchOptions};
 
 use crate::TilewalkSystems;
 use crate::navigation::Navigation;
@@ -649,7 +649,7 @@ fn lane(
     let (width, height) = (grid.width(), grid.height());
     let step = |a: Pos, b: Pos| {
         grid.cost(b)
-            .filter(|_| can_step(nav, grid, a, b))
+            .filter(|_| nav.can_step(class, a, b))
             .map(|c| c * nav.step_length(a, b))
     };
     let adjacent = |a: Pos, b: Pos| a != b && a.x.abs_diff(b.x) <= 1 && a.y.abs_diff(b.y) <= 1;
@@ -897,8 +897,8 @@ fn passes(nav: &Navigation, w: &Waiter, other: &Waiter, class: MovementClass) ->
             .board()
             .neighbours(other.want, width, height)
             .any(|n| n == w.from)
-        && can_step(nav, grid, other.from, w.from)
-        && can_step(nav, grid, w.from, other.want)
+        && nav.can_step(class, other.from, w.from)
+        && nav.can_step(class, w.from, other.want)
 }
 
 /// Where a unit of `class` resting on `w.want` can step aside to let `w` pass: the first
@@ -940,7 +940,7 @@ fn sidestep(
     let grid = nav.grid(class);
     let step = |from: Pos, to: Pos| {
         grid.cost(to)
-            .filter(|_| can_step(nav, grid, from, to))
+            .filter(|_| nav.can_step(class, from, to))
             .map(|cost| cost * nav.step_length(from, to))
     };
     let cost = nav.step_length(w.from, w.want) * through + step(w.want, after)?;
@@ -963,27 +963,6 @@ fn sidestep(
         }
     }
     best.map(|(_, n)| n)
-}
-
-/// Whether a unit may step from `from` to its neighbour `to` on the board: on a square board
-/// a diagonal step follows the board's corner rule.
-fn can_step(nav: &Navigation, grid: &Grid, from: Pos, to: Pos) -> bool {
-    let Board::Square(diagonal) = nav.board() else {
-        return true;
-    };
-    if from.x == to.x || from.y == to.y {
-        return true;
-    }
-    let open = [Pos::new(to.x, from.y), Pos::new(from.x, to.y)]
-        .into_iter()
-        .filter(|&p| grid.is_passable(p))
-        .count();
-    match diagonal {
-        Diagonal::Never => false,
-        Diagonal::NoObstacles => open == 2,
-        Diagonal::AtMostOneObstacle => open >= 1,
-        Diagonal::Always => true,
-    }
 }
 
 /// The rings of a graph in which every node points to at most one other (`next`): each ring

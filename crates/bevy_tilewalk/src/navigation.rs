@@ -2,7 +2,7 @@
 //! the host from whatever map it has, and the message that says which tiles changed.
 
 use bevy::prelude::*;
-use tilewalk_path::{Board, Grid, GridError, Pos};
+use tilewalk_path::{Board, Diagonal, Grid, GridError, Pos};
 
 use crate::units::MovementClass;
 
@@ -212,6 +212,28 @@ impl Navigation {
     /// tile of cost `cost` takes `class`, in seconds.
     pub fn step_seconds(&self, class: MovementClass, length: f64, cost: f64) -> f64 {
         length * cost / self.speed(class)
+    }
+
+    /// Whether a unit of `class` may step from `from` to its neighbour `to`: on a square board
+    /// a diagonal step follows the board's corner rule against `class`'s impassable tiles.
+    pub fn can_step(&self, class: MovementClass, from: Pos, to: Pos) -> bool {
+        let Board::Square(diagonal) = self.board else {
+            return true;
+        };
+        if from.x == to.x || from.y == to.y {
+            return true;
+        }
+        let grid = self.grid(class);
+        let open = [Pos::new(to.x, from.y), Pos::new(from.x, to.y)]
+            .into_iter()
+            .filter(|&p| grid.is_passable(p))
+            .count();
+        match diagonal {
+            Diagonal::Never => false,
+            Diagonal::NoObstacles => open == 2,
+            Diagonal::AtMostOneObstacle => open >= 1,
+            Diagonal::Always => true,
+        }
     }
 
     /// The length of a step between adjacent tiles: √2 diagonally on a square board, 1
