@@ -18,14 +18,20 @@ of address space (default 2048), exit with 0, 1 or 2, and never print a Rust pan
 about a file of the case must give its line and column (`error: FILE:LINE:COL: ...`). The
 inputs come from a seeded generator (--seed), so a campaign is repeatable; the inputs of
 every failing run are kept in --keep (default fuzz/failures/) with the command that ran them.
-Python 3 standard library only.
+Cases are built and run in worker processes (--jobs of them), each replaced after
+TASKS_PER_WORKER cases, so the memory a hostile input takes to build (a decompression bomb,
+a map of a million elements) is given back to the system, and each capped at WORKER_MIB of
+address space, so a case that would take more stops the campaign with a MemoryError; the
+summary gives the largest resident set of the driver, of a worker and of a case.
+Python 3.11 standard library only.
 """
 
 import argparse
 import base64
 import collections
-import concurrent.futures
+import functools
 import json
+import multiprocessing
 import os
 import pathlib
 import random
@@ -72,6 +78,20 @@ PIECES = [
 ]
 
 
+# The longest text a mutation makes: past the 64 MiB tilewalk reads of a file, so that its
+# refusal stays covered, and short of what would take the campaign's own memory (a long line
+# repeated 40 times, then again, grows a map of a million elements to gigabytes).
+MAX_TEXT = 80 << 20
+
+
+def worker_limit(memory_mib: int):
+    """Caps a worker's address space: a case that would take more to build stops the
+    campaign with a MemoryError instead of the kernel's OOM killer ending the worker, which
+    leaves a process pool waiting for it."""
+    size = memory_mib << 20
+    resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+
 def mutate(rng: random.Random, text: str) -> str:
     """A few random edits of `text`: characters, lines, numbers, encodings."""
     for _ in range(rng.choice([1, 1, 1, 2, 3, 6])):
@@ -84,7 +104,9 @@ def mutate(rng: random.Random, text: str) -> str:
         elif kind == 3:
             lines = text.split("\n")
             i = rng.randrange(len(lines))
-            lines.insert(i, lines[i] * rng.choice([1, 2, 40]))
+            times = rng.choice([1, 2, 40])
+            if len(text) + len(lines[i]) * times <= MAX_TEXT:
+                lines.insert(i, lines[i] * times)
             text = "\n".join(lines)
         elif kind == 4:
             lines = text.split("\n")
@@ -289,16 +311,19 @@ def hostile_tiled(rng: random.Random, folder: pathlib.Path) -> pathlib.Path:
             bad = rng.choice(["x", "-1", "", "4294967296", "1e9", "NaN", "0", " 1", "99999999999999999999"])
             text = re.sub(rf' {name}="[^"]*"', f' {name}="{bad}"', text, count=1)
     elif kind == "infinite":
-        chunks = []
+        chunks, count, size = [], rng.choice([1, 2, 40]), 0
         for _ in range(rng.choice([1, 4, 100, 2000])):
             cw, ch = rng.choice([(16, 16), (1, 65536), (65536, 1), (256, 256), (257, 256), (0, 0), (16, 0)])
             x, y = rng.choice([0, -16, 16, 1 << 20, 1 << 24, (1 << 24) + 1, -(1 << 31)]), rng.choice([0, 16, 1 << 20])
             attrs, data = layer_data(rng, cw * ch) if cw * ch <= 1 << 16 else ("", "")
+            if chunks and (size + len(data)) * count > MAX_TEXT:
+                break
+            size += len(data)
             chunks.append((attrs, f'<chunk x="{x}" y="{y}" width="{cw}" height="{ch}">{data}</chunk>'))
         encoding = chunks[0][0] or 'encoding="csv"'
         layers = "".join(
             f' <layer id="{i + 1}" name="t{i}" width="{w}" height="{h}"><data {encoding}>{"".join(c for _, c in chunks)}</data></layer>\n'
-            for i in range(rng.choice([1, 2, 40]))
+            for i in range(count)
         )
         text = map_text("", w, h, layers).replace('infinite="0"', 'infinite="1"')
     elif kind == "layers":
@@ -416,12 +441,28 @@ def limit(memory_mib: int):
     return apply
 
 
-def run_one(binary: str, seed: int, args_in: argparse.Namespace) -> tuple[str, list[str], float, str]:
-    """Runs case `seed`; returns (outcome, command, seconds, stderr tail)."""
+# Cases a worker process builds and runs before a fresh one takes its place, and the most
+# address space it may take.
+TASKS_PER_WORKER = 16
+WORKER_MIB = 4096
+
+
+def max_rss_mib(who: int) -> float:
+    """The largest resident set so far of this process (RUSAGE_SELF) or of any child it
+    waited for (RUSAGE_CHILDREN), in MiB (Linux reports KiB)."""
+    return resource.getrusage(who).ru_maxrss / 1024
+
+
+def run_one(binary: str, seed: int, args_in: argparse.Namespace) -> tuple[str, list[str], float, str, float, float]:
+    """Runs case `seed` in a worker process; returns (outcome, command, seconds, stderr
+    tail, the worker's largest resident set, the largest of the cases it ran, in MiB)."""
     rng = random.Random(seed)
     folder = pathlib.Path(tempfile.mkdtemp(prefix="tilewalk-fuzz-"))
     try:
-        args = case(rng, folder, args_in.tiled)
+        try:
+            args = case(rng, folder, args_in.tiled)
+        except MemoryError:
+            raise MemoryError(f"case {seed} takes more than {WORKER_MIB} MiB to build") from None
         started = time.monotonic()
         try:
             done = subprocess.run(
@@ -450,7 +491,8 @@ def run_one(binary: str, seed: int, args_in: argparse.Namespace) -> tuple[str, l
             keep = pathlib.Path(args_in.keep) / f"case-{seed}"
             shutil.copytree(folder, keep, dirs_exist_ok=True)
             (keep / "command.json").write_text(json.dumps([binary, *args]))
-        return outcome, args, seconds, stderr.decode("utf-8", "replace")[-400:]
+        tail = stderr.decode("utf-8", "replace")[-400:]
+        return outcome, args, seconds, tail, max_rss_mib(resource.RUSAGE_SELF), max_rss_mib(resource.RUSAGE_CHILDREN)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -472,12 +514,16 @@ def main() -> int:
     outcomes: collections.Counter[str] = collections.Counter()
     commands: collections.Counter[str] = collections.Counter()
     slowest = (0.0, [])
+    worker_rss = case_rss = 0.0
     started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+    with multiprocessing.Pool(
+        args.jobs, initializer=worker_limit, initargs=(WORKER_MIB,), maxtasksperchild=TASKS_PER_WORKER
+    ) as pool:
         seeds = range(args.seed * 10**9, args.seed * 10**9 + args.runs)
-        for i, (outcome, command, seconds, stderr) in enumerate(
-            pool.map(lambda s: run_one(args.binary, s, args), seeds, chunksize=16)
+        for i, (outcome, command, seconds, stderr, worker, case_peak) in enumerate(
+            pool.imap(functools.partial(run_one, args.binary, args_in=args), seeds)
         ):
+            worker_rss, case_rss = max(worker_rss, worker), max(case_rss, case_peak)
             outcomes[outcome] += 1
             commands[command[0]] += 1
             slowest = max(slowest, (seconds, command))
@@ -489,6 +535,9 @@ def main() -> int:
     print(json.dumps({
         "runs": args.runs, "failures": failures, "outcomes": dict(outcomes), "commands": dict(commands),
         "slowest_s": round(slowest[0], 2), "slowest": slowest[1], "wall_s": round(time.monotonic() - started, 1),
+        "max_rss_mib": {
+            "driver": round(max_rss_mib(resource.RUSAGE_SELF)), "worker": round(worker_rss), "case": round(case_rss),
+        },
     }))
     return 1 if failures else 0
 

@@ -1222,7 +1222,7 @@ fn group_layers_nested_past_the_limit_are_refused_and_deep_ones_within_it_open()
 }
 
 #[test]
-fn a_tileset_whose_image_claims_a_huge_size_is_refused_after_its_tile_count_is_repaired() {
+fn a_tileset_whose_image_claims_a_huge_size_or_holds_no_column_is_refused_at_the_tileset() {
     let dir = hostile_folder("image-size");
     let tileset = |image: &str| {
         format!(
@@ -1245,13 +1245,58 @@ fn a_tileset_whose_image_claims_a_huge_size_is_refused_after_its_tile_count_is_r
         "the tileset has no tilecount, and its 2000000x2000000 px image holds 3906250000 tiles of 32x32 px: more than tilewalk reads (65536 tiles a tileset)",
     );
     // The same size from the PNG file's header, the image element giving none.
-    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
-    png.extend_from_slice(&2_000_000u32.to_be_bytes());
-    png.extend_from_slice(&2_000_000u32.to_be_bytes());
-    std::fs::write(dir.join("huge.png"), png).unwrap();
+    let png = |side: u32| {
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+        png.extend_from_slice(&side.to_be_bytes());
+        png.extend_from_slice(&side.to_be_bytes());
+        png
+    };
+    std::fs::write(dir.join("huge.png"), png(2_000_000)).unwrap();
     let from_file = dir.join("png.tmx");
     std::fs::write(&from_file, tileset("<image source=\"huge.png\"/>")).unwrap();
     refused_at(&from_file, None, (3, 2), "holds 3906250000 tiles");
+    // A margin wider than the image (here a PNG of 0x0 px, as the fuzz campaign wrote one),
+    // or a spacing past what `tiled` counts columns in (`u32`): its sum overflows, a panic
+    // in a debug build and nonsense columns in a release one. Refused at the tileset.
+    std::fs::write(dir.join("empty.png"), png(0)).unwrap();
+    let narrow = dir.join("narrow.tmx");
+    let with = |settings: &str, image: &str| {
+        tileset(image).replace(" name=\"old\"", &format!(" name=\"old\" {settings}"))
+    };
+    std::fs::write(
+        &narrow,
+        with("margin=\"1\"", "<image source=\"empty.png\"/>"),
+    )
+    .unwrap();
+    refused_at(
+        &narrow,
+        None,
+        (3, 2),
+        "the tileset has no columns, and its margin of 1 px is wider than its 0 px image",
+    );
+    let spaced = dir.join("spaced.tmx");
+    let image = "<image source=\"terrain.png\" width=\"64\" height=\"64\"/>";
+    std::fs::write(&spaced, with("spacing=\"4294967295\"", image)).unwrap();
+    refused_at(
+        &spaced,
+        None,
+        (3, 2),
+        "make more columns than can be counted",
+    );
+    // With its columns given, `tiled` works none out: the margin is the tileset's own affair.
+    std::fs::write(
+        &narrow,
+        with(
+            "margin=\"1\" columns=\"1\"",
+            "<image source=\"empty.png\"/>",
+        ),
+    )
+    .unwrap();
+    let (code, output, _) = hostile_path(&narrow, "0,0", "1,1");
+    assert!(
+        matches!(code, Some(0..=2)) && !output.contains("columns"),
+        "exit {code:?}: {output}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

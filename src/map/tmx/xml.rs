@@ -391,19 +391,28 @@ pub(super) fn repaired<'a>(
                 format!("<data encoding=\"csv\">{}</data>", csv.join(",")),
             ));
         }
-        if element.name != "tileset"
-            || element.attr("tilecount").is_some()
-            || element.attr("source").is_some()
-        {
+        if element.name != "tileset" || element.attr("source").is_some() {
             continue;
         }
-        let Some(image) = elements[i + 1..]
+        // `tiled` keeps the last `<image>` of a tileset.
+        let Some(image) = elements[i + 1..element.end]
             .iter()
-            .take_while(|e| e.depth > element.depth)
-            .find(|e| e.name == "image" && e.depth == element.depth + 1)
+            .rfind(|e| e.name == "image" && e.depth == element.depth + 1)
         else {
             continue;
         };
+        if element.attr("columns").is_none()
+            && let Some(message) = uncountable_columns(element, image, &size_of)
+        {
+            return Err(Unrepaired::Refused(ParseError::new(
+                element.line,
+                element.column,
+                message,
+            )));
+        }
+        if element.attr("tilecount").is_some() {
+            continue;
+        }
         let Some((width, height)) = size_of(image) else {
             continue;
         };
@@ -464,6 +473,41 @@ pub(super) fn repaired<'a>(
     Ok(Patched {
         text: Cow::Owned(out),
         changes: moved,
+    })
+}
+
+/// Why `tiled` cannot work out the columns of an image tileset without `columns`, if it
+/// cannot: it computes them in `u32` as (image width − margin + spacing) / (tile width +
+/// spacing), from the values as it reads them (the width as an `i32`), and a margin wider
+/// than the image, or sums past `u32`, overflow. Values `tiled` cannot read are its own
+/// errors, reported where it finds them.
+fn uncountable_columns(
+    tileset: &Element,
+    image: &Element,
+    size_of: impl Fn(&Element) -> Option<(u64, u64)>,
+) -> Option<String> {
+    let setting = |name| match tileset.attr(name) {
+        None => Some(0),
+        Some(value) => value.parse::<u32>().ok().map(u64::from),
+    };
+    let (margin, spacing) = (setting("margin")?, setting("spacing")?);
+    let tile_width = u64::from(tileset.attr("tilewidth")?.parse::<u32>().ok()?);
+    let width = match image.attr("width") {
+        Some(width) => width.parse::<i32>().ok()?,
+        None => i32::try_from(size_of(image)?.0).ok()?,
+    };
+    // `as u32`, as `tiled` converts it: a negative width wraps.
+    let width = u64::from(width as u32);
+    if margin > width {
+        return Some(format!(
+            "the tileset has no columns, and its margin of {margin} px is wider than its {width} px image"
+        ));
+    }
+    let most = u64::from(u32::MAX);
+    (width - margin + spacing > most || tile_width + spacing > most).then(|| {
+        format!(
+            "the tileset has no columns, and its {width} px image, margin of {margin} px, spacing of {spacing} px and {tile_width} px tiles make more columns than can be counted"
+        )
     })
 }
 
