@@ -352,7 +352,8 @@ fn csv_entries(locator: &mut Locator, start: usize, text: &str) -> Vec<(usize, u
 /// `source`), the tile size, margin and spacing; and layer data in the old XML encoding
 /// written as CSV (`tiled` reads only CSV and base64). Elements before each change stay at
 /// their line and column. Fails with the `<image>` elements whose size is needed and
-/// unknown, or on a repaired `tilecount` beyond [`MAX_TILESET_TILES`], at its tileset.
+/// unknown, or at a tileset whose repaired `tilecount` is beyond [`MAX_TILESET_TILES`] or
+/// whose columns `tiled` cannot work out (see [`uncountable_columns`]).
 pub(super) fn repaired<'a>(
     text: &'a str,
     elements: &[Element],
@@ -402,7 +403,7 @@ pub(super) fn repaired<'a>(
             continue;
         };
         if element.attr("columns").is_none()
-            && let Some(message) = uncountable_columns(element, image, &size_of)
+            && let Some(message) = uncountable_columns(element, image, size_of)
         {
             return Err(Unrepaired::Refused(ParseError::new(
                 element.line,
