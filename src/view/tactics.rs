@@ -53,8 +53,14 @@ struct Highlight;
 #[derive(Component)]
 struct TurnText;
 
+/// The button beside the turn: "End turn" while the game goes on, "Play again" once a side
+/// has won.
 #[derive(Component)]
-struct EndTurnButton;
+struct TurnButton;
+
+/// The text of the [`TurnButton`].
+#[derive(Component)]
+struct TurnButtonText;
 
 /// The side that won the game being played; `None` while it goes on. Input for the game
 /// stops once it is set, but `R` (the map afresh).
@@ -176,6 +182,7 @@ pub(super) fn plugin(app: &mut App) {
                 finish_game,
                 update_turn_log,
                 update_turn_text,
+                update_turn_button,
                 update_banner,
             )
                 .chain()
@@ -217,7 +224,7 @@ fn spawn_turn_panel(
             ));
             panel
                 .spawn((
-                    EndTurnButton,
+                    TurnButton,
                     Button,
                     Node {
                         padding: UiRect::axes(px(10), px(4)),
@@ -225,17 +232,27 @@ fn spawn_turn_panel(
                     },
                     BackgroundColor(Color::srgb(0.22, 0.35, 0.6)),
                     children![(
-                        Text::new("End turn (Enter)"),
+                        TurnButtonText,
+                        Text::new(END_TURN),
                         TextFont::from_font_size(15.0)
                     )],
                 ))
                 .observe(
                     |press: On<Pointer<Press>>,
                      mut end: MessageWriter<EndTurn>,
+                     mut restart: MessageWriter<RestartLevel>,
                      over: Res<GameOver>| {
                         // On the press, where the pointer is this frame (see view::input).
-                        if press.button == PointerButton::Primary && over.0.is_none() {
-                            end.write(EndTurn);
+                        if press.button != PointerButton::Primary {
+                            return;
+                        }
+                        match over.0 {
+                            None => {
+                                end.write(EndTurn);
+                            }
+                            Some(_) => {
+                                restart.write(RestartLevel);
+                            }
                         }
                     },
                 );
@@ -957,6 +974,22 @@ fn update_turn_text(
         ),
         (None, Team::Blue) => format!("turn {}: your move (blue)", turn.number),
     };
+}
+
+const END_TURN: &str = "End turn (Enter)";
+const PLAY_AGAIN: &str = "Play again (R)";
+
+/// The turn button's words: ending the turn, or once the game is over playing it again.
+fn update_turn_button(over: Res<GameOver>, text: Single<(&mut Text, Ref<TurnButtonText>)>) {
+    let (mut text, button) = text.into_inner();
+    if over.is_changed() || button.is_added() {
+        text.0 = (if over.0.is_some() {
+            PLAY_AGAIN
+        } else {
+            END_TURN
+        })
+        .to_owned();
+    }
 }
 
 /// The banner over the map once a side has won: who, and how to play again.

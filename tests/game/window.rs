@@ -1283,6 +1283,18 @@ fn a_skirmish_played_to_a_win_with_clicks_ends_with_the_winner_and_r_starts_it_a
     assert_eq!(again["tile"], serde_json::json!([5, 1]));
     let strike = game.move_and_strike((1, 0), (5, 0), (5, 1));
     assert_eq!(strike["target_hp"], 13, "a fresh orc: {strike}");
+
+    // Won again, the button where "End turn" was plays the map again too.
+    game.move_and_strike((1, 1), (4, 1), (5, 1));
+    game.move_and_strike((1, 2), (5, 2), (5, 1));
+    game.wait_event_from(before, "the second win", STARTUP, |e| e["event"] == "won");
+    let turn = game.view_panel("turn");
+    let (x, y) = ((turn[2] - 40.0) as i64, ((turn[1] + turn[3]) / 2.0) as i64);
+    let before = game.events().len();
+    game.xdotool(&["mousemove", &x.to_string(), &y.to_string(), "click", "1"]);
+    game.wait_event_from(before, "the restart from the button", STARTUP, |e| {
+        e["event"] == "restarted"
+    });
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
 }
