@@ -634,4 +634,62 @@ mod tests {
             "selected: 1500 units (1200 foot, 300 flyer)"
         );
     }
+
+    /// A world with the level of `map` (on the shipped terrain table), its units, and an
+    /// empty notice and help bar.
+    fn world_of(map: &str) -> World {
+        let table =
+            TerrainTable::parse(&std::fs::read_to_string("assets/terrain.ron").unwrap()).unwrap();
+        let mut app =
+            crate::headless_app(&crate::map::MapAsset::parse(map).unwrap(), &table).unwrap();
+        app.update();
+        let mut world = std::mem::take(app.world_mut());
+        world.init_resource::<Notice>();
+        world.init_resource::<Painter>();
+        world.insert_resource(State::new(Mode::RealTime));
+        world.spawn((HelpText, Text::new("")));
+        world
+    }
+
+    #[test]
+    fn a_map_with_no_units_says_so_on_screen() {
+        let mut world = world_of("[terrain]\n...\n[units]\n");
+        world.run_system_once(say_level_notes).unwrap();
+        assert_eq!(
+            world.resource::<Notice>().text,
+            super::super::input::NO_UNITS
+        );
+        let mut world = world_of("[terrain]\n...\n[units]\nknight blue foot 0,0\n");
+        world.run_system_once(say_level_notes).unwrap();
+        assert_eq!(
+            world.resource::<Notice>().text,
+            "",
+            "a map with a unit and no notes"
+        );
+    }
+
+    #[test]
+    fn while_painting_the_help_bar_shows_the_painter_and_its_palette() {
+        let mut world = world_of("[terrain]\n...\n[units]\nknight blue foot 0,0\n");
+        let help = |world: &mut World| {
+            world.run_system_once(show_help).unwrap();
+            let mut texts = world.query_filtered::<&Text, With<HelpText>>();
+            texts.single(world).unwrap().0.clone()
+        };
+        assert_eq!(help(&mut world), HELP);
+        let second = world.resource::<Level>().table.terrains[1].name.clone();
+        let mut painter = world.resource_mut::<Painter>();
+        (painter.on, painter.terrain) = (true, 1);
+        let painting = help(&mut world);
+        assert!(
+            painting.starts_with(&format!("PAINTING {second}  left-drag: paint")),
+            "{painting}"
+        );
+        assert!(
+            painting.contains("palette  1: ") && painting.contains(&format!("2: *{second}")),
+            "{painting}"
+        );
+        world.resource_mut::<Painter>().on = false;
+        assert_eq!(help(&mut world), HELP, "painting off: the controls again");
+    }
 }

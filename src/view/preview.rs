@@ -32,17 +32,8 @@ pub(super) fn plugin(app: &mut App) {
             )
                 .chain()
                 .in_set(AppSystems::Present)
-                .run_if(
-                    in_state(Mode::RealTime)
-                        .and_then(not_painting)
-                        .and_then(not_dragging),
-                ),
+                .run_if(in_state(Mode::RealTime).and_then(not_painting)),
         );
-}
-
-/// During a box drag the selection is about to change: no preview for the old one.
-fn not_dragging(drag: Res<DragBox>) -> bool {
-    !drag.dragging
 }
 
 /// The preview's line: dashed, so it reads apart from the solid line of a path being walked.
@@ -94,6 +85,7 @@ struct Candidate {
 
 fn plan_preview(
     cursor: Res<Cursor>,
+    drag: Res<DragBox>,
     nav: Res<Navigation>,
     rule: Option<Res<UnreachableGoals>>,
     selected: Query<Candidate, (With<Selected>, With<Unit>)>,
@@ -105,12 +97,15 @@ fn plan_preview(
         .iter()
         .min_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
     let asked = match (&lead, cursor.tile) {
-        // Over a panel, or the lead's own tile: nothing to preview.
-        (Some(lead), Some(to)) if !cursor.over_ui && to != lead.tile.0 => Some(Asked {
-            unit: lead.entity,
-            from: lead.tile.0,
-            to,
-        }),
+        // Over a panel, or the lead's own tile: nothing to preview; nor during a box drag,
+        // which is about to change the selection.
+        (Some(lead), Some(to)) if !cursor.over_ui && !drag.dragging && to != lead.tile.0 => {
+            Some(Asked {
+                unit: lead.entity,
+                from: lead.tile.0,
+                to,
+            })
+        }
         _ => None,
     };
     let rule = rule.map_or_else(UnreachableGoals::default, |r| *r);
@@ -219,6 +214,7 @@ rider  blue horse 0,2
             TerrainTable::parse(&std::fs::read_to_string("assets/terrain.ron").unwrap()).unwrap();
         let mut app = headless_app(&MapAsset::parse(FORD).unwrap(), &table).unwrap();
         app.init_resource::<MovePreview>()
+            .init_resource::<DragBox>()
             .insert_resource(rule)
             .insert_resource(Cursor { tile, ..default() })
             .add_systems(Update, plan_preview.in_set(AppSystems::Present));
@@ -266,6 +262,18 @@ rider  blue horse 0,2
         app.world_mut().resource_mut::<Cursor>().tile = None;
         app.update();
         assert_eq!(*preview(&app), MovePreview::default());
+        // During a box drag, none; once it ends, the way again.
+        app.world_mut().resource_mut::<Cursor>().tile = Some(Pos::new(1, 2));
+        app.world_mut().resource_mut::<DragBox>().dragging = true;
+        app.update();
+        assert_eq!(*preview(&app), MovePreview::default(), "while dragging");
+        app.world_mut().resource_mut::<DragBox>().dragging = false;
+        app.update();
+        assert!(
+            matches!(preview(&app).route, Some(Ok(_))),
+            "{:?}",
+            preview(&app)
+        );
     }
 
     #[test]

@@ -780,20 +780,25 @@ type Dress<'a> = (&'a Team, &'a Tile, Has<Moved>, Has<Acted>, &'a mut Sprite);
 /// (its colour, a little muted, in an amber frame), done for the turn (grey).
 fn show_unit_states(mut gizmos: Gizmos, level: Res<Level>, mut units: Query<Dress, With<Unit>>) {
     let geometry = level.geometry();
-    let grey = Color::srgb(0.35, 0.35, 0.35);
     for (&team, tile, moved, acted, mut sprite) in &mut units {
-        let color = match (moved, acted) {
-            (_, true) => team_color(team).mix(&grey, 0.75),
-            (true, false) => {
-                outline(&mut gizmos, &geometry, tile.0, 0.92, MOVED_FRAME);
-                team_color(team).mix(&grey, 0.25)
-            }
-            (false, false) => team_color(team),
-        };
+        let (color, framed) = state_look(team, moved, acted);
+        if framed {
+            outline(&mut gizmos, &geometry, tile.0, 0.92, MOVED_FRAME);
+        }
         let color = color.with_alpha(sprite.color.alpha());
         if sprite.color != color {
             sprite.color = color;
         }
+    }
+}
+
+/// How a unit of `team` looks in each state: its sprite's tint, and whether it is framed.
+fn state_look(team: Team, moved: bool, acted: bool) -> (Color, bool) {
+    let grey = Color::srgb(0.35, 0.35, 0.35);
+    match (moved, acted) {
+        (_, true) => (team_color(team).mix(&grey, 0.75), false),
+        (true, false) => (team_color(team).mix(&grey, 0.25), true),
+        (false, false) => (team_color(team), false),
     }
 }
 
@@ -1024,4 +1029,114 @@ fn update_banner(
         None => banner.display = Display::None,
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::ecs::system::RunSystemOnce;
+    use bevy_tilewalk::tactics::PerClass;
+
+    use super::*;
+    use crate::map::MapAsset;
+    use crate::terrain::TerrainTable;
+
+    /// A knight and an orc of 20 hit points on a field of grass.
+    fn app() -> App {
+        let map = "board: square-4\n[terrain]\n......\n......\n[units]\nknight blue foot 0,0\norc red foot 5,1\n";
+        let table =
+            TerrainTable::parse(&std::fs::read_to_string("assets/terrain.ron").unwrap()).unwrap();
+        let mut app = crate::headless_app(&MapAsset::parse(map).unwrap(), &table).unwrap();
+        app.insert_resource(TacticsRules {
+            hit_points: PerClass::from([("*", 20)]),
+            ..default()
+        })
+        .insert_resource(Cursor {
+            tile: Some(Pos::new(0, 0)),
+            ..default()
+        })
+        .init_resource::<HoveredUnit>();
+        app
+    }
+
+    fn knight(app: &mut App) -> Entity {
+        let world = app.world_mut();
+        world
+            .query_filtered::<(Entity, &Name), With<Unit>>()
+            .iter(world)
+            .find_map(|(e, n)| (n.as_str() == "knight").then_some(e))
+            .unwrap()
+    }
+
+    fn hover_line(app: &mut App) -> String {
+        app.world_mut().run_system_once(hover_unit).unwrap();
+        app.world().resource::<HoveredUnit>().0.clone()
+    }
+
+    #[test]
+    fn the_hover_line_gives_hit_points_and_which_of_the_three_states_a_unit_is_in() {
+        let mut app = app();
+        assert_eq!(
+            hover_line(&mut app),
+            "knight (blue foot): 20 of 20 hp, ready"
+        );
+        let knight = knight(&mut app);
+        app.world_mut().entity_mut(knight).insert((
+            Health(7),
+            Moved {
+                from: Pos::new(0, 0),
+            },
+        ));
+        assert_eq!(
+            hover_line(&mut app),
+            "knight (blue foot): 7 of 20 hp, moved: may still act"
+        );
+        app.world_mut().entity_mut(knight).insert(Acted);
+        assert_eq!(
+            hover_line(&mut app),
+            "knight (blue foot): 7 of 20 hp, done this turn"
+        );
+        app.world_mut().resource_mut::<Cursor>().tile = Some(Pos::new(3, 0));
+        assert_eq!(hover_line(&mut app), "", "no unit under the pointer");
+    }
+
+    #[test]
+    fn the_three_states_look_apart_and_only_a_moved_unit_is_framed() {
+        for team in [Team::Blue, Team::Red] {
+            let looks = [(false, false), (true, false), (true, true)]
+                .map(|(moved, acted)| state_look(team, moved, acted));
+            let tint = |i: usize| looks[i].0.to_srgba();
+            for (a, b) in [(0, 1), (0, 2), (1, 2)] {
+                let (x, y) = (tint(a), tint(b));
+                let apart =
+                    (x.red - y.red).abs() + (x.green - y.green).abs() + (x.blue - y.blue).abs();
+                assert!(apart > 0.1, "{team:?}: states {a} and {b} look alike");
+            }
+            assert_eq!(looks.map(|l| l.1), [false, true, false]);
+        }
+    }
+
+    #[test]
+    fn every_unit_gets_a_bar_of_the_hit_points_it_has_left() {
+        let mut app = app();
+        let knight = knight(&mut app);
+        app.world_mut().entity_mut(knight).insert(Health(5));
+        // The first run gives each unit its bar, the next sizes what is left.
+        for _ in 0..2 {
+            app.world_mut().run_system_once(dress_health).unwrap();
+        }
+        let world = app.world_mut();
+        let mut fills: Vec<(Entity, f32)> = world
+            .query_filtered::<(&ChildOf, &Sprite), With<HealthFill>>()
+            .iter(world)
+            .map(|(parent, sprite)| (parent.parent(), sprite.custom_size.unwrap().x))
+            .collect();
+        fills.sort_by_key(|&(unit, _)| unit != knight);
+        assert_eq!(fills.len(), 2, "one bar a unit");
+        assert_eq!(
+            fills[0],
+            (knight, BAR_SIZE.x * 5.0 / 20.0),
+            "a quarter left"
+        );
+        assert_eq!(fills[1].1, BAR_SIZE.x, "the orc is unhurt");
+    }
 }
