@@ -953,6 +953,7 @@ fn no_panel_covers_another_in_any_mode() {
     });
     let panels = game.panels_apart("Lab", "lab");
     assert!(panels["panels"].get("errors").is_some(), "{panels}");
+    game.help_keeps_two_lines("RealTime");
     drop(game);
 
     // Tactics: the turn panel, a unit's hint, a file error.
@@ -968,8 +969,28 @@ fn no_panel_covers_another_in_any_mode() {
     game.panels_apart("Tactics", "notice");
     std::fs::write(&map, text.replacen("[units]", "[units]\nbroken", 1)).unwrap();
     game.panels_apart("Tactics", "errors");
+    game.help_keeps_two_lines("Tactics");
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
+}
+
+impl Game {
+    /// Checks that in `mode` the help bar kept its two lines of 13 px text in every report
+    /// of the panels, whatever the notices and errors beside it (a third line would make it
+    /// at least 58 px high).
+    fn help_keeps_two_lines(&self, mode: &str) {
+        let help: Vec<f64> = self
+            .events()
+            .iter()
+            .filter(|e| e["event"] == "panels" && e["mode"] == mode)
+            .filter_map(|e| e["panels"].get("help"))
+            .map(|r| r[3].as_f64().unwrap() - r[1].as_f64().unwrap())
+            .collect();
+        assert!(
+            !help.is_empty() && help.iter().all(|&h| h < 52.0),
+            "{mode}: the help bar's heights {help:?}"
+        );
+    }
 }
 
 /// A small field for a tactics turn: the knight can reach the tile beside the brute.
