@@ -78,9 +78,10 @@ PIECES = [
 ]
 
 
-# The longest text a mutation makes: past the 64 MiB tilewalk reads of a file, so that its
-# refusal stays covered, and short of what would take the campaign's own memory (a long line
-# repeated 40 times, then again, grows a map of a million elements to gigabytes).
+# The longest text a mutation makes (and an infinite map's chunks), short of what would take
+# the campaign's own memory: a long line repeated 40 times, then again, grows a map of a
+# million elements to gigabytes. Files past the 64 MiB tilewalk reads are refused whole
+# (`tests/game/cli.rs` reads /dev/zero for that).
 MAX_TEXT = 80 << 20
 
 
