@@ -6,7 +6,8 @@
 //! strike it, Space to wait, Backspace to take the move back), ending the turn (Enter or the
 //! button), the enemy's turn shown move by move and strike by strike (Space, Escape or a
 //! click skips the show), the turn log (the last turn's moves and strikes, until the player
-//! acts), and the end of a game: a banner naming the winner, `R` to play the map again.
+//! acts), and the end of a game: a banner naming the winner, `R` or the button (now "Play
+//! again") to play the map again.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -63,7 +64,7 @@ struct TurnButton;
 struct TurnButtonText;
 
 /// The side that won the game being played; `None` while it goes on. Input for the game
-/// stops once it is set, but `R` (the map afresh).
+/// stops once it is set, but `R` and the Play again button (the map afresh).
 #[derive(Resource, Default, Debug, PartialEq)]
 struct GameOver(Option<Team>);
 
