@@ -483,12 +483,16 @@ fn play_shows(
     }
 }
 
-/// The game ends when a side wins; the map afresh ([`RestartLevel`]) starts a new one.
+/// The game ends when a side wins, and lets go of the selection (no range or preview is
+/// drawn for a unit that can no longer act); the map afresh ([`RestartLevel`]) starts a new
+/// one.
 fn finish_game(
+    mut commands: Commands,
     mut won: MessageReader<Won>,
     mut restarted: MessageReader<RestartLevel>,
     mut over: ResMut<GameOver>,
     mut log: ResMut<TurnLog>,
+    selected: Query<Entity, With<Selected>>,
 ) {
     if restarted.read().count() > 0 {
         *over = GameOver(None);
@@ -496,6 +500,9 @@ fn finish_game(
     }
     for w in won.read() {
         *over = GameOver(Some(w.team));
+        for unit in &selected {
+            commands.entity(unit).remove::<Selected>();
+        }
     }
 }
 
