@@ -663,6 +663,21 @@ fn the_lab_replays_a_search_step_by_step_in_a_real_window() {
     game.wait_event("the lab's first search", STARTUP, |e| {
         e["event"] == "lab" && e["goal"] == serde_json::json!([6, 4]) && e["step"] == e["events"]
     });
+    // The lab's column comes after the first fit, and the map is fitted again into the map
+    // area it leaves: the drag below is aimed at tiles once they are there (aimed before, its
+    // press could land beside the goal marker and paint instead).
+    let column = game.wait_event("the lab's column", STARTUP, |e| {
+        e["event"] == "panels" && e["panels"].get("lab").is_some()
+    });
+    let right = column["map_area"][2].as_f64().unwrap();
+    let map = MapAsset::parse(&std::fs::read_to_string(meadow).unwrap()).unwrap();
+    let width = f64::from(map.width);
+    game.wait_event("the map fitted beside the lab's column", STARTUP, |e| {
+        let (x, px) = (e["origin"][0].as_f64(), e["tile_px"].as_f64());
+        e["event"] == "view"
+            && x.zip(px)
+                .is_some_and(|(x, px)| x + width * px <= right + 1.0)
+    });
 
     // Drag the goal marker from (6,4) to (9,2), through (8,3).
     let pressed = game.click_and_hold(6, 4, "1");
@@ -697,7 +712,6 @@ fn the_lab_replays_a_search_step_by_step_in_a_real_window() {
 
     // The same search, replayed by the core to the same step, says which tiles are expanded
     // and which wait on the frontier; the screenshot must tint exactly those.
-    let map = MapAsset::parse(&std::fs::read_to_string(meadow).unwrap()).unwrap();
     let (_, nav) = Level::build(&map, &super::table()).unwrap();
     let grid = nav.grid(FOOT);
     let mut trace = Trace::new();
