@@ -356,12 +356,7 @@ fn a_player_selects_orders_and_sees_the_path_in_a_real_window() {
     game.wait_event_from(pressed, "the knight's second step", WALK, |e| {
         e["event"] == "step" && e["unit"] == "knight" && e["tile"] != first["tile"]
     });
-    let before = game.events().len();
-    game.xdotool(&["key", "F12"]);
-    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
-        e["event"] == "screenshot"
-    });
-    let shot = PathBuf::from(shot["path"].as_str().unwrap());
+    let shot = game.screenshot().path;
 
     // An order onto rock, impassable for the knight: it goes as near as it can get, the
     // tile beside the rock nearest it, and its arrival says why it stopped short.
@@ -529,19 +524,7 @@ impl Game {
         let arrived = self.wait_event("the knight to arrive", WALK, |e| e["event"] == "arrived");
         assert_eq!(arrived["unit"], "knight");
         assert_eq!(arrived["tile"], goal);
-        let before = self.events().len();
-        self.xdotool(&["key", "F12"]);
-        let shot = self.wait_event_from(before, "the screenshot", STARTUP, |e| {
-            e["event"] == "screenshot"
-        });
-        let path = PathBuf::from(shot["path"].as_str().unwrap());
-        let (width, height, pixels) = decode(&path);
-        assert_eq!((width, height), (1280, 720));
-        Shot {
-            path,
-            width,
-            pixels,
-        }
+        self.screenshot()
     }
 }
 
@@ -703,12 +686,7 @@ fn the_lab_replays_a_search_step_by_step_in_a_real_window() {
             e["event"] == "lab" && e["step"] == step
         });
     }
-    let before = game.events().len();
-    game.xdotool(&["key", "F12"]);
-    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
-        e["event"] == "screenshot"
-    });
-    let shot = PathBuf::from(shot["path"].as_str().unwrap());
+    let shot = game.screenshot().path;
 
     // The same search, replayed by the core to the same step, says which tiles are expanded
     // and which wait on the frontier; the screenshot must tint exactly those.
@@ -1046,19 +1024,7 @@ fn a_tactics_turn_is_played_with_clicks_in_a_real_window() {
     let panels = game.wait_event_from(before, "the forecast shown", STARTUP, |e| {
         e["event"] == "panels" && e["panels"].get("notice").is_some()
     });
-    let before = game.events().len();
-    game.xdotool(&["key", "F12"]);
-    let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
-        e["event"] == "screenshot"
-    });
-    let path = PathBuf::from(shot["path"].as_str().unwrap());
-    let (width, height, pixels) = decode(&path);
-    assert_eq!((width, height), (1280, 720));
-    let shot = Shot {
-        path,
-        width,
-        pixels,
-    };
+    let shot = game.screenshot();
     let notice = &panels["panels"]["notice"];
     let [left, top, right, bottom] = std::array::from_fn(|i| notice[i].as_f64().unwrap() as i64);
     let text = (top..bottom)
@@ -1150,30 +1116,16 @@ fn the_tactics_range_stands_out_on_water_grass_mud_and_forest() {
     let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = fresh_dir("range-contrast");
     let mut game = Game::tactics(&dir, "marsh.map", MARSH);
-    let screenshot = |game: &mut Game| {
-        let before = game.events().len();
-        game.xdotool(&["key", "F12"]);
-        let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
-            e["event"] == "screenshot"
-        });
-        let path = PathBuf::from(shot["path"].as_str().unwrap());
-        let (width, _, pixels) = decode(&path);
-        Shot {
-            path,
-            width,
-            pixels,
-        }
-    };
     // The pointer rests on the brute's tile, outside the range, for both pictures.
     game.hover(9, 4);
-    let plain = screenshot(&mut game);
+    let plain = game.screenshot();
     let pressed = game.click(1, 2, "1");
     game.wait_event_from(pressed, "the griffin selected", STARTUP, |e| {
         e["event"] == "selected" && e["units"] == serde_json::json!(["griffin"])
     });
     game.hover(9, 4);
     let view = game.view();
-    let ranged = screenshot(&mut game);
+    let ranged = game.screenshot();
     assert_eq!(game.view()["origin"], view["origin"], "the view stayed");
     ranged.keep_as("TILEWALK_RANGE_SCREENSHOT_OUT");
     // On each terrain, a tile in range differs from the same tile unselected by a clearly
@@ -1656,18 +1608,7 @@ fn a_map_draws_its_tileset_from_a_sibling_folder() {
     // so screenshots are taken until the first tile shows its colour or STARTUP runs out.
     let deadline = Instant::now() + STARTUP;
     let shot = loop {
-        let before = game.events().len();
-        game.xdotool(&["key", "F12"]);
-        let shot = game.wait_event_from(before, "the screenshot", STARTUP, |e| {
-            e["event"] == "screenshot"
-        });
-        let path = PathBuf::from(shot["path"].as_str().unwrap());
-        let (width, _, pixels) = decode(&path);
-        let shot = Shot {
-            path,
-            width,
-            pixels,
-        };
+        let shot = game.screenshot();
         if near(shot.pixel(game.tile_center(0, 0)), ORANGE) || Instant::now() >= deadline {
             break shot;
         }
