@@ -700,6 +700,19 @@ pub struct ChangeResult {
     ms: f64,
 }
 
+impl ChangeResult {
+    /// The wall's result once `replanned` of the `affected` agents are clear of it, `frames`
+    /// frames and the time since `started` after it went up.
+    fn after(affected: usize, replanned: usize, frames: usize, started: Instant) -> Self {
+        Self {
+            affected,
+            replanned,
+            frames,
+            ms: started.elapsed().as_secs_f64() * 1e3,
+        }
+    }
+}
+
 fn crowd_result(plugin: &'static str, arrivals: &[f64], mut frame_ms: Vec<f64>) -> CrowdResult {
     let frames = frame_ms.len();
     let frame_mean_ms = frame_ms.iter().sum::<f64>() / frames.max(1) as f64;
@@ -831,12 +844,7 @@ fn tilewalk_crowd(
                             .is_none_or(|p| !crosses(p, cells))
                 })
                 .count();
-            **result = ChangeResult {
-                affected: affected.len(),
-                replanned,
-                frames: frame + 1 - at,
-                ms: started.elapsed().as_secs_f64() * 1e3,
-            };
+            **result = ChangeResult::after(affected.len(), replanned, frame + 1 - at, *started);
             if replanned == affected.len() {
                 break;
             }
@@ -1024,12 +1032,7 @@ fn northstar_crowd(
                         }))
                 })
                 .count();
-            **result = ChangeResult {
-                affected: affected.len(),
-                replanned,
-                frames: frame + 1 - at,
-                ms: started.elapsed().as_secs_f64() * 1e3,
-            };
+            **result = ChangeResult::after(affected.len(), replanned, frame + 1 - at, *started);
             if replanned == affected.len() {
                 break;
             }
