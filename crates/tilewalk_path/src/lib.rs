@@ -361,6 +361,7 @@ mod field;
 pub mod formats;
 mod grid;
 mod group;
+mod hierarchy;
 mod memory;
 mod moves;
 mod open_list;
@@ -374,6 +375,7 @@ pub use group::{
     Advance, GroupError, GroupOrder, GroupPlanner, GroupStats, PATH_CELLS_PER_WORK, Route,
     Stranded, Unit, plan_group,
 };
+pub use hierarchy::{Cch, CchError, CchMetric, CchQuery};
 pub use moves::{Diagonal, Heuristic};
 pub use pos::Pos;
 pub use search::{
