@@ -32,7 +32,7 @@
 //! the lower triangle whose sum made their weight.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap};
 use std::f64::consts::SQRT_2;
 
 use crate::board::Board;
@@ -431,10 +431,12 @@ impl CchMetric {
     }
 
     /// Brings the weights up to date after the costs of `edited` cells changed in `grid`
-    /// (any other cell must be as it was at the last customization): the steps into, out of
-    /// and (for the corner rules of square boards) past each edited cell are weighed again,
-    /// then, upwards, every arc with a lower triangle through an arc that changed. Returns
-    /// how many arcs changed.
+    /// (any other cell must be as it was at the last customization), and returns how many
+    /// arcs changed. The steps into, out of and (for the corner rules of square boards) past
+    /// each edited cell are weighed again; then, upwards from the lowest cell, each arc that
+    /// changed offers its new way to the arcs across its triangles. An arc across takes a
+    /// cheaper way at once; it is computed again from all its lower triangles only when the
+    /// way it had was through a triangle that got dearer.
     pub fn recustomize(
         &mut self,
         cch: &Cch,
@@ -443,15 +445,7 @@ impl CchMetric {
     ) -> Result<usize, CchError> {
         cch.check(grid)?;
         let (width, height) = (cch.width, cch.height);
-        // Arcs to weigh again, lowest lower end first.
-        let mut queue = BinaryHeap::new();
-        let mut queued = HashSet::new();
-        let mut push = |queue: &mut BinaryHeap<_>, a: usize| {
-            if queued.insert(a) {
-                let low = cch.up_first.partition_point(|&f| f <= a) - 1;
-                queue.push(Reverse((low as u32, a)));
-            }
-        };
+        let mut round = Round::default();
         for &pos in edited {
             if !grid.contains(pos) {
                 return Err(CchError::EditOutside { pos, width, height });
@@ -459,47 +453,110 @@ impl CchMetric {
             let around: Vec<Pos> = cch.board.neighbours(pos, width, height).collect();
             for &n in &around {
                 if let Some(a) = cch.arc(cch.rank_of(pos), cch.rank_of(n)) {
-                    push(&mut queue, a);
+                    round.touch(self, cch, a, true);
                 }
             }
             // Diagonal steps whose corner this cell is: between its orthogonal neighbours.
             if matches!(cch.board, Board::Square(rule) if rule != Diagonal::Never) {
-                for (i, &a) in around.iter().enumerate() {
-                    for &b in &around[i + 1..] {
-                        let orthogonal = |n: Pos| n.x == pos.x || n.y == pos.y;
-                        if orthogonal(a)
-                            && orthogonal(b)
-                            && a.x != b.x
+                let orthogonal = |n: &&Pos| n.x == pos.x || n.y == pos.y;
+                let sides: Vec<Pos> = around.iter().filter(orthogonal).copied().collect();
+                for (i, &a) in sides.iter().enumerate() {
+                    for &b in &sides[i + 1..] {
+                        if a.x != b.x
                             && a.y != b.y
                             && let Some(arc) = cch.arc(cch.rank_of(a), cch.rank_of(b))
                         {
-                            push(&mut queue, arc);
+                            round.touch(self, cch, arc, true);
                         }
                     }
                 }
             }
         }
         let mut changed = 0;
-        while let Some(Reverse((low, a))) = queue.pop() {
-            let weights = cch.recompute(self, grid, a, low);
-            if weights == (self.up[a], self.down[a]) {
-                continue;
+        let mut moved = Vec::new();
+        while let Some(Reverse(low)) = round.lows.pop() {
+            moved.clear();
+            for a in round.by_low.remove(&low).unwrap_or_default() {
+                let before = round.touched[&a];
+                if before.recompute {
+                    (self.up[a], self.down[a]) = cch.recompute(self, grid, a, low);
+                }
+                if (self.up[a], self.down[a]) != before.weights {
+                    moved.push(a);
+                }
             }
-            (self.up[a], self.down[a]) = weights;
-            changed += 1;
-            // Each triangle with `low` at its bottom has this arc as a side: the arc across
-            // its top may change.
-            let high = cch.head[a];
-            for i in cch.up_first[low as usize]..cch.up_first[low as usize + 1] {
-                let other = cch.head[i];
-                if other != high
-                    && let Some(top) = cch.arc(high, other)
-                {
-                    push(&mut queue, top);
+            changed += moved.len();
+            let first = cch.up_first[low as usize];
+            let arcs = first..cch.up_first[low as usize + 1];
+            for &a in &moved {
+                for b in arcs.clone().filter(|&b| b != a) {
+                    let (p, q) = (cch.head[a], cch.head[b]);
+                    let Some(top) = cch.arc(p, q) else { continue };
+                    // The arcs from `low` to the lower and the higher end of `top`.
+                    let (to_lower, to_higher) = if p < q { (a, b) } else { (b, a) };
+                    let old = |arc: usize| {
+                        round
+                            .touched
+                            .get(&arc)
+                            .map_or((self.up[arc], self.down[arc]), |t| t.weights)
+                    };
+                    let (lower_old, higher_old) = (old(to_lower), old(to_higher));
+                    let was = (lower_old.1 + higher_old.0, higher_old.1 + lower_old.0);
+                    let now = (
+                        self.down[to_lower] + self.up[to_higher],
+                        self.down[to_higher] + self.up[to_lower],
+                    );
+                    let before = round.touch(self, cch, top, false);
+                    let lost = (now.0 > was.0 && was.0 == before.0)
+                        || (now.1 > was.1 && was.1 == before.1);
+                    if lost {
+                        round.touch(self, cch, top, true);
+                    }
+                    self.up[top] = self.up[top].min(now.0);
+                    self.down[top] = self.down[top].min(now.1);
                 }
             }
         }
         Ok(changed)
+    }
+}
+
+/// What one re-customization has touched.
+#[derive(Default)]
+struct Round {
+    /// Per arc touched: its weights before, and whether it must be computed again from its
+    /// input and all its lower triangles.
+    touched: HashMap<usize, Touched>,
+    /// The arcs touched, by their lower ends.
+    by_low: HashMap<u32, Vec<usize>>,
+    /// The lower ends of arcs touched and not yet settled, lowest first.
+    lows: BinaryHeap<Reverse<u32>>,
+}
+
+#[derive(Clone, Copy)]
+struct Touched {
+    weights: (f64, f64),
+    recompute: bool,
+}
+
+impl Round {
+    /// Notes arc `a` as touched (and to compute again if `recompute`); returns its weights
+    /// from before the round.
+    fn touch(&mut self, metric: &CchMetric, cch: &Cch, a: usize, recompute: bool) -> (f64, f64) {
+        let entry = self.touched.entry(a).or_insert_with(|| {
+            let low = cch.up_first.partition_point(|&f| f <= a) as u32 - 1;
+            let list = self.by_low.entry(low).or_default();
+            if list.is_empty() {
+                self.lows.push(Reverse(low));
+            }
+            list.push(a);
+            Touched {
+                weights: (metric.up[a], metric.down[a]),
+                recompute: false,
+            }
+        });
+        entry.recompute |= recompute;
+        entry.weights
     }
 }
 
