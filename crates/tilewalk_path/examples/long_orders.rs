@@ -206,7 +206,8 @@ fn main() -> ExitCode {
         let alt_tables = use_alt.then(|| Landmarks::build(&grid, board, landmarks));
         let alt_build = started.elapsed().as_secs_f64();
         let started = Instant::now();
-        let cch = use_cch.then(|| Cch::new(grid.width(), grid.height(), board));
+        let cch = use_cch
+            .then(|| Cch::new(grid.width(), grid.height(), board).expect("the contraction fits"));
         let cch_build = started.elapsed().as_secs_f64();
         let started = Instant::now();
         let mut metric = cch

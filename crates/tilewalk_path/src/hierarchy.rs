@@ -60,6 +60,18 @@ pub enum CchError {
         /// The grid's height.
         height: u32,
     },
+    /// The contraction of a map this large has more arcs than 32-bit arc numbers can name.
+    #[error(
+        "a {width}x{height} map contracts to {arcs} arcs or more, more than a hierarchy can number"
+    )]
+    TooLarge {
+        /// The map's width.
+        width: u32,
+        /// The map's height.
+        height: u32,
+        /// The arcs its contraction has (at least).
+        arcs: usize,
+    },
     /// An edited cell outside the map.
     #[error("edited cell {pos} is outside the {width}x{height} map")]
     EditOutside {
@@ -98,7 +110,7 @@ pub enum CchError {
 ///
 /// // Grass with a wall of rock down the middle, open at the bottom.
 /// let mut grid = Grid::from_fn(32, 32, |p| (p.x != 16 || p.y == 31).then_some(1.0)).unwrap();
-/// let cch = Cch::new(32, 32, Board::default());
+/// let cch = Cch::new(32, 32, Board::default()).unwrap();
 /// let mut metric = cch.customize(&grid).unwrap();
 /// let mut query = CchQuery::new();
 /// let (start, goal) = (Pos::new(14, 0), Pos::new(18, 0));
@@ -154,9 +166,20 @@ pub struct CchQuery {
 
 impl Cch {
     /// Orders the cells of a `width` × `height` map by nested dissection and contracts them
-    /// for the moves of `board` (a [`Board`] or a [`Diagonal`] rule).
-    pub fn new(width: u32, height: u32, board: impl Into<Board>) -> Self {
+    /// for the moves of `board` (a [`Board`] or a [`Diagonal`] rule). A map whose
+    /// contraction has more than `u32::MAX` arcs is refused ([`CchError::TooLarge`]).
+    pub fn new(width: u32, height: u32, board: impl Into<Board>) -> Result<Self, CchError> {
         let board = board.into();
+        // Every board joins each cell to the cells beside it in its row and column.
+        let (w, h) = (u64::from(width), u64::from(height));
+        let at_least = w * h.saturating_sub(1) + h * w.saturating_sub(1);
+        if at_least > u64::from(u32::MAX) {
+            return Err(CchError::TooLarge {
+                width,
+                height,
+                arcs: at_least as usize,
+            });
+        }
         let cells = width as usize * height as usize;
         let mut cell = Vec::with_capacity(cells);
         dissect(width, 0, 0, width, height, &mut cell);
@@ -190,6 +213,13 @@ impl Cch {
         }
         up_first.push(head.len());
         drop(higher);
+        if u32::try_from(head.len()).is_err() {
+            return Err(CchError::TooLarge {
+                width,
+                height,
+                arcs: head.len(),
+            });
+        }
         // The same arcs from their higher ends: counted, then filled in order of their lower
         // ends, so each cell's list comes out sorted.
         let mut down_first = vec![0usize; cells + 1];
@@ -211,7 +241,7 @@ impl Cch {
                 fill[w] += 1;
             }
         }
-        Self {
+        Ok(Self {
             board,
             width,
             height,
@@ -222,7 +252,7 @@ impl Cch {
             down_first,
             down_tail,
             down_arc,
-        }
+        })
     }
 
     /// The board it was built for.

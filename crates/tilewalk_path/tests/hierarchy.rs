@@ -108,7 +108,7 @@ fn optimal_on_weighted_maps_on_every_board() {
     for seed in 1..=3 {
         let grid = weighted(37, 29, seed);
         for board in Board::ALL {
-            let cch = Cch::new(37, 29, board);
+            let cch = Cch::new(37, 29, board).unwrap();
             let metric = cch.customize(&grid).unwrap();
             for (start, goal) in pairs(&grid, seed * 31 + 7, 40) {
                 check(&grid, &cch, &metric, start, goal).unwrap();
@@ -121,7 +121,7 @@ fn optimal_on_weighted_maps_on_every_board() {
 fn same_cost_as_a_star_on_a_larger_map_with_walls() {
     let grid = weighted(160, 120, 11);
     for board in [Board::default(), "hex-odd-q".parse().unwrap()] {
-        let cch = Cch::new(160, 120, board);
+        let cch = Cch::new(160, 120, board).unwrap();
         let metric = cch.customize(&grid).unwrap();
         let mut query = CchQuery::new();
         let mut context = SearchContext::new();
@@ -147,7 +147,7 @@ fn same_cost_as_a_star_on_a_larger_map_with_walls() {
 fn a_painted_band_re_customized_in_part_equals_a_full_customization() {
     for board in Board::ALL {
         let mut grid = weighted(48, 40, 3);
-        let cch = Cch::new(48, 40, board);
+        let cch = Cch::new(48, 40, board).unwrap();
         let mut metric = cch.customize(&grid).unwrap();
         let queries = pairs(&grid, 77, 30);
         // A road across the map, then a wall with one gap, then the road flooded.
@@ -186,7 +186,7 @@ fn a_painted_band_re_customized_in_part_equals_a_full_customization() {
 fn refuses_what_a_search_refuses_and_other_sizes() {
     // Two islands.
     let islands = Grid::from_fn(9, 3, |p| (p.x != 4).then_some(1.0)).unwrap();
-    let cch = Cch::new(9, 3, Board::default());
+    let cch = Cch::new(9, 3, Board::default()).unwrap();
     let metric = cch.customize(&islands).unwrap();
     let mut query = CchQuery::new();
     let (a, b) = (Pos::new(0, 0), Pos::new(8, 2));
@@ -204,6 +204,12 @@ fn refuses_what_a_search_refuses_and_other_sizes() {
     ));
     let same = query.path(&cch, &metric, &islands, a, a).unwrap();
     assert_eq!((same.cells, same.cost), (vec![a], 0.0));
+    assert_eq!(
+        Cch::new(70_000, 70_000, Board::default())
+            .unwrap_err()
+            .to_string(),
+        "a 70000x70000 map contracts to 9799860000 arcs or more, more than a hierarchy can number"
+    );
     let other = Grid::new(10, 3).unwrap();
     assert_eq!(
         cch.customize(&other).unwrap_err().to_string(),
@@ -256,7 +262,7 @@ proptest! {
     #[test]
     fn costs_equal_dijkstra_on_every_board((grid, start, goal) in grid_strategy()) {
         for board in Board::ALL {
-            let cch = Cch::new(grid.width(), grid.height(), board);
+            let cch = Cch::new(grid.width(), grid.height(), board).unwrap();
             let metric = cch.customize(&grid).unwrap();
             check(&grid, &cch, &metric, start, goal).map_err(TestCaseError::fail)?;
         }
@@ -270,7 +276,7 @@ proptest! {
     ) {
         for board in Board::ALL {
             let mut grid = grid.clone();
-            let cch = Cch::new(grid.width(), grid.height(), board);
+            let cch = Cch::new(grid.width(), grid.height(), board).unwrap();
             let mut metric = cch.customize(&grid).unwrap();
             let mut edited = Vec::new();
             for &(x, y, cost) in &edits {
