@@ -1,6 +1,6 @@
-//! Long single orders on large weighted maps: ALT (A* with landmarks, [`Landmarks`]) and a
-//! one-level HPA* (Botea et al. 2004) side by side with plain A*, on the same random long
-//! queries, in one run.
+//! Long single orders on large weighted maps: ALT (A* with landmarks, [`Landmarks`]),
+//! customizable contraction hierarchies ([`Cch`]) and a one-level HPA* (Botea et al. 2004)
+//! side by side with plain A*, on the same random long queries, in one run.
 //!
 //! ```text
 //! cargo run --release -- gen --seed 1 --width 2048 --height 2048 --out /tmp/gen-2048-1.map
@@ -17,11 +17,13 @@
 //!
 //! A query is a start and a goal drawn at random among the passable cells of one region, at
 //! least half the map's side apart (on the board's 8-way distance). Each is solved by plain
-//! A* (exact: the optimum), by ALT and by HPA*; times are of the query alone (for HPA*:
+//! A* (exact: the optimum), by ALT, by the hierarchy and by HPA*; times are of the query
+//! alone (for the hierarchy: the query and the unpacking into cells; for HPA*:
 //! inserting start and goal into the abstract graph, the abstract search and the refinement
 //! into cells). It prints each method's p50 and p99 query time, its ratio to A*'s (above 1
-//! is faster), cells expanded, cost against the optimum, preprocessing time and memory, and
-//! ends with one JSON line.
+//! is faster), cells expanded, cost against the optimum, preprocessing time and memory (for
+//! the hierarchy: its order and contraction plus one class's customization, then a line of
+//! its parts and one of its paints), and ends with one JSON line.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
