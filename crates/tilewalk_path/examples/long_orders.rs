@@ -399,7 +399,8 @@ fn main() -> ExitCode {
 /// Paints `paints` 10x10 squares of the map, one after another, each with the cost of another
 /// terrain than it had (road on forest, forest on the rest, rock on every fifth), and
 /// re-customizes the hierarchy for each: the times (ms, sorted), the arcs changed (sorted),
-/// and how many of ten queries after each paint cost other than A* says.
+/// and how many of ten queries after each paint cost other than A* says. None on a map of
+/// 10 cells or fewer a side.
 fn paint(
     grid: &mut Grid,
     cch: &Cch,
@@ -413,6 +414,11 @@ fn paint(
     let (mut times, mut arcs, mut mismatches) = (Vec::new(), Vec::new(), 0);
     let mut context = SearchContext::new();
     let options = SearchOptions::on(cch.board());
+    let paints = if grid.width() > 10 && grid.height() > 10 {
+        paints
+    } else {
+        0
+    };
     for round in 0..paints {
         let (x0, y0) = (rng.below(grid.width() - 10), rng.below(grid.height() - 10));
         let mut edited = Vec::new();

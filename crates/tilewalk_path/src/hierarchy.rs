@@ -86,6 +86,14 @@ pub enum CchError {
     /// customization and was not re-customized ([`CchMetric::recustomize`]).
     #[error("the hierarchy's weights are out of date for this grid: re-customize after edits")]
     Stale,
+    /// The metric was customized on another hierarchy (its arcs are not this one's).
+    #[error("the weights were customized for another hierarchy ({metric} arcs, not {arcs})")]
+    OtherHierarchy {
+        /// The arcs the metric has weights for.
+        metric: usize,
+        /// The arcs of the hierarchy it was given with.
+        arcs: usize,
+    },
     /// The start and goal are not a query this grid can answer.
     #[error(transparent)]
     NoPath(#[from] NoPath),
@@ -322,6 +330,18 @@ impl Cch {
         Ok(metric)
     }
 
+    /// Whether `metric` has weights for this hierarchy's arcs.
+    fn check_metric(&self, metric: &CchMetric) -> Result<(), CchError> {
+        if metric.up.len() == self.head.len() {
+            Ok(())
+        } else {
+            Err(CchError::OtherHierarchy {
+                metric: metric.up.len(),
+                arcs: self.head.len(),
+            })
+        }
+    }
+
     fn check(&self, grid: &Grid) -> Result<(), CchError> {
         if (grid.width(), grid.height()) == (self.width, self.height) {
             Ok(())
@@ -483,6 +503,7 @@ impl CchMetric {
         edited: &[Pos],
     ) -> Result<usize, CchError> {
         cch.check(grid)?;
+        cch.check_metric(self)?;
         let (width, height) = (cch.width, cch.height);
         let mut round = Round::default();
         for &pos in edited {
@@ -616,6 +637,7 @@ impl CchQuery {
         goal: Pos,
     ) -> Result<Path, CchError> {
         cch.check(grid)?;
+        cch.check_metric(metric)?;
         let (width, height) = (grid.width(), grid.height());
         if !grid.contains(start) {
             return Err(NoPath::StartOutside {

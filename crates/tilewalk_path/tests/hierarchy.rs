@@ -210,6 +210,11 @@ fn refuses_what_a_search_refuses_and_other_sizes() {
             .to_string(),
         "a 70000x70000 map contracts to 9799860000 arcs or more, more than a hierarchy can number"
     );
+    let four_way = Cch::new(9, 3, Board::Square(tilewalk_path::Diagonal::Never)).unwrap();
+    assert!(matches!(
+        query.path(&four_way, &metric, &islands, a, b),
+        Err(CchError::OtherHierarchy { .. })
+    ));
     let other = Grid::new(10, 3).unwrap();
     assert_eq!(
         cch.customize(&other).unwrap_err().to_string(),
