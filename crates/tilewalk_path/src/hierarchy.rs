@@ -546,34 +546,42 @@ impl CchMetric {
                 }
             }
             changed += moved.len();
+            if moved.is_empty() {
+                continue;
+            }
             let first = cch.up_first[low as usize];
             let arcs = first..cch.up_first[low as usize + 1];
+            // The weights of `low`'s arcs before the round.
+            let old: Vec<(f64, f64)> = arcs
+                .clone()
+                .map(|b| {
+                    round
+                        .touched
+                        .get(&b)
+                        .map_or((self.up[b], self.down[b]), |t| t.weights)
+                })
+                .collect();
             for &a in &moved {
                 for b in arcs.clone().filter(|&b| b != a) {
                     let (p, q) = (cch.head[a], cch.head[b]);
                     let Some(top) = cch.arc(p, q) else { continue };
                     // The arcs from `low` to the lower and the higher end of `top`.
                     let (to_lower, to_higher) = if p < q { (a, b) } else { (b, a) };
-                    let old = |arc: usize| {
-                        round
-                            .touched
-                            .get(&arc)
-                            .map_or((self.up[arc], self.down[arc]), |t| t.weights)
-                    };
-                    let (lower_old, higher_old) = (old(to_lower), old(to_higher));
+                    let (lower_old, higher_old) = (old[to_lower - first], old[to_higher - first]);
                     let was = (lower_old.1 + higher_old.0, higher_old.1 + lower_old.0);
                     let now = (
                         self.down[to_lower] + self.up[to_higher],
                         self.down[to_higher] + self.up[to_lower],
                     );
-                    let before = round.touch(self, cch, top, false);
+                    let current = (self.up[top], self.down[top]);
+                    let before = round.touched.get(&top).map_or(current, |t| t.weights);
                     let lost = (now.0 > was.0 && was.0 == before.0)
                         || (now.1 > was.1 && was.1 == before.1);
-                    if lost {
-                        round.touch(self, cch, top, true);
+                    if lost || now.0 < current.0 || now.1 < current.1 {
+                        round.touch(self, cch, top, lost);
+                        self.up[top] = current.0.min(now.0);
+                        self.down[top] = current.1.min(now.1);
                     }
-                    self.up[top] = self.up[top].min(now.0);
-                    self.down[top] = self.down[top].min(now.1);
                 }
             }
         }
@@ -600,9 +608,8 @@ struct Touched {
 }
 
 impl Round {
-    /// Notes arc `a` as touched (and to compute again if `recompute`); returns its weights
-    /// from before the round.
-    fn touch(&mut self, metric: &CchMetric, cch: &Cch, a: usize, recompute: bool) -> (f64, f64) {
+    /// Notes arc `a` as touched (and to compute again if `recompute`).
+    fn touch(&mut self, metric: &CchMetric, cch: &Cch, a: usize, recompute: bool) {
         let entry = self.touched.entry(a).or_insert_with(|| {
             let low = cch.up_first.partition_point(|&f| f <= a) as u32 - 1;
             let list = self.by_low.entry(low).or_default();
@@ -616,7 +623,6 @@ impl Round {
             }
         });
         entry.recompute |= recompute;
-        entry.weights
     }
 }
 
