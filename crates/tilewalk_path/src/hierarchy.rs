@@ -22,8 +22,9 @@
 //! by cell upwards, every *lower triangle* `{u, v, w}` with `u` below `v` and `w` offers the
 //! way `v → u → w` to the arc `v–w`; afterwards an arc weighs the cheapest walk between its
 //! ends through lower cells only. A terrain edit changes the weights of the steps touching
-//! the edited cells; only those arcs, and the arcs above them whose weight depended on a
-//! changed one, are computed again ([`CchMetric::recustomize`]).
+//! the edited cells; those arcs are weighed again, and each arc above them takes a cheaper
+//! way a changed arc offers, or is computed again from all its lower triangles when the
+//! way it had got dearer ([`CchMetric::recustomize`]).
 //!
 //! **Query.** The walk up the elimination tree from the start relaxes the arcs out of each
 //! ancestor with the upward weights, the walk up from the goal with the downward weights;
