@@ -1,6 +1,6 @@
-//! Long single orders on large weighted maps: ALT (A* with landmarks, [`Landmarks`]) and a
-//! one-level HPA* (Botea et al. 2004) side by side with plain A*, on the same random long
-//! queries, in one run.
+//! Long single orders on large weighted maps: ALT (A* with landmarks, [`Landmarks`]),
+//! customizable contraction hierarchies ([`Cch`]) and a one-level HPA* (Botea et al. 2004)
+//! side by side with plain A*, on the same random long queries, in one run.
 //!
 //! ```text
 //! cargo run --release -- gen --seed 1 --width 2048 --height 2048 --out /tmp/gen-2048-1.map
@@ -11,22 +11,28 @@
 //! the shipped `assets/terrain.ron` for the class given (`--class foot`, the default, or
 //! `horse`). Options: `--queries N` (default 1000), `--seed S` (of the queries, default 1),
 //! `--landmarks K` (default 8), `--cluster C` (HPA*'s cluster side, default 32),
-//! `--no-hpa` (skip HPA*).
+//! `--paints P` (10×10 paints re-customized into the hierarchy, default 20),
+//! `--no-hpa` (skip HPA*), `--no-alt` (skip ALT), `--no-cch` (skip the hierarchy),
+//! `--one-class` (customize the hierarchy for the run's class only, not for the other too).
 //!
 //! A query is a start and a goal drawn at random among the passable cells of one region, at
 //! least half the map's side apart (on the board's 8-way distance). Each is solved by plain
-//! A* (exact: the optimum), by ALT and by HPA*; times are of the query alone (for HPA*:
+//! A* (exact: the optimum), by ALT, by the hierarchy and by HPA*; times are of the query
+//! alone (for the hierarchy: the query and the unpacking into cells; for HPA*:
 //! inserting start and goal into the abstract graph, the abstract search and the refinement
 //! into cells). It prints each method's p50 and p99 query time, its ratio to A*'s (above 1
-//! is faster), cells expanded, cost against the optimum, preprocessing time and memory, and
-//! ends with one JSON line.
+//! is faster), cells expanded, cost against the optimum, preprocessing time and memory (for
+//! the hierarchy: its order and contraction plus one class's customization, then a line of
+//! its parts and one of its paints), and ends with one JSON line.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use tilewalk_path::{Board, Grid, Landmarks, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{
+    Board, Cch, CchMetric, CchQuery, Grid, Landmarks, Pos, SearchContext, SearchOptions,
+};
 
 /// The shipped terrain table's costs (`assets/terrain.ron`) by map glyph: foot, horse.
 fn cost(glyph: char, horse: bool) -> Option<f64> {
@@ -136,7 +142,8 @@ fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut maps = Vec::new();
     let (mut count, mut seed, mut landmarks, mut cluster) = (1000usize, 1u64, 8usize, 32u32);
-    let (mut horse, mut hpa) = (false, true);
+    let (mut paints, mut other_class) = (20usize, true);
+    let (mut horse, mut hpa, mut use_alt, mut use_cch) = (false, true, true, true);
     while let Some(arg) = args.next() {
         let mut number = |name: &str| -> Option<u64> {
             let value = args.next().and_then(|v| v.parse().ok());
@@ -158,6 +165,10 @@ fn main() -> ExitCode {
                 Some(n) => landmarks = n as usize,
                 None => return ExitCode::from(2),
             },
+            "--paints" => match number("--paints") {
+                Some(n) => paints = n as usize,
+                None => return ExitCode::from(2),
+            },
             "--cluster" => match number("--cluster") {
                 Some(n) => cluster = n.max(4) as u32,
                 None => return ExitCode::from(2),
@@ -171,19 +182,22 @@ fn main() -> ExitCode {
                 }
             },
             "--no-hpa" => hpa = false,
+            "--no-alt" => use_alt = false,
+            "--no-cch" => use_cch = false,
+            "--one-class" => other_class = false,
             _ => maps.push(arg),
         }
     }
     if maps.is_empty() {
         eprintln!(
-            "usage: long_orders MAP... [--queries N] [--seed S] [--landmarks K] [--cluster C] [--class foot|horse] [--no-hpa]"
+            "usage: long_orders MAP... [--queries N] [--seed S] [--landmarks K] [--cluster C] [--paints P] [--class foot|horse] [--no-hpa] [--no-alt] [--no-cch] [--one-class]"
         );
         return ExitCode::from(2);
     }
     let board = Board::default();
     let mut json = Vec::new();
     for map in &maps {
-        let grid = match read_map(map, horse) {
+        let mut grid = match read_map(map, horse) {
             Ok(grid) => grid,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -193,13 +207,28 @@ fn main() -> ExitCode {
         grid.label_regions(board);
         let problems = queries(&grid, board, count, seed);
         let started = Instant::now();
-        let alt_tables = Landmarks::build(&grid, board, landmarks);
+        let alt_tables = use_alt.then(|| Landmarks::build(&grid, board, landmarks));
         let alt_build = started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        let cch = use_cch
+            .then(|| Cch::new(grid.width(), grid.height(), board).expect("the contraction fits"));
+        let cch_build = started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        let mut metric = cch
+            .as_ref()
+            .map(|cch| cch.customize(&grid).expect("same size"));
+        let cch_customize = started.elapsed().as_secs_f64();
         let started = Instant::now();
         let abstract_graph = hpa.then(|| Hpa::build(&grid, cluster));
         let hpa_build = started.elapsed().as_secs_f64();
-        let (mut astar, mut alt, mut hier) =
-            (Method::default(), Method::default(), Method::default());
+        let (mut astar, mut alt, mut hier, mut hierarchy) = (
+            Method::default(),
+            Method::default(),
+            Method::default(),
+            Method::default(),
+        );
+        let mut cch_query = CchQuery::new();
+        let mut cch_mismatches = 0;
         let mut context = SearchContext::new();
         let options = SearchOptions::on(board);
         let mut mismatches = 0;
@@ -209,15 +238,26 @@ fn main() -> ExitCode {
             let ms = started.elapsed().as_secs_f64() * 1e3;
             let optimum = plain.path.cost;
             astar.push(ms, plain.stats.expanded, optimum, optimum);
-            let started = Instant::now();
-            let found = context
-                .search_landmarks(&grid, &alt_tables, a, b)
-                .expect("connected");
-            let ms = started.elapsed().as_secs_f64() * 1e3;
-            if (found.path.cost - optimum).abs() > 1e-9 * optimum.max(1.0) {
-                mismatches += 1;
+            if let Some(tables) = &alt_tables {
+                let started = Instant::now();
+                let found = context
+                    .search_landmarks(&grid, tables, a, b)
+                    .expect("connected");
+                let ms = started.elapsed().as_secs_f64() * 1e3;
+                if (found.path.cost - optimum).abs() > 1e-9 * optimum.max(1.0) {
+                    mismatches += 1;
+                }
+                alt.push(ms, found.stats.expanded, found.path.cost, optimum);
             }
-            alt.push(ms, found.stats.expanded, found.path.cost, optimum);
+            if let (Some(cch), Some(metric)) = (&cch, &metric) {
+                let started = Instant::now();
+                let path = cch_query.path(cch, metric, &grid, a, b).expect("connected");
+                let ms = started.elapsed().as_secs_f64() * 1e3;
+                if (path.cost - optimum).abs() > 1e-9 * optimum.max(1.0) {
+                    cch_mismatches += 1;
+                }
+                hierarchy.push(ms, 0, path.cost, optimum);
+            }
             if let Some(graph) = &abstract_graph {
                 let started = Instant::now();
                 let (cells, cost, expanded) = graph.query(&grid, a, b);
@@ -227,7 +267,7 @@ fn main() -> ExitCode {
                 hier.push(ms, expanded, cost, optimum);
             }
         }
-        for m in [&mut astar, &mut alt, &mut hier] {
+        for m in [&mut astar, &mut alt, &mut hier, &mut hierarchy] {
             m.sort();
         }
         let cells = f64::from(grid.width()) * f64::from(grid.height());
@@ -267,12 +307,14 @@ fn main() -> ExitCode {
             );
         };
         row("A*", &astar, 0.0, 0.0);
-        row(
-            &format!("ALT ({} landmarks)", alt_tables.landmarks().len()),
-            &alt,
-            alt_build,
-            alt_tables.bytes() as f64,
-        );
+        if let Some(tables) = &alt_tables {
+            row(
+                &format!("ALT ({} landmarks)", tables.landmarks().len()),
+                &alt,
+                alt_build,
+                tables.bytes() as f64,
+            );
+        }
         if let Some(graph) = &abstract_graph {
             row(
                 &format!("HPA* (clusters {cluster})"),
@@ -281,15 +323,69 @@ fn main() -> ExitCode {
                 graph.bytes() as f64,
             );
         }
-        println!("  ALT cost mismatches against A*: {mismatches}");
+        let mut cch_json = String::new();
+        if let (Some(cch), Some(metric)) = (&cch, &mut metric) {
+            let bytes = cch.bytes() + metric.bytes();
+            row("CCH", &hierarchy, cch_build + cch_customize, bytes as f64);
+            // The other class customized on the same structure.
+            let mut other_customize = None;
+            if other_class {
+                let other = read_map(map, !horse).expect("read once already");
+                let started = Instant::now();
+                let other_metric = cch.customize(&other).expect("same size");
+                other_customize = Some(started.elapsed().as_secs_f64());
+                drop(other_metric);
+            }
+            let (paint_ms, paint_arcs, paint_mismatches) = paint(
+                &mut grid,
+                cch,
+                metric,
+                &mut cch_query,
+                &problems,
+                seed,
+                paints,
+            );
+            println!(
+                "  CCH: order and contraction {cch_build:.2} s ({} arcs, {:.1} a cell, tree height {}, {:.1} B/cell); customization {cch_customize:.2} s ({}), {} ({}), {:.1} B/cell a class",
+                cch.arcs(),
+                cch.arcs() as f64 / cells,
+                cch.height_of_tree(),
+                cch.bytes() as f64 / cells,
+                if horse { "horse" } else { "foot" },
+                other_customize.map_or("not run".to_owned(), |s| format!("{s:.2} s")),
+                if horse { "foot" } else { "horse" },
+                metric.bytes() as f64 / cells,
+            );
+            println!(
+                "  CCH: 10x10 paints re-customized in p50 {:.2} ms, max {:.2} ms ({} paints, arcs changed p50 {:.0}, max {:.0}); cost mismatches after them: {paint_mismatches}",
+                percentile(&paint_ms, 0.5),
+                paint_ms.last().copied().unwrap_or(0.0),
+                paint_ms.len(),
+                percentile(&paint_arcs, 0.5),
+                paint_arcs.last().copied().unwrap_or(0.0),
+            );
+            println!("  CCH cost mismatches against A*: {cch_mismatches}");
+            cch_json = format!(
+                ",\"cch_p50_ms\":{:.3},\"cch_p99_ms\":{:.3},\"cch_mismatches\":{cch_mismatches},\"cch_build_s\":{cch_build:.3},\"cch_customize_s\":{cch_customize:.3},\"cch_customize_other_s\":{},\"cch_bytes\":{bytes},\"cch_metric_bytes\":{},\"cch_paint_p50_ms\":{:.3},\"cch_paint_max_ms\":{:.3},\"cch_paint_mismatches\":{paint_mismatches}",
+                hierarchy.p(0.5),
+                hierarchy.p(0.99),
+                other_customize.map_or("null".to_owned(), |s| format!("{s:.3}")),
+                metric.bytes(),
+                percentile(&paint_ms, 0.5),
+                paint_ms.last().copied().unwrap_or(0.0),
+            );
+        }
+        if alt_tables.is_some() {
+            println!("  ALT cost mismatches against A*: {mismatches}");
+        }
         json.push(format!(
-            "{{\"map\":\"{map}\",\"queries\":{},\"astar_p50_ms\":{:.3},\"astar_p99_ms\":{:.3},\"alt_p50_ms\":{:.3},\"alt_p99_ms\":{:.3},\"alt_mismatches\":{mismatches},\"alt_build_s\":{alt_build:.3},\"alt_bytes\":{},\"hpa_p50_ms\":{:.3},\"hpa_p99_ms\":{:.3},\"hpa_cost_excess_max\":{:.5},\"hpa_build_s\":{hpa_build:.3}}}",
+            "{{\"map\":\"{map}\",\"queries\":{},\"astar_p50_ms\":{:.3},\"astar_p99_ms\":{:.3},\"alt_p50_ms\":{:.3},\"alt_p99_ms\":{:.3},\"alt_mismatches\":{mismatches},\"alt_build_s\":{alt_build:.3},\"alt_bytes\":{},\"hpa_p50_ms\":{:.3},\"hpa_p99_ms\":{:.3},\"hpa_cost_excess_max\":{:.5},\"hpa_build_s\":{hpa_build:.3}{cch_json}}}",
             problems.len(),
             astar.p(0.5),
             astar.p(0.99),
             alt.p(0.5),
             alt.p(0.99),
-            alt_tables.bytes(),
+            alt_tables.as_ref().map_or(0, Landmarks::bytes),
             hier.p(0.5),
             hier.p(0.99),
             hier.excess.last().copied().unwrap_or(0.0),
@@ -300,6 +396,63 @@ fn main() -> ExitCode {
 }
 
 /// The 8-way steps without corner cutting, as the core's default board takes them.
+/// Paints `paints` 10x10 squares of the map, one after another, each with the cost of another
+/// terrain than it had (road on forest, forest on the rest, rock on every fifth), and
+/// re-customizes the hierarchy for each: the times (ms, sorted), the arcs changed (sorted),
+/// and how many of ten queries after each paint cost other than A* says. None on a map of
+/// 10 cells or fewer a side.
+fn paint(
+    grid: &mut Grid,
+    cch: &Cch,
+    metric: &mut CchMetric,
+    query: &mut CchQuery,
+    problems: &[(Pos, Pos)],
+    seed: u64,
+    paints: usize,
+) -> (Vec<f64>, Vec<f64>, usize) {
+    let mut rng = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
+    let (mut times, mut arcs, mut mismatches) = (Vec::new(), Vec::new(), 0);
+    let mut context = SearchContext::new();
+    let options = SearchOptions::on(cch.board());
+    let paints = if grid.width() > 10 && grid.height() > 10 {
+        paints
+    } else {
+        0
+    };
+    for round in 0..paints {
+        let (x0, y0) = (rng.below(grid.width() - 10), rng.below(grid.height() - 10));
+        let mut edited = Vec::new();
+        for y in y0..y0 + 10 {
+            for x in x0..x0 + 10 {
+                let p = Pos::new(x, y);
+                let cost = match grid.cost(p) {
+                    _ if round % 5 == 4 => None,
+                    Some(2.0) => Some(1.0),
+                    _ => Some(2.0),
+                };
+                grid.set_cost(p, cost).expect("inside");
+                edited.push(p);
+            }
+        }
+        let started = Instant::now();
+        let changed = metric.recustomize(cch, grid, &edited).expect("same size");
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+        arcs.push(changed as f64);
+        for &(a, b) in problems.iter().skip(round * 10).take(10) {
+            let astar = context.search(grid, a, b, &options).map(|f| f.path.cost);
+            let found = query.path(cch, metric, grid, a, b).map(|p| p.cost);
+            match (astar, found) {
+                (Ok(x), Ok(y)) if (x - y).abs() <= 1e-9 * x.max(1.0) => {}
+                (Err(_), Err(_)) => {}
+                _ => mismatches += 1,
+            }
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    arcs.sort_by(f64::total_cmp);
+    (times, arcs, mismatches)
+}
+
 const STEPS: [(i32, i32); 8] = [
     (0, -1),
     (1, 0),

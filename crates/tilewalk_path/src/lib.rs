@@ -205,6 +205,18 @@
 //! point-to-point searches ([`SearchContext::search_with`]) alike, so re-planning around
 //! other units needs no copy of the grid.
 //!
+//! ## Customizable contraction hierarchies
+//!
+//! A [`Cch`] (Dibbelt, Strasser and Wagner, 2016) ranks the cells by nested dissection (a
+//! rectangle cut by its middle line, each half first, the line last) and contracts them in
+//! that order, whatever the terrain: one structure per map shape and board. A
+//! [`CchMetric`] gives its arcs one movement class's costs (impassable cells and cut
+//! corners weigh infinity), and [`CchMetric::recustomize`] updates them after edits, where
+//! they changed. A [`CchQuery`] walks up the elimination tree from both ends and unpacks the
+//! cheapest meeting into cells: exact, with a worst case near its median. On grids the
+//! contraction has `O(cells × log cells)` arcs (see [`Cch`] for what that costs), which
+//! suits small and medium maps.
+//!
 //! ## Fields
 //!
 //! A [`CostField`] is an *integration field* in the sense of Supreme Commander 2's flow
@@ -361,6 +373,7 @@ mod field;
 pub mod formats;
 mod grid;
 mod group;
+mod hierarchy;
 mod memory;
 mod moves;
 mod open_list;
@@ -374,6 +387,7 @@ pub use group::{
     Advance, GroupError, GroupOrder, GroupPlanner, GroupStats, PATH_CELLS_PER_WORK, Route,
     Stranded, Unit, plan_group,
 };
+pub use hierarchy::{Cch, CchError, CchMetric, CchQuery};
 pub use moves::{Diagonal, Heuristic};
 pub use pos::Pos;
 pub use search::{

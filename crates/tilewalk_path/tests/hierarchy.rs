@@ -1,0 +1,303 @@
+//! Customizable contraction hierarchies (`Cch`) against an independent Dijkstra
+//! (`common/reference.rs`): optimal costs and legal paths on every board, with impassable
+//! cells, on random weighted maps from seeds, and after terrain edits re-customized in part
+//! (checked against the reference and against a full customization of the edited grid).
+
+mod common;
+#[path = "common/reference.rs"]
+mod reference;
+
+use common::steps;
+use proptest::prelude::*;
+use reference::{at, dijkstra};
+use tilewalk_path::{
+    Board, Cch, CchError, CchMetric, CchQuery, Grid, NoPath, Passage, Pos, SearchContext,
+    SearchOptions,
+};
+
+/// The optimal cost from `start` to `goal` by the reference Dijkstra.
+fn optimum(grid: &Grid, start: Pos, goal: Pos, board: Board) -> Option<f64> {
+    if !grid.is_passable(start) || !grid.is_passable(goal) {
+        return None;
+    }
+    let cost = dijkstra(grid, start, board, &|_| Passage::Open)[at(grid, goal)];
+    cost.is_finite().then_some(cost)
+}
+
+/// Checks one query against the reference: the same cost (or both no path), and a path of
+/// legal steps from start to goal that costs what it says.
+fn check(grid: &Grid, cch: &Cch, metric: &CchMetric, start: Pos, goal: Pos) -> Result<(), String> {
+    let board = cch.board();
+    let expected = optimum(grid, start, goal, board);
+    let found = CchQuery::new().path(cch, metric, grid, start, goal);
+    match (found, expected) {
+        (Ok(path), Some(cost)) => {
+            let cells = &path.cells;
+            if cells.first() != Some(&start) || cells.last() != Some(&goal) {
+                return Err(format!("{start} to {goal}: path {cells:?}"));
+            }
+            let mut walked = 0.0;
+            for pair in cells.windows(2) {
+                let Some((_, c)) = steps(grid, pair[0], board)
+                    .into_iter()
+                    .find(|(b, _)| *b == pair[1])
+                else {
+                    return Err(format!("{} to {} is no step on {board}", pair[0], pair[1]));
+                };
+                walked += c;
+            }
+            let tolerance = 1e-9 * cost.max(1.0);
+            if (path.cost - cost).abs() > tolerance || (walked - cost).abs() > tolerance {
+                return Err(format!(
+                    "{start} to {goal} on {board}: CCH {} (walked {walked}), Dijkstra {cost}",
+                    path.cost
+                ));
+            }
+            Ok(())
+        }
+        (Err(CchError::NoPath(_)), None) => Ok(()),
+        (found, expected) => Err(format!(
+            "{start} to {goal} on {board}: CCH {found:?}, Dijkstra {expected:?}"
+        )),
+    }
+}
+
+/// A weighted map of hills, forests and lakes from a seed: costs 1 to 8, about a tenth
+/// impassable, in blobs (value noise on an 8-cell lattice).
+fn weighted(width: u32, height: u32, seed: u64) -> Grid {
+    let hash = |x: u32, y: u32| {
+        let mut h = seed ^ (u64::from(x) << 32 | u64::from(y)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^= h >> 29;
+        h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h ^= h >> 32;
+        (h % 1000) as f64 / 1000.0
+    };
+    let noise = |p: Pos| {
+        let (gx, gy) = (p.x / 8, p.y / 8);
+        let (fx, fy) = (f64::from(p.x % 8) / 8.0, f64::from(p.y % 8) / 8.0);
+        let top = hash(gx, gy) * (1.0 - fx) + hash(gx + 1, gy) * fx;
+        let bottom = hash(gx, gy + 1) * (1.0 - fx) + hash(gx + 1, gy + 1) * fx;
+        top * (1.0 - fy) + bottom * fy
+    };
+    Grid::from_fn(width, height, |p| {
+        let n = noise(p);
+        (n < 0.85).then(|| 1.0 + (n * 8.0).floor().min(7.0) + hash(p.x, p.y + 7777) * 0.5)
+    })
+    .unwrap()
+}
+
+/// Random starts and goals on `grid` from a seed.
+fn pairs(grid: &Grid, seed: u64, count: usize) -> Vec<(Pos, Pos)> {
+    let mut state = seed | 1;
+    let mut next = |n: u32| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % u64::from(n)) as u32
+    };
+    (0..count)
+        .map(|_| {
+            let (w, h) = (grid.width(), grid.height());
+            (Pos::new(next(w), next(h)), Pos::new(next(w), next(h)))
+        })
+        .collect()
+}
+
+#[test]
+fn optimal_on_weighted_maps_on_every_board() {
+    for seed in 1..=3 {
+        let grid = weighted(37, 29, seed);
+        for board in Board::ALL {
+            let cch = Cch::new(37, 29, board).unwrap();
+            let metric = cch.customize(&grid).unwrap();
+            for (start, goal) in pairs(&grid, seed * 31 + 7, 40) {
+                check(&grid, &cch, &metric, start, goal).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn same_cost_as_a_star_on_a_larger_map_with_walls() {
+    let grid = weighted(160, 120, 11);
+    for board in [Board::default(), "hex-odd-q".parse().unwrap()] {
+        let cch = Cch::new(160, 120, board).unwrap();
+        let metric = cch.customize(&grid).unwrap();
+        let mut query = CchQuery::new();
+        let mut context = SearchContext::new();
+        let mut answered = 0;
+        for (start, goal) in pairs(&grid, 5, 200) {
+            let astar = context.search(&grid, start, goal, &SearchOptions::on(board));
+            let found = query.path(&cch, &metric, &grid, start, goal);
+            match (astar, found) {
+                (Ok(astar), Ok(path)) => {
+                    answered += 1;
+                    let cost = astar.path.cost;
+                    assert!((path.cost - cost).abs() <= 1e-9 * cost, "{start} {goal}");
+                }
+                (Err(_), Err(_)) => {}
+                (astar, found) => panic!("{start} to {goal}: A* {astar:?}, CCH {found:?}"),
+            }
+        }
+        assert!(answered > 100, "{answered} queries had a path");
+    }
+}
+
+#[test]
+fn a_painted_band_re_customized_in_part_equals_a_full_customization() {
+    for board in Board::ALL {
+        let mut grid = weighted(48, 40, 3);
+        let cch = Cch::new(48, 40, board).unwrap();
+        let mut metric = cch.customize(&grid).unwrap();
+        let queries = pairs(&grid, 77, 30);
+        // A road across the map, then a wall with one gap, then the road flooded.
+        let road: Vec<Pos> = (0..48).map(|x| Pos::new(x, 20)).collect();
+        for &p in &road {
+            grid.set_cost(p, Some(0.5)).unwrap();
+        }
+        assert!(metric.recustomize(&cch, &grid, &road).unwrap() > 0);
+        for &(start, goal) in &queries {
+            check(&grid, &cch, &metric, start, goal).unwrap();
+        }
+        let wall: Vec<Pos> = (0..40)
+            .filter(|&y| y != 7)
+            .map(|y| Pos::new(30, y))
+            .collect();
+        for &p in &wall {
+            grid.set_cost(p, None).unwrap();
+        }
+        metric.recustomize(&cch, &grid, &wall).unwrap();
+        for &(start, goal) in &queries {
+            check(&grid, &cch, &metric, start, goal).unwrap();
+        }
+        let mut query = CchQuery::new();
+        let full = cch.customize(&grid).unwrap();
+        for &(start, goal) in &queries {
+            let a = query.path(&cch, &metric, &grid, start, goal);
+            let b = query.path(&cch, &full, &grid, start, goal);
+            assert_eq!(a, b, "{board}: {start} to {goal}");
+        }
+        // Nothing changed: nothing to do.
+        assert_eq!(metric.recustomize(&cch, &grid, &wall).unwrap(), 0);
+    }
+}
+
+#[test]
+fn refuses_what_a_search_refuses_and_other_sizes() {
+    // Two islands.
+    let islands = Grid::from_fn(9, 3, |p| (p.x != 4).then_some(1.0)).unwrap();
+    let cch = Cch::new(9, 3, Board::default()).unwrap();
+    let metric = cch.customize(&islands).unwrap();
+    let mut query = CchQuery::new();
+    let (a, b) = (Pos::new(0, 0), Pos::new(8, 2));
+    assert_eq!(
+        query.path(&cch, &metric, &islands, a, b),
+        Err(CchError::NoPath(NoPath::DifferentRegions))
+    );
+    assert_eq!(
+        query.path(&cch, &metric, &islands, a, Pos::new(4, 1)),
+        Err(CchError::NoPath(NoPath::GoalBlocked(Pos::new(4, 1))))
+    );
+    assert!(matches!(
+        query.path(&cch, &metric, &islands, Pos::new(9, 0), b),
+        Err(CchError::NoPath(NoPath::StartOutside { .. }))
+    ));
+    let same = query.path(&cch, &metric, &islands, a, a).unwrap();
+    assert_eq!((same.cells, same.cost), (vec![a], 0.0));
+    assert_eq!(
+        Cch::new(70_000, 70_000, Board::default())
+            .unwrap_err()
+            .to_string(),
+        "a 70000x70000 map contracts to 9799860000 arcs or more, more than a hierarchy can number"
+    );
+    let four_way = Cch::new(9, 3, Board::Square(tilewalk_path::Diagonal::Never)).unwrap();
+    assert!(matches!(
+        query.path(&four_way, &metric, &islands, a, b),
+        Err(CchError::OtherHierarchy { .. })
+    ));
+    let other = Grid::new(10, 3).unwrap();
+    assert_eq!(
+        cch.customize(&other).unwrap_err().to_string(),
+        "the hierarchy was built for a 9x3 map, not 10x3"
+    );
+    // A grid edited without re-customizing: the weights are refused, not trusted.
+    let mut bridged = islands.clone();
+    bridged.set_cost(Pos::new(4, 1), Some(1.0)).unwrap();
+    let mut stale_metric = cch.customize(&bridged).unwrap();
+    assert!(query.path(&cch, &stale_metric, &bridged, a, b).is_ok());
+    assert_eq!(
+        query.path(&cch, &stale_metric, &islands, a, b),
+        Err(CchError::Stale)
+    );
+    assert!(matches!(
+        stale_metric.recustomize(&cch, &islands, &[Pos::new(9, 9)]),
+        Err(CchError::EditOutside { .. })
+    ));
+    stale_metric
+        .recustomize(&cch, &islands, &[Pos::new(4, 1)])
+        .unwrap();
+    assert_eq!(
+        query.path(&cch, &stale_metric, &islands, a, b),
+        Err(CchError::NoPath(NoPath::DifferentRegions))
+    );
+}
+
+fn grid_strategy() -> impl Strategy<Value = (Grid, Pos, Pos)> {
+    (1u32..=12, 1u32..=12).prop_flat_map(|(w, h)| {
+        let cell = prop_oneof![3 => Just(Some(1.0)), 1 => Just(Some(1.5)), 1 => Just(Some(2.0)), 1 => Just(Some(3.0)), 1 => Just(Some(0.5)), 1 => Just(Some(7.25)), 2 => Just(None)];
+        (prop::collection::vec(cell, (w * h) as usize), 0..w, 0..h, 0..w, 0..h).prop_map(
+            move |(cells, sx, sy, gx, gy)| {
+                let (start, goal) = (Pos::new(sx, sy), Pos::new(gx, gy));
+                let grid = Grid::from_fn(w, h, |p| cells[(p.y * w + p.x) as usize]).unwrap();
+                (grid, start, goal)
+            },
+        )
+    })
+}
+
+/// A random edit: a cell and its new cost (`None`: impassable).
+fn edits_strategy() -> impl Strategy<Value = Vec<(u32, u32, Option<f64>)>> {
+    let cost = prop_oneof![2 => Just(None), 1 => Just(Some(0.5)), 2 => Just(Some(1.0)), 2 => Just(Some(4.0))];
+    prop::collection::vec((0u32..12, 0u32..12, cost), 0..12)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn costs_equal_dijkstra_on_every_board((grid, start, goal) in grid_strategy()) {
+        for board in Board::ALL {
+            let cch = Cch::new(grid.width(), grid.height(), board).unwrap();
+            let metric = cch.customize(&grid).unwrap();
+            check(&grid, &cch, &metric, start, goal).map_err(TestCaseError::fail)?;
+        }
+    }
+
+    #[test]
+    fn costs_equal_dijkstra_after_edits_re_customized(
+        (grid, start, goal) in grid_strategy(),
+        edits in edits_strategy(),
+        one_by_one in any::<bool>(),
+    ) {
+        for board in Board::ALL {
+            let mut grid = grid.clone();
+            let cch = Cch::new(grid.width(), grid.height(), board).unwrap();
+            let mut metric = cch.customize(&grid).unwrap();
+            let mut edited = Vec::new();
+            for &(x, y, cost) in &edits {
+                let p = Pos::new(x, y);
+                if !grid.contains(p) {
+                    continue;
+                }
+                grid.set_cost(p, cost).unwrap();
+                if one_by_one {
+                    metric.recustomize(&cch, &grid, &[p]).unwrap();
+                } else {
+                    edited.push(p);
+                }
+            }
+            metric.recustomize(&cch, &grid, &edited).unwrap();
+            check(&grid, &cch, &metric, start, goal).map_err(TestCaseError::fail)?;
+        }
+    }
+}
