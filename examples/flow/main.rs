@@ -11,14 +11,19 @@
 //! ideal and the flow issue's target for it. Simulated time, so the same figures on every
 //! machine.
 //!
-//! - `armies`: both armies of `tilewalk gen --seed S` sent through each other;
+//! - `armies`: both armies of `tilewalk gen --seed S` sent through each other, by one
+//!   group order a side, and each unit ordered alone to the tile its group order would give
+//!   it;
 //! - `land`: one group order across 128×128 grass with woods and mud, foot and horse mixed,
 //!   and foot alone;
 //! - `gap`: 300 foot through a three-tile gap in a wall;
-//! - `bridge`: 50 + 50 foot across a one-tile bridge over rock, in opposite directions.
+//! - `bridge`: 50 + 50 foot across a one-tile bridge over rock, in opposite directions;
+//! - `own goals`: units ordered alone to their own goals on a 4-way board, on a random
+//!   32×32 map with a fifth of its tiles blocked and on a 161×63 warehouse.
 //!
 //! `cargo run --release --example flow [-- --all] [--tuning] [--only TEXT] [--seconds S]`:
-//! `--all` adds the armies of 1,500 a side on 112×84 maps (minutes each); `--tuning` runs
+//! `--all` adds the armies of 1,500 a side on 112×84 maps, by group and one order a unit
+//! (minutes each); `--tuning` runs
 //! the seeds the crowd rules were tuned on instead of the others; `--only` runs the
 //! families whose name holds TEXT; S is the simulated time limit of each run (default 1,800).
 

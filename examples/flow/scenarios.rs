@@ -16,12 +16,14 @@ use std::fmt::Write as _;
 
 use bevy::prelude::*;
 use bevy_tilewalk::{
-    MoveOrder, MovementClass, Navigation, Path, Refusal, Team, Tile, Unit, free_walk_seconds,
+    MoveOrder, MovementClass, Navigation, Path, Pending, Refusal, Team, Tile, Unit,
+    free_walk_seconds,
 };
 use pathfinding::directed::edmonds_karp::edmonds_karp_sparse;
 use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use tilewalk::headless_app;
 use tilewalk::journal::{Entry, Journal};
 use tilewalk::map::MapAsset;
@@ -34,17 +36,30 @@ pub const TUNING_SEEDS: [u64; 2] = [1, 2];
 /// Seeds never tuned on: what is reported and tested.
 pub const SEEDS: [u64; 5] = [31, 32, 33, 34, 35];
 
-/// A map as text, and the group orders given on it in one frame.
+/// A map as text, and the orders given on it in one frame.
 pub struct Scenario {
     pub map: String,
     /// Group orders: every unit of a team, to a point.
     pub orders: Vec<(Team, Pos)>,
+    /// Whether the units are ordered one by one instead.
+    pub alone: Alone,
     /// The narrows each team's units pass, if any: the scenario's ideal is then the
     /// narrows' bound ([`Narrows`]) instead of the free-path makespan.
     pub narrows: Vec<(Team, Narrows)>,
     /// Whether the teams' ways cross: the ideal is then no less than the crossing bound
     /// ([`crossing_bound`]).
     pub crossing: bool,
+}
+
+/// How a scenario's units are ordered.
+pub enum Alone {
+    /// By the group orders of [`Scenario::orders`].
+    No,
+    /// Each alone (one order a unit), to the tile the group orders of
+    /// [`Scenario::orders`] would give it: the same goals, with no squadmates to trade with.
+    GroupTiles,
+    /// Each alone to its own goal, by the units' order in the map.
+    Goals(Vec<Pos>),
 }
 
 /// A family of scenarios: one generator, one scenario a seed.
@@ -78,6 +93,14 @@ pub fn families(all: bool) -> Vec<Family> {
             build: |seed| armies(seed, 80, 60, 300),
         },
         Family {
+            name: "armies: the same, one order a unit",
+            target: 2.0,
+            build: |seed| Scenario {
+                alone: Alone::GroupTiles,
+                ..armies(seed, 80, 60, 300)
+            },
+        },
+        Family {
             name: "land: 300 foot + 300 horse to one point, 128x128",
             target: 1.5,
             build: |seed| land(seed, 600, |i| if i % 2 == 0 { "foot" } else { "horse" }),
@@ -97,12 +120,30 @@ pub fn families(all: bool) -> Vec<Family> {
             target: 1.5,
             build: bridge,
         },
+        Family {
+            name: "own goals: random 32x32, a fifth blocked, 400, 4-way",
+            target: 2.0,
+            build: |seed| own_goals(seed, 32, 32, 400, random_blocks),
+        },
+        Family {
+            name: "own goals: warehouse 161x63, 500, 4-way",
+            target: 2.0,
+            build: |seed| own_goals(seed, 161, 63, 500, warehouse),
+        },
     ];
     if all {
         list.push(Family {
             name: "armies: gen 112x84, 1,500 a side, through each other",
             target: 2.0,
             build: |seed| armies(seed, 112, 84, 1500),
+        });
+        list.push(Family {
+            name: "armies: the same 1,500 a side, one order a unit",
+            target: 2.0,
+            build: |seed| Scenario {
+                alone: Alone::GroupTiles,
+                ..armies(seed, 112, 84, 1500)
+            },
         });
     }
     list
@@ -172,6 +213,7 @@ fn armies(seed: u64, width: u32, height: u32, units: u32) -> Scenario {
     Scenario {
         map,
         orders,
+        alone: Alone::No,
         narrows: Vec::new(),
         crossing: true,
     }
@@ -214,6 +256,7 @@ fn land(seed: u64, count: u32, class: fn(u32) -> &'static str) -> Scenario {
             &block(Team::Blue, class, corner, columns, count),
         ),
         orders: vec![(Team::Blue, goal)],
+        alone: Alone::No,
         narrows: Vec::new(),
         crossing: false,
     }
@@ -241,6 +284,7 @@ fn gap(seed: u64) -> Scenario {
             &block(Team::Blue, |_| "foot", corner, 15, 300),
         ),
         orders: vec![(Team::Blue, goal)],
+        alone: Alone::No,
         narrows: vec![(
             Team::Blue,
             Narrows {
@@ -281,6 +325,7 @@ fn bridge(seed: u64) -> Scenario {
             .concat(),
         ),
         orders: vec![(Team::Blue, goals.0), (Team::Red, goals.1)],
+        alone: Alone::No,
         narrows: vec![
             (
                 Team::Blue,
@@ -299,6 +344,101 @@ fn bridge(seed: u64) -> Scenario {
                 },
             ),
         ],
+        crossing: false,
+    }
+}
+
+/// Rock on a fifth of the tiles, where the seed puts them (the layout of the multi-agent
+/// pathfinding benchmark's `random-32-32-20`).
+fn random_blocks(rng: &mut StdRng, _: u32, _: u32) -> bool {
+    rng.random_range(0..5) == 0
+}
+
+/// A warehouse (the layout of the multi-agent pathfinding benchmark's `warehouse` maps):
+/// rows of shelves ten tiles long and two deep, one tile apart along a row and three between
+/// rows, with an open band of ten tiles on either side.
+fn warehouse(_: &mut StdRng, x: u32, y: u32) -> bool {
+    let (width, _) = (161, 63);
+    let inside = (10..width - 10).contains(&x) && (3..60).contains(&y);
+    inside && (y - 3) % 5 < 2 && (x - 10) % 11 < 10
+}
+
+/// `count` foot soldiers on a `width` × `height` grass map with rock where `blocked(rng, x, y)`
+/// says, on a 4-way board: random distinct starts in the largest region of grass, and random
+/// distinct goals there, each unit ordered alone to its own (a goal may be another unit's
+/// start).
+fn own_goals(
+    seed: u64,
+    width: u32,
+    height: u32,
+    count: u32,
+    blocked: fn(&mut StdRng, u32, u32) -> bool,
+) -> Scenario {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let rock: Vec<bool> = (0..height)
+        .flat_map(|y| (0..width).map(move |x| (x, y)))
+        .map(|(x, y)| blocked(&mut rng, x, y))
+        .collect();
+    // The largest region, 4-way.
+    let mut region = vec![usize::MAX; rock.len()];
+    let mut largest: Vec<Pos> = Vec::new();
+    for start in 0..rock.len() {
+        if rock[start] || region[start] != usize::MAX {
+            continue;
+        }
+        let mut cells = vec![start];
+        region[start] = start;
+        let mut i = 0;
+        while i < cells.len() {
+            let c = cells[i];
+            i += 1;
+            let (x, y) = ((c as u32) % width, (c as u32) / width);
+            let around = [
+                (x > 0).then(|| c - 1),
+                (x + 1 < width).then(|| c + 1),
+                (y > 0).then(|| c - width as usize),
+                (y + 1 < height).then(|| c + width as usize),
+            ];
+            for n in around.into_iter().flatten() {
+                if !rock[n] && region[n] == usize::MAX {
+                    region[n] = start;
+                    cells.push(n);
+                }
+            }
+        }
+        if cells.len() > largest.len() {
+            largest = cells
+                .iter()
+                .map(|&c| Pos::new((c as u32) % width, (c as u32) / width))
+                .collect();
+        }
+    }
+    largest.sort_by_key(|p| (p.y, p.x));
+    let mut starts = largest.clone();
+    let mut goals = largest;
+    starts.shuffle(&mut rng);
+    goals.shuffle(&mut rng);
+    let units: Vec<(Team, &str, Pos)> = starts[..count as usize]
+        .iter()
+        .map(|&p| (Team::Blue, "foot", p))
+        .collect();
+    Scenario {
+        map: format!(
+            "board: square-4\n{}",
+            map_text(
+                width,
+                height,
+                |x, y| if rock[(y * width + x) as usize] {
+                    '#'
+                } else {
+                    '.'
+                },
+                &units,
+            )
+        ),
+        orders: Vec::new(),
+        alone: Alone::Goals(goals[..count as usize].to_vec()),
+        narrows: Vec::new(),
         crossing: false,
     }
 }
@@ -401,6 +541,55 @@ pub fn crossing_bound(nav: &Navigation, units: &[(Team, Pos, Pos, MovementClass)
     bound
 }
 
+/// One group order a team: every unit of the team, to the order's point.
+fn group_orders(
+    orders: &[(Team, Pos)],
+    units: &[(Entity, String, Team, Pos, MovementClass)],
+) -> Vec<MoveOrder> {
+    orders
+        .iter()
+        .map(|&(team, goal)| MoveOrder {
+            units: units.iter().filter(|u| u.2 == team).map(|u| u.0).collect(),
+            goal,
+            append: false,
+        })
+        .collect()
+}
+
+/// The tile `orders` (group orders) send each unit of `map` to, by name: planned in an app
+/// of its own, until no unit waits for its path.
+fn group_tiles(
+    map: &MapAsset,
+    table: &TerrainTable,
+    orders: &[(Team, Pos)],
+) -> HashMap<String, Pos> {
+    let mut app = headless_app(map, table).expect("the scenario's map builds");
+    app.update();
+    let world = app.world_mut();
+    let units: Vec<(Entity, String, Team, Pos, MovementClass)> = world
+        .query_filtered::<(Entity, &Name, &Team, &Tile, &MovementClass), With<Unit>>()
+        .iter(world)
+        .map(|(e, n, t, p, c)| (e, n.as_str().to_owned(), *t, p.0, *c))
+        .collect();
+    world.write_message_batch(group_orders(orders, &units));
+    app.update();
+    while app
+        .world_mut()
+        .query_filtered::<(), With<Pending>>()
+        .iter(app.world())
+        .next()
+        .is_some()
+    {
+        app.update();
+    }
+    let world = app.world_mut();
+    world
+        .query::<(&Name, &Path)>()
+        .iter(world)
+        .map(|(name, path)| (name.as_str().to_owned(), path.goal()))
+        .collect()
+}
+
 /// Runs `scenario` headless (fixed 1/60 s steps) until every unit is idle or `seconds` of
 /// simulated time have passed. `each_frame` sees the world after every frame.
 pub fn run(
@@ -418,15 +607,29 @@ pub fn run(
         .iter(world)
         .map(|(e, n, t, p, c)| (e, n.as_str().to_owned(), *t, p.0, *c))
         .collect();
-    let orders: Vec<MoveOrder> = scenario
-        .orders
-        .iter()
-        .map(|&(team, goal)| MoveOrder {
-            units: units.iter().filter(|u| u.2 == team).map(|u| u.0).collect(),
-            goal,
-            append: false,
-        })
-        .collect();
+    let alone = |unit: Entity, goal: Pos| MoveOrder {
+        units: vec![unit],
+        goal,
+        append: false,
+    };
+    let orders: Vec<MoveOrder> = match &scenario.alone {
+        Alone::No => group_orders(&scenario.orders, &units),
+        Alone::GroupTiles => {
+            let tiles = group_tiles(&map, table, &scenario.orders);
+            units
+                .iter()
+                .filter_map(|u| Some(alone(u.0, *tiles.get(&u.1)?)))
+                .collect()
+        }
+        Alone::Goals(goals) => units
+            .iter()
+            .map(|u| {
+                let index: usize = u.1[1..].parse().expect("units are named u{index}");
+                alone(u.0, goals[index])
+            })
+            .collect(),
+    };
+    let world = app.world_mut();
     world.write_message_batch(orders);
     let frames = (seconds * 60.0) as usize;
     for frame in 0..frames {

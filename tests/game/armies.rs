@@ -258,14 +258,17 @@ fn family_holds(name: &str, seconds: f64, ratio: f64) -> f64 {
 }
 
 // The worst ratio each family may reach on its seeds: what the crowd reaches today, with a
-// little room (`cargo run --release --example flow` prints them, worst first; the flow
-// issue's targets and the figures before lanes and passing are in `docs/benchmarks.md`).
-// The armies' ideal counts the crossing bound (`scenarios::crossing_bound`).
+// little room (`cargo run --example flow` prints them, worst first; the flow issue's targets
+// and the figures of earlier crowd rules are in `docs/benchmarks.md`). The armies' ideal
+// counts the crossing bound (`scenarios::crossing_bound`).
 const ARMIES_RATIO: f64 = 2.6;
-const LAND_MIXED_RATIO: f64 = 3.6;
-const LAND_FOOT_RATIO: f64 = 2.2;
-const GAP_RATIO: f64 = 2.3;
-const BRIDGE_RATIO: f64 = 1.2;
+const LAND_MIXED_RATIO: f64 = 5.4;
+const LAND_FOOT_RATIO: f64 = 2.6;
+const GAP_RATIO: f64 = 2.7;
+const BRIDGE_RATIO: f64 = 1.3;
+const ARMIES_ALONE_RATIO: f64 = 3.1;
+const OWN_GOALS_RANDOM_RATIO: f64 = 3.3;
+const OWN_GOALS_WAREHOUSE_RATIO: f64 = 1.1;
 
 #[test]
 fn the_flow_families_are_measured_on_seeds_they_were_not_tuned_on() {
@@ -324,6 +327,23 @@ fn the_crossing_bound_is_the_units_over_the_narrowest_crossings_rate() {
 #[test]
 fn two_armies_of_three_hundred_cross_on_every_seed() {
     family_holds("armies: gen 80x60", 900.0, ARMIES_RATIO);
+}
+
+#[test]
+fn two_armies_ordered_one_unit_at_a_time_cross_on_every_seed() {
+    // The same goals as the group orders' tiles, each unit ordered alone: no squadmates to
+    // trade goals with, so only pushes get the two streams through each other.
+    family_holds(
+        "armies: the same, one order a unit",
+        900.0,
+        ARMIES_ALONE_RATIO,
+    );
+}
+
+#[test]
+fn units_with_their_own_goals_all_arrive_on_random_and_warehouse_maps() {
+    family_holds("own goals: random 32x32", 900.0, OWN_GOALS_RANDOM_RATIO);
+    family_holds("own goals: warehouse", 900.0, OWN_GOALS_WAREHOUSE_RATIO);
 }
 
 #[test]
@@ -1246,4 +1266,166 @@ guard red  horse 7,1
     gave_up.dedup();
     assert_eq!(gave_up, ["front", "rear"], "{entries:?}");
     assert_eq!(tile(&mut app, "guard"), Pos::new(7, 1));
+}
+
+/// The simulated seconds within which every unit of [`every_unit_arrives_on_random_small_maps`]
+/// arrives: maps of at most 19×13 tiles and 26 units, whose longest walk alone is under 30 s.
+const LIVENESS_SECS: f64 = 240.0;
+
+#[test]
+fn every_unit_arrives_on_random_small_maps() {
+    // Liveness, the property the crowd rules are built for (`bevy_tilewalk::movement`):
+    // on 500 random small maps (a maze of one-tile corridors and dead ends with a few rooms
+    // and loops opened in it), two to four group orders and single orders given in one frame,
+    // goals anywhere (inside another order's starting ground too), every unit arrives within
+    // `LIVENESS_SECS`, none is refused or gives up, and no two ever share a tile.
+    use rand::rngs::StdRng;
+    use rand::seq::{IndexedRandom, SliceRandom};
+    use rand::{Rng, SeedableRng};
+    let mut failures = Vec::new();
+    for seed in 0..500_u64 {
+        let mut rng = StdRng::seed_from_u64(0x5eed_0000 + seed);
+        let (cols, rows) = (rng.random_range(4..10_u32), rng.random_range(3..7_u32));
+        let (width, height) = (2 * cols + 1, 2 * rows + 1);
+        let mut open = vec![false; (width * height) as usize];
+        let at = |x: u32, y: u32| (y * width + x) as usize;
+        // A maze (a depth-first walk over the odd cells): every corridor one tile wide.
+        let mut stack: Vec<(u32, u32)> = vec![(1, 1)];
+        open[at(1, 1)] = true;
+        while let Some(&(x, y)) = stack.last() {
+            let mut next: Vec<(u32, u32)> = [(0i32, -2i32), (2, 0), (0, 2), (-2, 0)]
+                .iter()
+                .filter_map(|&(dx, dy)| {
+                    let (nx, ny) = (x.checked_add_signed(dx)?, y.checked_add_signed(dy)?);
+                    (nx < width && ny < height && !open[at(nx, ny)]).then_some((nx, ny))
+                })
+                .collect();
+            next.shuffle(&mut rng);
+            match next.first() {
+                Some(&(nx, ny)) => {
+                    open[at((x + nx) / 2, (y + ny) / 2)] = true;
+                    open[at(nx, ny)] = true;
+                    stack.push((nx, ny));
+                }
+                None => {
+                    stack.pop();
+                }
+            }
+        }
+        // A few rooms and loops, so that both dead ends and open ground are met.
+        for _ in 0..rng.random_range(0..3) {
+            let (x, y) = (
+                rng.random_range(1..width - 3),
+                rng.random_range(1..height - 3),
+            );
+            for (dx, dy) in (0..3).flat_map(|dx| (0..3).map(move |dy| (dx, dy))) {
+                open[at(x + dx, y + dy)] = true;
+            }
+        }
+        for _ in 0..rng.random_range(0..4) {
+            let (x, y) = (
+                rng.random_range(1..width - 1),
+                rng.random_range(1..height - 1),
+            );
+            open[at(x, y)] = true;
+        }
+        let tiles: Vec<Pos> = (0..height)
+            .flat_map(|y| (0..width).map(move |x| Pos::new(x, y)))
+            .filter(|p| open[at(p.x, p.y)])
+            .collect();
+        let count = rng.random_range(4..=(tiles.len() / 3).clamp(4, 26));
+        let mut starts = tiles.clone();
+        starts.shuffle(&mut rng);
+        starts.truncate(count);
+        // Orders: two to four groups (of one team each), the rest alone, to any tile.
+        let groups = rng.random_range(2..=4.min(count / 2));
+        let mut members: Vec<usize> = (0..count).collect();
+        members.shuffle(&mut rng);
+        let mut orders: Vec<(Vec<usize>, Pos)> = Vec::new();
+        let mut rest = &members[..];
+        for g in 0..groups {
+            let size = rng.random_range(2..=(rest.len() - 2 * (groups - g - 1)).min(6));
+            let (group, left) = rest.split_at(size);
+            orders.push((group.to_vec(), *tiles.choose(&mut rng).unwrap()));
+            rest = left;
+        }
+        let mut goals = tiles.clone();
+        goals.shuffle(&mut rng);
+        for (&unit, &goal) in rest.iter().zip(&goals) {
+            orders.push((vec![unit], goal));
+        }
+        let mut team = vec![""; count];
+        let mut class = vec![""; count];
+        for (o, (units, _)) in orders.iter().enumerate() {
+            let (t, c) = (
+                if o % 2 == 0 { "blue" } else { "red" },
+                if rng.random_bool(0.5) {
+                    "foot"
+                } else {
+                    "horse"
+                },
+            );
+            for &u in units {
+                (team[u], class[u]) = (t, c);
+            }
+        }
+        let rows: Vec<String> = (0..height)
+            .map(|y| {
+                (0..width)
+                    .map(|x| if open[at(x, y)] { '.' } else { '#' })
+                    .collect()
+            })
+            .collect();
+        let army: Vec<(String, &str, &str, Pos)> = (0..count)
+            .map(|u| (format!("u{u}"), team[u], class[u], starts[u]))
+            .collect();
+        let map = crowd_map(&rows, &army);
+        let mut app = app(&map);
+        let entities: Vec<Entity> = (0..count)
+            .map(|u| unit(&mut app, &format!("u{u}")))
+            .collect();
+        app.world_mut()
+            .write_message_batch(orders.iter().map(|(units, goal)| MoveOrder {
+                units: units.iter().map(|&u| entities[u]).collect(),
+                goal: *goal,
+                append: false,
+            }));
+        let mut arrived_all = false;
+        for frame in 0..(LIVENESS_SECS * 60.0) as usize {
+            app.update();
+            let world = app.world_mut();
+            let mut held = HashSet::new();
+            for tile in world.query_filtered::<&Tile, With<Unit>>().iter(world) {
+                assert!(
+                    held.insert(tile.0),
+                    "seed {seed}, frame {frame}: two units on {}\n{map}",
+                    tile.0
+                );
+            }
+            if frame % 30 == 0 && arrived(&journal(&app)).len() == count {
+                arrived_all = true;
+                break;
+            }
+        }
+        let entries = journal(&app);
+        let refusals: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| !matches!(e, Entry::Arrived { .. }))
+            .collect();
+        if !arrived_all || !refusals.is_empty() {
+            let missing: Vec<String> = (0..count)
+                .map(|u| format!("u{u}"))
+                .filter(|n| !arrived(&entries).contains(n.as_str()))
+                .collect();
+            failures.push(format!(
+                "seed {seed}: not arrived {missing:?}, refused {refusals:?}, orders {orders:?}\n{map}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of 500 maps failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -6,110 +6,76 @@
 //! A unit holds one tile: the one it stands on or is stepping into (the tile it leaves is free
 //! at once, so a column walks nose to tail). Two units never hold the same tile (but for a
 //! tactics move, which passes through allies; its range checked every tile). Every frame
-//! the units whose step has ended ask for the next tile of their path, in [`Precedence`]
-//! order (so a run replays identically, whatever order the world stores them in), and:
+//! the units whose step has ended decide, and the units under way keep the tile they step
+//! into. The rules are priority inheritance with backtracking (PIBT, Okumura et al., AIJ
+//! 2022) in continuous time, as Causal-PIBT (AAAI 2021) has it for moves of different
+//! durations, with goal swaps between squadmates (TSWAP, Okumura and Défago, AIJ 2023):
 //!
-//! (Two units are of one **side** when they are of one team, or were sent by one group order
-//! ([`Squad`]): an order of both teams walks as one army. **Squadmates** were sent by one
-//! group order and are of one movement class: their tiles came from one order, so either may
-//! end on the other's. A unit sent alone has no squadmates: it walks to its own goal itself,
-//! as the player who sent it expects, and units in its way make way for it. Nor has a unit
-//! whose walk ended short of its tile ([`StoppedShort`]: stopped by the player, or given
-//! up): it stands on none of its order's tiles, and stays where it stopped.)
-//!
+//! - **priority**: the waiting units decide oldest walk first ([`Walk`]'s age: the seconds
+//!   since its order, kept while it waits, so no unit waits forever), then in [`Precedence`]
+//!   order (so a run replays identically, whatever order the world stores them in); units
+//!   walking back after making way decide after every walker;
 //! - **a free tile** is theirs;
 //! - **a sidestep**: when the next tile is held, a free neighbour from which the tile after
-//!   it costs no more in two steps is taken instead (the cheapest, the first in the board's
-//!   order among equals). The path costs no more, so a cheapest path stays one: a column waiting to join one
-//!   file walks beside it on the equally cheap tiles, and units funnelling into a gap spread
-//!   over it. A unit making way, stepping onto its path's last tile, or passing through
-//!   allies does not sidestep;
-//! - **passing** (units of group orders only): a walker whose next tile is held by a unit
-//!   of a group order that waits for another tile, heading against or across the walker
-//!   (not after it), and that can step from the walker's tile onto the tile it waits for,
-//!   trades tiles with it at once: the walker steps on, the other steps onto the walker's
-//!   tile, one step from where it was going. Priority inheritance of one step, as in PIBT
-//!   (Okumura et al. 2019): the waiting unit is pushed on instead of blocking, so two crowds
-//!   pass through each other where they meet, not only where two units face each other
-//!   exactly (a ring of two);
+//!   it costs no more in two steps is taken instead (the cheapest; among equals the one with
+//!   the fewest units heading the other way around it). The path costs no more, so a
+//!   cheapest path stays one: a column waiting to join one file walks beside it on the
+//!   equally cheap tiles, and units funnelling into a gap spread over it;
+//! - **a push**: a standing unit on the next tile, of any side, at rest or waiting, is
+//!   pushed. A waiting one steps on along its own way if it can (pushing in turn); one that
+//!   waits for a unit under way keeps its place, as it moves on by itself, and the pusher
+//!   queues; otherwise it steps aside, onto a free tile no waiting unit wants first, then
+//!   onto any free tile, fewest units heading against it around first, then onto a tile
+//!   whose standing holder it pushes in turn, and as a last resort onto its pusher's tile
+//!   (the two pass each other). Never onto the tile where its pusher goes next. A push that
+//!   fails comes back (backtracking), and the pusher tries its next choice. A unit at rest
+//!   (on its goal, stopped, or never ordered) pushed aside walks back to its tile once the
+//!   way is clear ([`Path::aside`]; no second arrival); a pushed walker walks back onto its
+//!   way from where it was pushed;
+//! - **squadmates trade goals** (two units are **squadmates** when one group order
+//!   ([`Squad`]) sent them and they are of one movement class: their tiles came from one
+//!   order, so either may end on either's; a unit sent alone has none, nor has a unit whose
+//!   walk ended short of its tile, [`StoppedShort`]). A squadmate at rest on the next tile
+//!   takes over the rest of the walk ([`Path::rest`], with the walker's [`Walk`]) and the
+//!   walker ends on its tile; a waiting squadmate pushed while stuck, or heading across the
+//!   pusher, takes over the pusher's walk from its own tile (it steps on to the pusher's
+//!   tile after) and the pusher goes on with its walk; a ring of waiting squadmates, each
+//!   wanting the next one's tile, rotate their walks: each takes the walk of the one behind
+//!   it from where it stands;
+//! - **a ring** of other standing units, each waiting for the next one's tile, steps at
+//!   once (two units meeting head-on on a bridge pass each other on the edge between their
+//!   tiles);
+//! - **a queue**: a tile held by a unit under way, by one moving into it this frame, or by a
+//!   unit waiting for one of those, or for its path ([`Pending`]), is waited for;
 //! - **a lane** (units of group orders only): a walker that has queued `LANE_WAIT_SECS`
-//!   (a quarter second) or more shifts the rest of its path one tile sideways onto a free neighbour, all its
-//!   tiles by the same offset, and comes back to its path as late as the lane's extra cost,
-//!   in seconds of walking, stays within the seconds it has queued (the cost of a tile
-//!   counts the crowd on it, as in continuum crowds, Treuille et al. 2006: a queue that
-//!   stands is dearer than a detour). A column that merged into one file, or that meets
-//!   another head-on, spreads over parallel lanes and stays in them: the group uses the
-//!   land's width. The walk still ends on its tile; it is no longer a cheapest path;
-//! - **a ring**: units standing still that each want the tile of the next, back to the first
-//!   (two units meeting head-on on a bridge, or a ring in a packed crowd), all step at once.
-//!   Two squadmates meeting head-on trade the rest of their walks instead: each goes on to
-//!   where the other was going, so neither has to pass the other; any other two pass each
-//!   other on the edge between their tiles;
-//! - **a squadmate at rest** in the way (no path, and on its tile: not stopped short)
-//!   takes over the rest of the walk ([`Path::rest`], with the walker's [`Walk`]: its
-//!   re-plans spent so far included, or a walk blocked for good would pass from one to the
-//!   other forever), and the walker
-//!   stops on its tile: the pair ends on the two tiles the walker and the squadmate would
-//!   have ended on, and both paths stay cheapest paths to where they end (any part of a
-//!   cheapest path is one). A crowd
-//!   converging on one point packs in this way: whoever got there first shuffles on
-//!   inwards;
-//! - **a queue**: a tile held by a unit that is walking, that waits itself, or that waits for
-//!   its path ([`Pending`]), is waited for as long as it takes, with no re-plan: every chain
-//!   of waiting units ends in a free tile, a ring, a squadmate at rest, a unit under way or
-//!   about to be, or another unit at rest, and only the last one stops it;
-//! - **a unit of its side at rest** that cannot take over the walk (of another class, not
-//!   sent by the walker's group order, a teammate standing by, say, or stopped short of its
-//!   tile) steps aside onto a free neighbour that no waiting unit wants and that is not
-//!   where the walker stands or goes next (the first in the board's order), and back onto
-//!   its tile once the walker has passed (units making way choose their tiles after the
-//!   walking ones each frame, so a column passes before they step back, and a tile a walker
-//!   waits for is never taken from it by units making way, which could pass it from one to
-//!   the next forever); in a packed formation, with no free neighbour, it steps onto the
-//!   walker's tile instead (it turns to it, and the next frame the two step at once, a ring
-//!   of two) and back the same way, so a unit ordered out of the middle of its army gets
-//!   out. Either way it comes back: the tile it made way onto may be where another unit is
-//!   going, or the tile another unit stepped aside from, and a unit that stayed there would
-//!   block that one's way home. Neither is an order: the unit's journey's arrival stays the
-//!   one it made before;
-//! - **anyone else at rest** in the way (the other side, a unit of its side that cannot
-//!   stand on the walker's tile, or any unit at rest on the walker's last tile): after
-//!   [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the nearest free tile when
-//!   its own is taken), and gives up after [`MAX_REPLANS`] tries without getting nearer its
-//!   goal; a re-plan that finds no way keeps the walker waiting on its path. It goes around
-//!   the units at rest of the other side, the one in its way, those that stopped it before
-//!   since it last got nearer its goal ([`Walk::blockers`](crate::Walk::blockers)), and, when it stands where they
-//!   cannot, those of its side that cannot make way for it from some tile beside them (they
-//!   cannot stand there, and have no free tile beside them); and through the rest of its
-//!   own side's crowd, walking or at rest, which the rules above move out of its way: a
-//!   soldier wading in a ford, whose next tile on the bank holds a horse that can neither
-//!   step into the water nor aside (its side packed around it), gets out through the
-//!   soldiers beside it, and one facing a whole bank of such horses goes around them all
-//!   through the water to a tile it can land on (going around only the ones that stopped
-//!   it, it would turn from one horse to the next until it gave up). Had the re-plan taken
-//!   every unit for a wall, it would find no way out of a crowd of its own side;
-//! - **walled in**: a walker whose re-plan around units finds no way, or whose re-plans run
-//!   out, is walled in by the other side ([`Walk::walled`]): for the rest of its walk the
-//!   other side's units at rest make way for it as its own side's do (aside and back, or
-//!   onto its tile and back), its re-plans walk through them, and it has its
-//!   [`MAX_REPLANS`] again; it gives up only when those run out too, at a unit that cannot
-//!   make way for it (that can stand neither beside its own tile nor on the walker's). Two
-//!   sides sent across a one-tile bridge, each to just past its far end, both arrive,
-//!   though the first there rest on the bridge's far end, in the other side's only way.
-//!   Going around the other side first keeps a unit from pushing through an army it can
-//!   walk past.
+//!   (a quarter second) or more shifts the rest of its path one tile sideways onto a free
+//!   neighbour, all its tiles by the same offset, and comes back to its path as late as the
+//!   lane's extra cost, in seconds of walking, stays within the seconds it has queued. A
+//!   lane beside units heading against it costs a step more for each of them (continuum
+//!   crowds' discomfort, Treuille et al. 2006), so two streams meeting head-on shift apart
+//!   and pass side by side. The walk still ends on its tile; it is no longer a cheapest path;
+//! - **blocked**: a unit at rest that cannot be pushed (no tile it can enter is free or
+//!   frees, nor its pusher's), or any unit at rest on the way of a unit walking back after
+//!   making way: after [`WAIT_FOR_IDLE_SECS`] the walker re-plans around units (to the nearest
+//!   free tile when its own is taken), and gives up after [`MAX_REPLANS`] tries without
+//!   getting nearer its goal, once more after it is walled in ([`Walk::walled`]: its
+//!   re-plans then walk through the other side's units). A unit walking back after making
+//!   way whose tile a unit at rest took stays where it is.
+//!
+//! Why every unit arrives: the unit with the oldest walk is never pushed, and every frame
+//! it stands it steps: its next tile is free, held by a unit under way (which stands a step
+//! later and can be pushed), or held by a standing unit that is pushed (a pushed unit can
+//! always step onto its pusher's tile, unless its class cannot enter it). So it reaches its
+//! goal, and the next oldest walk is the oldest. What PIBT needs a graph's cycles for, a
+//! pass on the edge between two tiles gives here, on corridors and dead ends too.
 //!
 //! Why these rules and not space-time reservations (cooperative A*, WHCA*, Silver 2005)?
-//! Reservations plan every unit in space and time, a search per unit per window, and need the
-//! time of every step in advance, which a designer's hot reload of the terrain costs changes
-//! mid-march. These rules are local, cost O(units) a frame (the rings are found in one pass
-//! over the waiting units; a lane walks the rest of one path, for a unit that has queued),
-//! never deadlock (see the list), and keep the planned paths of units sent alone: their walks
-//! only change by trades that leave each unit on a cheapest path. A group order's units give
-//! that up for passing and lanes: a crowd that keeps to cheapest paths funnels into the few
-//! files its paths share.
+//! Reservations plan every unit in space and time, a search per unit per window, and need
+//! the time of every step in advance, which a designer's hot reload of the terrain costs
+//! changes mid-march. These rules are local, cost O(units) a frame plus the pushes, and
+//! keep the planned paths of units sent alone but for the detours of pushes.
 
-use bevy::ecs::entity::EntityHashMap;
+use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::ecs::query::QueryData;
 use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::platform::collections::{HashMap, HashSet};
@@ -227,8 +193,15 @@ struct Waiter {
     pass_through: bool,
     /// It is making way ([`Path::aside`]): it yields its tiles to the units walking on.
     making_way: bool,
-    /// Units at rest wall it in ([`Walk::walled`]): the other side's make way for it too.
-    walled: bool,
+    /// Seconds since its walk began ([`Walk::age`]): its priority.
+    age: f32,
+}
+
+impl Waiter {
+    /// Where it is heading: the step from its tile to the one it wants.
+    fn heading(&self) -> (i32, i32) {
+        heading(self.from, self.want)
+    }
 }
 
 /// What a waiting unit does this frame.
@@ -239,30 +212,24 @@ enum Outcome {
     /// tile after its next one costs what it would have through the next one
     /// ([`sidestep`]).
     Sidestep(Pos),
+    /// Pushed off its way by a unit of higher priority: steps onto this tile, and walks
+    /// back to its way from there.
+    Aside(Pos),
     /// Waits behind a unit that is walking or waiting itself.
     Queue,
-    /// Waits for a unit at rest that will not make way.
+    /// Waits for a unit at rest that cannot make way this frame.
     Blocked {
         holder: Entity,
     },
-    /// Trades walks with the ally at this index (a ring of two allies).
-    Trade(usize),
-    /// Steps onto the tile of the waiting unit at this index, which steps onto the walker's
-    /// tile at once ([`Outcome::Shoved`]): the two pass each other.
-    Pass(usize),
-    /// Shoved by a walker passing it: steps onto `to` (the walker's tile), from which its
-    /// next tile is a step away, and goes on from there.
-    Shoved(Pos),
-    /// Hands the rest of its walk to the ally resting on its next tile.
+    /// One of a ring of squadmates each waiting for the next one's tile: takes the walk of
+    /// the squadmate at this index, which waits for its tile, from its own tile on.
+    Rotate(usize),
+    /// A squadmate blocked on its way, pushed by the squadmate at this index: takes over
+    /// that one's walk from its own tile (it steps on to the tile after) and hands its own on.
+    TakeOver(usize),
+    /// Hands the rest of its walk to the squadmate resting on its next tile.
     HandOver {
         holder: Entity,
-    },
-    /// Waits while the unit of its side resting on its next tile steps aside onto `to` and
-    /// back once the way is clear; with no room to step aside, `to` is the walker's own tile
-    /// (next frame the two step at once, a ring of two), and back the same way.
-    MakeWay {
-        holder: Entity,
-        to: Pos,
     },
 }
 
@@ -281,6 +248,7 @@ fn follow_paths(
         doing,
         waiters,
         arrivals,
+        headings,
     } = &mut *scratch;
     // 1. Steps under way go on; units whose path is done arrive; the others want a tile.
     take_stock(
@@ -292,20 +260,22 @@ fn follow_paths(
         doing,
         waiters,
         arrivals,
+        headings,
     );
     arrived.write_batch(arrivals.iter().map(|a| a.1));
-    // 2. Who steps, who waits, who trades.
-    let outcomes = settle(&nav, waiters, holders, doing);
+    // 2. Who steps, who waits, who is pushed, who trades.
+    let settled = Resolver::new(&nav, waiters, holders, doing, headings).settle();
     // 3. Walks change hands, steps start, waits run out.
-    trade_walks(&mut commands, &nav, &units, waiters, doing, &outcomes);
+    let rewrites = trade_walks(&mut commands, &nav, &units, waiters, doing, &settled);
     act(
         &mut commands,
         &nav,
         &mut units,
         waiters,
-        outcomes,
-        holders,
+        settled,
+        rewrites,
         doing,
+        headings,
         &mut replan,
         &mut refused,
     );
@@ -314,7 +284,7 @@ fn follow_paths(
 /// Phase 1 of [`follow_paths`]: every unit's step under way goes on, units whose path is
 /// done arrive (into `arrivals`, in [`Precedence`] order), and the others want their next
 /// tile (`waiters`, in that order); `holders` and `doing` say who holds each tile and what
-/// each unit is doing.
+/// each unit is doing, `headings` which way the units on each tile are going.
 fn take_stock(
     commands: &mut Commands,
     time: &Time,
@@ -324,12 +294,15 @@ fn take_stock(
     doing: &mut EntityHashMap<Doer>,
     waiters: &mut Vec<Waiter>,
     arrivals: &mut Vec<((u32, u32), Arrived)>,
+    headings: &mut HashMap<Pos, (i32, i32)>,
 ) {
     let now = time.elapsed_secs_f64();
+    let delta = time.delta_secs();
     holders.clear();
     doing.clear();
     waiters.clear();
     arrivals.clear();
+    headings.clear();
     for mut unit in units.iter_mut() {
         let (precedence, index, _) = precedence(unit.entity, unit.precedence);
         let rank = (precedence, index);
@@ -343,9 +316,18 @@ fn take_stock(
                 left = stride.elapsed - stride.duration;
                 if left >= 0.0 {
                     motion.stride = None;
+                } else {
+                    headings.insert(stride.to, heading(stride.from, stride.to));
                 }
             }
         }
+        let age = match (unit.path.as_deref(), unit.walk.as_deref_mut()) {
+            (Some(path), Some(walk)) if !path.making_way => {
+                walk.age += delta;
+                walk.age
+            }
+            (_, walk) => walk.map_or(0.0, |w| w.age),
+        };
         let what = match (&unit.motion.stride, unit.path.as_deref()) {
             (Some(_), _) => Doing::Stepping,
             (None, _) if unit.pending => Doing::Pending,
@@ -365,6 +347,7 @@ fn take_stock(
                     Doing::Resting
                 }
                 Some(&want) => {
+                    headings.insert(unit.tile.0, heading(unit.tile.0, want));
                     waiters.push(Waiter {
                         rank,
                         entity: unit.entity,
@@ -376,7 +359,7 @@ fn take_stock(
                         after: path.cells.get(path.next + 1).copied(),
                         pass_through: path.pass_through,
                         making_way: path.making_way,
-                        walled: unit.walk.as_ref().is_some_and(|w| w.walled),
+                        age,
                     });
                     Doing::Waiting(waiters.len() - 1)
                 }
@@ -407,21 +390,55 @@ fn take_stock(
     }
 }
 
-/// Phase 3 of [`follow_paths`], first part: two squadmates meeting head-on each take the
-/// other's walk from the tile it stands on.
+/// The step from `from` to `to`, as a direction.
+fn heading(from: Pos, to: Pos) -> (i32, i32) {
+    (
+        (i64::from(to.x) - i64::from(from.x)).signum() as i32,
+        (i64::from(to.y) - i64::from(from.y)).signum() as i32,
+    )
+}
+
+/// How many units on `at` and the tiles around it head against `heading` (the angle
+/// between their ways over a right angle): the discomfort of walking there, as continuum
+/// crowds price a cell by the crowd's flow through it (Treuille et al. 2006).
+fn opposing(headings: &HashMap<Pos, (i32, i32)>, at: Pos, heading: (i32, i32)) -> u32 {
+    let mut count = 0;
+    for dy in -1..=1_i64 {
+        for dx in -1..=1_i64 {
+            let (Ok(x), Ok(y)) = (
+                u32::try_from(i64::from(at.x) + dx),
+                u32::try_from(i64::from(at.y) + dy),
+            ) else {
+                continue;
+            };
+            if let Some(&(hx, hy)) = headings.get(&Pos::new(x, y))
+                && hx * heading.0 + hy * heading.1 < 0
+            {
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// The new walks of phase 3, read before any is changed: the rings of squadmates take each
+/// other's walks (from the next frame: inserted as components), and the squadmates that
+/// trade walks while stepping on ([`Outcome::TakeOver`] and its pusher) get their new
+/// tiles, returned by waiting unit's index, which [`act`] puts in place before they step.
 fn trade_walks(
     commands: &mut Commands,
     nav: &Navigation,
     units: &Query<Walker, With<Unit>>,
     waiters: &[Waiter],
     doing: &EntityHashMap<Doer>,
-    outcomes: &[Outcome],
-) {
-    for (w, outcome) in waiters.iter().zip(outcomes) {
-        let Outcome::Trade(other) = *outcome else {
+    settled: &Settled,
+) -> HashMap<usize, (Vec<Pos>, usize)> {
+    let path = |i: usize| units.get(waiters[i].entity).ok().and_then(|u| u.path);
+    for (w, outcome) in waiters.iter().zip(&settled.outcomes) {
+        let Outcome::Rotate(other) = *outcome else {
             continue;
         };
-        // Each takes the other's walk from the tile it stands on: the other's next tile.
+        // Takes the other's walk from the tile it stands on: the other's next tile.
         if let Ok(theirs) = units.get(waiters[other].entity)
             && let Some(path) = theirs.path
         {
@@ -432,23 +449,39 @@ fn trade_walks(
                 .insert((path.rest(path.next, cost), walk));
         }
     }
+    let mut rewrites = HashMap::default();
+    for &(pusher, taker) in &settled.handed {
+        let (Some(mine), Some(theirs)) = (path(pusher), path(taker)) else {
+            continue;
+        };
+        // The pusher goes on from the taker's tile along the taker's way; the taker from its
+        // own tile along the pusher's.
+        let mut cells = mine.cells[..=mine.next].to_vec();
+        cells.extend_from_slice(theirs.remaining());
+        rewrites.insert(pusher, (cells, mine.next));
+        rewrites.insert(taker, (mine.cells[mine.next..].to_vec(), 1));
+    }
+    rewrites
 }
 
-/// Phase 3 of [`follow_paths`]: each waiting unit does what [`settle`] decided: steps (aside,
-/// past or shoved), queues (and may take a lane), has a unit make way or take over its walk,
-/// or waits for a unit at rest and re-plans or gives up.
+/// Phase 3 of [`follow_paths`]: each waiting unit does what [`Resolver::settle`] decided:
+/// steps (aside, past or pushed), queues (and may take a lane), has a squadmate take over
+/// its walk, or waits for a unit at rest and re-plans or gives up; the units at rest that
+/// were pushed step aside, to come back once the way is clear.
 fn act(
     commands: &mut Commands,
     nav: &Navigation,
     units: &mut Query<Walker, With<Unit>>,
     waiters: &[Waiter],
-    outcomes: Vec<Outcome>,
-    holders: &mut HashMap<Pos, Entity>,
+    settled: Settled,
+    mut rewrites: HashMap<usize, (Vec<Pos>, usize)>,
     doing: &EntityHashMap<Doer>,
+    headings: &HashMap<Pos, (i32, i32)>,
     replan: &mut MessageWriter<Replan>,
     refused: &mut MessageWriter<OrderRefused>,
 ) {
-    for (w, outcome) in waiters.iter().zip(outcomes) {
+    let mut held = settled.held;
+    for (i, (w, outcome)) in waiters.iter().zip(settled.outcomes).enumerate() {
         let Ok(unit) = units.get_mut(w.entity) else {
             continue;
         };
@@ -465,24 +498,39 @@ fn act(
             continue;
         };
         let class = *class;
+        if let Some((cells, next)) = rewrites.remove(&i) {
+            path.cost = walk_cost(nav, class, &cells);
+            path.waypoints = vec![cells.len() - 1];
+            path.cells = cells;
+            path.next = next;
+        }
         match outcome {
-            Outcome::Step | Outcome::Sidestep(_) | Outcome::Pass(_) | Outcome::Shoved(_) => {
-                if !matches!(outcome, Outcome::Shoved(_)) {
+            Outcome::Step | Outcome::Sidestep(_) | Outcome::Aside(_) | Outcome::TakeOver(_) => {
+                if !matches!(outcome, Outcome::Aside(_)) {
                     walk.waited = 0.0;
                     walk.queued = 0.0;
                 }
-                let (from, mut to) = (w.from, w.want);
-                if let Outcome::Sidestep(beside) = outcome {
-                    let next = path.next;
-                    path.cells[next] = beside;
-                    to = beside;
+                let from = w.from;
+                match outcome {
+                    Outcome::Sidestep(beside) => {
+                        let next = path.next;
+                        path.cells[next] = beside;
+                    }
+                    Outcome::Aside(onto) => {
+                        // Back to its way from there: onto its next tile if it is a step
+                        // away, else back onto the tile it left first.
+                        let mut detour = vec![onto];
+                        if !(nav.board().distance(onto, w.want) == 1
+                            && nav.can_step(class, onto, w.want))
+                        {
+                            detour.push(from);
+                        }
+                        path.detour(&detour);
+                        path.cost = walk_cost(nav, class, &path.cells);
+                    }
+                    _ => {}
                 }
-                if let Outcome::Shoved(onto) = outcome {
-                    let next = path.next;
-                    path.cells.insert(next, onto);
-                    path.cost = walk_cost(nav, class, &path.cells);
-                    to = onto;
-                }
+                let to = path.cells[path.next];
                 begin_step(
                     nav,
                     class,
@@ -505,7 +553,8 @@ fn act(
                     && !w.pass_through
                     && let Some((cells, extra)) = lane(
                         nav,
-                        holders,
+                        &held,
+                        headings,
                         class,
                         w.from,
                         path.remaining(),
@@ -517,7 +566,7 @@ fn act(
                     path.cells.extend(cells);
                     path.cost += extra;
                     let to = path.cells[next];
-                    holders.insert(to, w.entity);
+                    held.insert(to);
                     walk.queued = 0.0;
                     begin_step(
                         nav,
@@ -532,16 +581,7 @@ fn act(
                     );
                 }
             }
-            Outcome::Trade(_) => walk.waited = 0.0,
-            Outcome::MakeWay { holder, to } => {
-                walk.waited = 0.0;
-                // Aside (or onto the walker's tile) and back once the way is clear.
-                let (class, from) = (doing[&holder].class, w.want);
-                let cost = walk_cost(nav, class, &[from, to, from]);
-                commands
-                    .entity(holder)
-                    .insert((Path::aside(from, to, cost), Walk::default()));
-            }
+            Outcome::Rotate(_) => walk.waited = 0.0,
             Outcome::HandOver { holder } => {
                 let at = path.next;
                 let rest = walk_cost(nav, class, &path.cells[at..]);
@@ -557,6 +597,12 @@ fn act(
                     continue;
                 }
                 walk.waited = 0.0;
+                // A unit coming back after making way whose tile was taken meanwhile by a
+                // unit at rest stays where it is.
+                if w.making_way {
+                    commands.entity(w.entity).remove::<Path>();
+                    continue;
+                }
                 if walk.replans < MAX_REPLANS {
                     walk.replans += 1;
                     if !walk.blockers.contains(&w.want) {
@@ -588,6 +634,29 @@ fn act(
                 });
             }
         }
+    }
+    // Units at rest pushed aside step off at once (the pusher steps onto their tile this
+    // frame) and come back once the way is clear.
+    for (unit, from, to) in settled.aside {
+        let class = doing[&unit].class;
+        let Ok(mut pushed) = units.get_mut(unit) else {
+            continue;
+        };
+        let cost = walk_cost(nav, class, &[from, to, from]);
+        let mut path = Path::aside(from, to, cost);
+        let mut walk = Walk::default();
+        begin_step(
+            nav,
+            class,
+            &mut path,
+            &mut walk,
+            &mut pushed.tile,
+            &mut pushed.motion,
+            from,
+            to,
+            0.0,
+        );
+        commands.entity(unit).insert((path, walk));
     }
 }
 
@@ -631,12 +700,15 @@ const LANE_WAIT_SECS: f64 = 0.25;
 /// A lane beside a queued walker's path: its remaining tiles `rest` shifted one tile
 /// sideways (all by the same offset, so the lane runs beside the path), entered from `from`
 /// onto a free tile, and left for the path again where the lane's tile is a step from the
-/// path's next one, as late as the lane's extra cost stays within `slack`. Returns the new
-/// remaining tiles and their extra cost. Square boards only (on hexes an offset is no
-/// translation).
+/// path's next one, as late as the lane's extra cost stays within `slack`. A lane whose
+/// first tiles have units heading against the walker beside them costs a step more for
+/// each ([`opposing`]), so two streams meeting head-on shift apart and pass side by side.
+/// Returns the new remaining tiles and their extra cost. Square boards only (on hexes an
+/// offset is no translation).
 fn lane(
     nav: &Navigation,
-    holders: &HashMap<Pos, Entity>,
+    held: &HashSet<Pos>,
+    headings: &HashMap<Pos, (i32, i32)>,
     class: MovementClass,
     from: Pos,
     rest: &[Pos],
@@ -658,6 +730,10 @@ fn lane(
         let y = u32::try_from(i64::from(p.y) + d.1).ok()?;
         (x < width && y < height).then(|| Pos::new(x, y))
     };
+    let way = heading(from, rest[0]);
+    // Against the stream on the path's own next tile, the lane's discomfort is what it
+    // saves: a lane beside an opposing file costs no more than queuing in front of it.
+    let ahead = opposing(headings, rest[0], way);
     // (tiles in the lane, extra cost, the offset)
     let mut best: Option<(usize, f64, (i64, i64))> = None;
     for n in nav.board().neighbours(from, width, height) {
@@ -665,12 +741,14 @@ fn lane(
             i64::from(n.x) - i64::from(rest[0].x),
             i64::from(n.y) - i64::from(rest[0].y),
         );
-        if n == rest[0] || d.0.abs() > 1 || d.1.abs() > 1 || holders.contains_key(&n) {
+        if n == rest[0] || d.0.abs() > 1 || d.1.abs() > 1 || held.contains(&n) {
             continue;
         }
         let Some(mut lane_cost) = step(from, n) else {
             continue;
         };
+        let discomfort = f64::from(opposing(headings, n, way).saturating_sub(ahead));
+        lane_cost += discomfort * step(from, n).unwrap_or(0.0);
         let mut path_cost = step(from, rest[0])?;
         let mut at = n;
         // The lane's tiles so far: `rest[..=i]` shifted.
@@ -694,12 +772,15 @@ fn lane(
             at = q;
         }
     }
-    let (len, extra, d) = best?;
+    let (len, _, d) = best?;
     let mut cells: Vec<Pos> = rest[..len]
         .iter()
         .map(|&p| shift(p, d).expect("checked"))
         .collect();
     cells.extend_from_slice(&rest[len..]);
+    // The path's cost counts walking only.
+    let extra = walk_cost(nav, class, &[&[from][..], &cells].concat())
+        - walk_cost(nav, class, &[&[from][..], rest].concat());
     Some((cells, extra))
 }
 
@@ -712,6 +793,8 @@ struct Scratch {
     waiters: Vec<Waiter>,
     /// This frame's arrivals, with their units' ranks, written in that order.
     arrivals: Vec<((u32, u32), Arrived)>,
+    /// Which way the unit on each tile is going, for the units under way or waiting.
+    headings: HashMap<Pos, (i32, i32)>,
 }
 
 /// A unit as the others see it this frame.
@@ -740,229 +823,533 @@ impl Doer {
     }
 }
 
-/// Decides, in the waiting units' order, what each does this frame; `holders` and `doing`
-/// follow the decisions (a tile stepped off is free for the next unit in the order).
-fn settle(
-    nav: &Navigation,
-    waiters: &[Waiter],
-    holders: &mut HashMap<Pos, Entity>,
-    doing: &mut EntityHashMap<Doer>,
-) -> Vec<Outcome> {
-    let waits = |w: &Waiter| !w.pass_through && w.cost.is_some();
-    // The waiting unit each waiting unit waits for.
-    let behind: Vec<Option<usize>> = waiters
-        .iter()
-        .map(|w| match holders.get(&w.want).map(|h| doing[h].what) {
-            Some(Doing::Waiting(i)) if waits(w) && waits(&waiters[i]) => Some(i),
-            _ => None,
-        })
-        .collect();
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; waiters.len()];
-    for ring in rings(&behind) {
-        if let [a, b] = ring[..]
-            && doing[&waiters[a].entity].squadmate_of(&doing[&waiters[b].entity])
-        {
-            outcomes[a] = Some(Outcome::Trade(b));
-            outcomes[b] = Some(Outcome::Trade(a));
-            continue;
+/// Pushes deeper than this fail (the pusher tries its other tiles): a bound on the
+/// recursion far beyond what a crowd needs, as a pushed unit steps onto its pusher's tile
+/// when nothing nearer is free.
+const MAX_PUSH_DEPTH: usize = 96;
+
+/// How a push on a standing unit ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Push {
+    /// It leaves its tile this frame.
+    Moved,
+    /// It stays, waiting for a tile that a unit under way is entering or leaving: it moves
+    /// on by itself, so it is not pushed off its way.
+    Queues,
+    /// It stays: it cannot move this frame.
+    Stuck,
+}
+
+/// A unit pushing a standing unit off the tile it wants.
+#[derive(Clone, Copy, Debug)]
+struct Pusher {
+    /// The pusher's index among the waiting units.
+    index: usize,
+    /// Its tile, which it leaves: the pushed unit may step onto it, passing the pusher.
+    from: Pos,
+    /// Where it goes after the pushed unit's tile, which the pushed unit keeps clear.
+    after: Option<Pos>,
+}
+
+/// What a tile is to a unit that would step onto it this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Room {
+    /// Nobody holds it, or its holder leaves it this frame.
+    Free,
+    /// Somebody ends the frame on it: a unit under way or moving in (`queue`: the tile is
+    /// worth waiting for), or one that stays there.
+    Taken { queue: bool },
+    /// A standing unit that has not moved this frame holds it: it can be pushed.
+    Standing(Entity),
+}
+
+/// What [`Resolver::settle`] decided.
+struct Settled {
+    /// What each waiting unit does.
+    outcomes: Vec<Outcome>,
+    /// Units at rest pushed off their tile: the unit, its tile and where it steps.
+    aside: Vec<(Entity, Pos, Pos)>,
+    /// Squadmates trading walks while they step ([`Outcome::TakeOver`]): the pusher's
+    /// index, and the index of the one that takes its walk over.
+    handed: Vec<(usize, usize)>,
+    /// The tiles held once this frame's steps have started.
+    held: HashSet<Pos>,
+}
+
+/// Priority inheritance with backtracking (PIBT, Okumura et al. 2022), in continuous time
+/// as Causal-PIBT (2021) has it: only standing units decide, units under way hold the tile
+/// they step into. In order of priority (the oldest walk first), each waiting unit steps
+/// onto its next tile if it is free; if a standing unit holds it, that unit is pushed: it
+/// steps on along its own way if it can, or aside onto a free tile (a squadmate takes over
+/// the pusher's walk instead), or onto its pusher's tile as a last resort, and a tile it
+/// needs that another standing unit holds pushes that one in turn. A push that fails comes
+/// back up, and the pusher tries its next tile. A pushed unit that waits for a unit under
+/// way stays in its queue: it moves by itself soon.
+struct Resolver<'a> {
+    nav: &'a Navigation,
+    waiters: &'a [Waiter],
+    /// Who holds each tile at the frame's start (a unit under way: the tile it steps into).
+    holders: &'a HashMap<Pos, Entity>,
+    doing: &'a EntityHashMap<Doer>,
+    headings: &'a HashMap<Pos, (i32, i32)>,
+    /// Who ends the frame on each tile, as decided so far.
+    claimed: HashMap<Pos, Entity>,
+    /// The standing units that leave their tile this frame (or are about to, while a push
+    /// they started is tried).
+    leaving: EntityHashSet,
+    /// The standing units that stay, waiting for a unit under way.
+    queueing: EntityHashSet,
+    /// The units at rest decided on this frame.
+    rested: EntityHashSet,
+    /// The tiles the waiting units want: a unit pushed aside prefers one nobody wants.
+    wanted: HashSet<Pos>,
+    outcomes: Vec<Option<Outcome>>,
+    aside: Vec<(Entity, Pos, Pos)>,
+    handed: Vec<(usize, usize)>,
+}
+
+impl<'a> Resolver<'a> {
+    fn new(
+        nav: &'a Navigation,
+        waiters: &'a [Waiter],
+        holders: &'a HashMap<Pos, Entity>,
+        doing: &'a EntityHashMap<Doer>,
+        headings: &'a HashMap<Pos, (i32, i32)>,
+    ) -> Self {
+        let mut claimed = HashMap::default();
+        for (&tile, &unit) in holders {
+            if matches!(doing[&unit].what, Doing::Stepping | Doing::Pending) {
+                claimed.insert(tile, unit);
+            }
         }
-        for &i in &ring {
-            outcomes[i] = Some(Outcome::Step);
-            holders.insert(waiters[i].want, waiters[i].entity);
+        Self {
+            nav,
+            waiters,
+            holders,
+            doing,
+            headings,
+            claimed,
+            leaving: EntityHashSet::default(),
+            queueing: EntityHashSet::default(),
+            rested: EntityHashSet::default(),
+            wanted: waiters.iter().map(|w| w.want).collect(),
+            outcomes: vec![None; waiters.len()],
+            aside: Vec::new(),
+            handed: Vec::new(),
         }
     }
-    // The tiles the waiting units want, gathered the first time a unit is to step aside: it
-    // does not step onto one.
-    let mut wanted: Option<HashSet<Pos>> = None;
-    // Units walking on first, then the units making way: a free tile goes to a walker before
-    // it goes to a unit stepping aside or back, which waits until the walkers have passed.
-    let order = (0..waiters.len())
-        .filter(|&i| !waiters[i].making_way)
-        .chain((0..waiters.len()).filter(|&i| waiters[i].making_way));
-    for i in order {
-        let w = &waiters[i];
-        if outcomes[i].is_some() {
-            continue;
-        }
-        let holder = holders.get(&w.want).copied();
-        if holder.is_some_and(|h| h != w.entity)
-            && waits(w)
-            && !w.making_way
-            && let Some(beside) = sidestep(nav, holders, doing[&w.entity].class, w)
-        {
-            if holders.get(&w.from) == Some(&w.entity) {
-                holders.remove(&w.from);
+
+    /// Decides what every waiting unit does this frame.
+    fn settle(mut self) -> Settled {
+        // Tactics moves pass through whoever stands on their way, and a unit whose next
+        // tile became impassable waits for the re-plan that change brings.
+        for (i, w) in self.waiters.iter().enumerate() {
+            if w.pass_through {
+                self.outcomes[i] = Some(Outcome::Step);
+                self.claimed.entry(w.want).or_insert(w.entity);
+                self.leaving.insert(w.entity);
+            } else if w.cost.is_none() {
+                self.stay(i, Outcome::Queue);
             }
-            holders.insert(beside, w.entity);
-            outcomes[i] = Some(Outcome::Sidestep(beside));
-            continue;
         }
-        outcomes[i] = Some(match holder {
-            // A tile that became impassable: the re-plan for that change is on its way.
-            _ if w.cost.is_none() => Outcome::Queue,
-            Some(holder) if holder != w.entity && !w.pass_through => {
-                let (mine, theirs) = (doing[&w.entity], doing[&holder]);
-                match theirs.what {
-                    Doing::Resting if mine.side.makes_way_for(&theirs.side) || w.walled => {
-                        let outcome = if mine.squadmate_of(&theirs) && !w.last {
-                            Outcome::HandOver { holder }
-                        } else if !w.last
-                            && let Some(to) = aside(
-                                nav,
-                                holders,
-                                wanted.get_or_insert_with(|| {
-                                    waiters
-                                        .iter()
-                                        .filter(|other| waits(other))
-                                        .map(|other| other.want)
-                                        .collect()
-                                }),
-                                theirs.class,
-                                w,
-                            )
-                        {
-                            holders.insert(to, holder);
-                            Outcome::MakeWay { holder, to }
-                        } else if !w.last && nav.grid(theirs.class).is_passable(w.from) {
-                            // No room: onto the walker's tile (it holds `from`) and back.
-                            Outcome::MakeWay { holder, to: w.from }
-                        } else {
-                            Outcome::Blocked { holder }
-                        };
-                        // It is under way from now on: nobody else hands it a walk.
-                        if outcome != (Outcome::Blocked { holder })
-                            && let Some(d) = doing.get_mut(&holder)
-                        {
-                            d.what = Doing::Stepping;
-                        }
-                        outcome
+        // Rings of standing units, each waiting for the next one's tile: squadmates take
+        // over each other's walks where they stand (goals rotate, as in TSWAP: Okumura and
+        // Défago 2023); any other ring steps at once.
+        let behind: Vec<Option<usize>> = self
+            .waiters
+            .iter()
+            .map(
+                |w| match self.holders.get(&w.want).map(|h| self.doing[h].what) {
+                    Some(Doing::Waiting(i)) if self.free_to_decide(w) => {
+                        self.free_to_decide(&self.waiters[i]).then_some(i)
                     }
-                    Doing::Resting => Outcome::Blocked { holder },
-                    Doing::Waiting(j)
-                        if !w.making_way
-                            && mine.side.squad.is_some()
-                            && theirs.side.squad.is_some()
-                            && outcomes[j].is_none_or(|o| o == Outcome::Queue)
-                            && passes(nav, w, &waiters[j], theirs.class) =>
-                    {
-                        outcomes[j] = Some(Outcome::Shoved(w.from));
-                        holders.insert(w.want, w.entity);
-                        holders.insert(w.from, holder);
-                        if let Some(d) = doing.get_mut(&holder) {
-                            d.what = Doing::Stepping;
-                        }
-                        Outcome::Pass(j)
-                    }
-                    Doing::Stepping | Doing::Waiting(_) | Doing::Pending => Outcome::Queue,
+                    _ => None,
+                },
+            )
+            .collect();
+        for ring in rings(&behind) {
+            let squad = ring.iter().all(|&i| {
+                let next = behind[i].expect("in a ring");
+                self.doing[&self.waiters[i].entity]
+                    .squadmate_of(&self.doing[&self.waiters[next].entity])
+            });
+            for (k, &i) in ring.iter().enumerate() {
+                let w = self.waiters[i];
+                if squad {
+                    // Takes the walk of the one waiting for its tile: the one before it.
+                    let before = ring[(k + ring.len() - 1) % ring.len()];
+                    self.stay(i, Outcome::Rotate(before));
+                } else {
+                    self.outcomes[i] = Some(Outcome::Step);
+                    self.leaving.insert(w.entity);
+                    self.claimed.insert(w.want, w.entity);
                 }
             }
-            _ => {
-                // Passing through an ally leaves its hold on its own tile alone.
-                if holders.get(&w.from) == Some(&w.entity) {
-                    holders.remove(&w.from);
-                }
-                holders.entry(w.want).or_insert(w.entity);
-                Outcome::Step
-            }
+        }
+        // The oldest walks first; units making way after every walker, so a column passes
+        // before they step back.
+        let mut order: Vec<usize> = (0..self.waiters.len())
+            .filter(|&i| self.outcomes[i].is_none())
+            .collect();
+        order.sort_by(|&a, &b| {
+            let (a, b) = (&self.waiters[a], &self.waiters[b]);
+            a.making_way
+                .cmp(&b.making_way)
+                .then(b.age.total_cmp(&a.age))
+                .then(a.rank.cmp(&b.rank))
         });
-    }
-    outcomes
-        .into_iter()
-        .map(|o| o.expect("every waiting unit has an outcome"))
-        .collect()
-}
-
-/// Whether walker `w` may pass `other`, a unit waiting on `w`'s next tile for a tile of its
-/// own: `other` steps onto `w`'s tile, from which its next tile is a step away, while `w`
-/// steps onto `other`'s. Only units heading against each other or across pass (not one
-/// that follows the other), so a queue keeps its order.
-fn passes(nav: &Navigation, w: &Waiter, other: &Waiter, class: MovementClass) -> bool {
-    if other.making_way || other.pass_through || other.want == w.from || other.cost.is_none() {
-        return false;
-    }
-    let d = |a: Pos, b: Pos| {
-        (
-            i64::from(b.x) - i64::from(a.x),
-            i64::from(b.y) - i64::from(a.y),
-        )
-    };
-    let (mine, theirs) = (d(w.from, w.want), d(other.from, other.want));
-    if mine.0 * theirs.0 + mine.1 * theirs.1 > 0 {
-        return false;
-    }
-    let grid = nav.grid(class);
-    let (width, height) = (grid.width(), grid.height());
-    grid.is_passable(w.from)
-        && nav
-            .board()
-            .neighbours(other.want, width, height)
-            .any(|n| n == w.from)
-        && nav.can_step(class, other.from, w.from)
-        && nav.can_step(class, w.from, other.want)
-}
-
-/// Where a unit of `class` resting on `w.want` can step aside to let `w` pass: the first
-/// neighbour (in the board's order) it can enter that nobody holds, that no waiting unit
-/// wants, and that is neither where `w` stands nor where it goes next.
-fn aside(
-    nav: &Navigation,
-    holders: &HashMap<Pos, Entity>,
-    wanted: &HashSet<Pos>,
-    class: MovementClass,
-    w: &Waiter,
-) -> Option<Pos> {
-    let grid = nav.grid(class);
-    nav.board()
-        .neighbours(w.want, grid.width(), grid.height())
-        .find(|&n| {
-            n != w.from
-                && Some(n) != w.after
-                && grid.is_passable(n)
-                && !holders.contains_key(&n)
-                && !wanted.contains(&n)
-        })
-}
-
-/// Where a walker whose next tile is held can step instead and still be on a cheapest path:
-/// the neighbour of its tile that nobody holds, from which the tile after its next one is a
-/// step away, and such that the two steps cost no more than the two through its next tile
-/// (the cheapest, the first in the board's order among equals; cheaper only where a lane or
-/// a pass left the path). Its path costs no more, so a cheapest path stays one.
-/// A column waiting to funnel into one file (units merging into one line of tiles, or
-/// hugging the corner of a gap) spreads over the equally cheap tiles beside it instead.
-fn sidestep(
-    nav: &Navigation,
-    holders: &HashMap<Pos, Entity>,
-    class: MovementClass,
-    w: &Waiter,
-) -> Option<Pos> {
-    let (after, through) = (w.after?, w.cost?);
-    let grid = nav.grid(class);
-    let step = |from: Pos, to: Pos| {
-        grid.cost(to)
-            .filter(|_| nav.can_step(class, from, to))
-            .map(|cost| cost * nav.step_length(from, to))
-    };
-    let cost = nav.step_length(w.from, w.want) * through + step(w.want, after)?;
-    let (width, height) = (grid.width(), grid.height());
-    // The cheapest, the first in the board's order among equals.
-    let mut best: Option<(f64, Pos)> = None;
-    for n in nav.board().neighbours(w.from, width, height) {
-        if n == w.want
-            || n == after
-            || holders.contains_key(&n)
-            || !nav.board().neighbours(after, width, height).any(|m| m == n)
-        {
-            continue;
+        for i in order {
+            if self.outcomes[i].is_none() {
+                self.walker(i, None, 0);
+            }
         }
-        let Some(c) = step(w.from, n).zip(step(n, after)).map(|(a, b)| a + b) else {
-            continue;
+        Settled {
+            outcomes: self
+                .outcomes
+                .into_iter()
+                .map(|o| o.expect("every waiting unit has an outcome"))
+                .collect(),
+            held: self
+                .holders
+                .iter()
+                .filter(|(_, unit)| !self.leaving.contains(*unit))
+                .map(|(&tile, _)| tile)
+                .chain(self.claimed.keys().copied())
+                .collect(),
+            aside: self.aside,
+            handed: self.handed,
+        }
+    }
+
+    /// Whether a waiting unit takes part in the pushes: not a tactics move, not on its way
+    /// onto a tile that became impassable.
+    fn free_to_decide(&self, w: &Waiter) -> bool {
+        !w.pass_through && w.cost.is_some()
+    }
+
+    /// What `tile` is to `unit`, which would step onto it.
+    fn room(&self, tile: Pos, unit: Entity) -> Room {
+        if let Some(&taker) = self.claimed.get(&tile) {
+            let queue = match self.doing[&taker].what {
+                Doing::Stepping | Doing::Pending => true,
+                // Moving in this frame, or staying to wait for a unit under way.
+                _ => self.leaving.contains(&taker) || self.queueing.contains(&taker),
+            };
+            return Room::Taken { queue };
+        }
+        match self.holders.get(&tile) {
+            None => Room::Free,
+            Some(&holder) if holder == unit => Room::Taken { queue: false },
+            Some(&holder) if self.leaving.contains(&holder) => Room::Free,
+            Some(&holder) => Room::Standing(holder),
+        }
+    }
+
+    /// Waiting unit `i` stays on its tile this frame, doing `outcome`.
+    fn stay(&mut self, i: usize, outcome: Outcome) {
+        let w = self.waiters[i];
+        self.claimed.insert(w.from, w.entity);
+        self.outcomes[i] = Some(outcome);
+    }
+
+    /// Waiting unit `i` steps onto `to` this frame, doing `outcome`.
+    fn moves(&mut self, i: usize, to: Pos, outcome: Outcome) -> Push {
+        let w = self.waiters[i];
+        self.leaving.insert(w.entity);
+        self.claimed.insert(to, w.entity);
+        self.outcomes[i] = Some(outcome);
+        Push::Moved
+    }
+
+    /// Tries to step standing unit `unit` onto `to`, held by standing unit `holder`, by
+    /// pushing the holder (`pusher` describes `unit` to it).
+    fn push_through(
+        &mut self,
+        unit: Entity,
+        to: Pos,
+        holder: Entity,
+        pusher: Pusher,
+        depth: usize,
+    ) -> Push {
+        if depth >= MAX_PUSH_DEPTH {
+            return Push::Stuck;
+        }
+        self.leaving.insert(unit);
+        self.claimed.insert(to, unit);
+        let push = match self.doing[&holder].what {
+            Doing::Waiting(j) => self.walker(j, Some(pusher), depth + 1),
+            Doing::Resting => self.resting(holder, to, pusher, depth + 1),
+            Doing::Stepping | Doing::Pending => Push::Queues,
         };
-        if c <= cost * (1.0 + 1e-9) && best.is_none_or(|(b, _)| c < b * (1.0 - 1e-9)) {
-            best = Some((c, n));
+        if push != Push::Moved {
+            self.leaving.remove(&unit);
+            self.claimed.remove(&to);
         }
+        push
     }
-    best.map(|(_, n)| n)
+
+    /// Waiting unit `i` decides, pushed by `pusher` or on its own turn.
+    fn walker(&mut self, i: usize, pusher: Option<Pusher>, depth: usize) -> Push {
+        let w = self.waiters[i];
+        let me = Pusher {
+            index: i,
+            from: w.from,
+            after: w.after,
+        };
+        let class = self.doing[&w.entity].class;
+        // 1. Its next tile.
+        let mut queue = false;
+        let holder;
+        let mut sidestepped = false;
+        match self.room(w.want, w.entity) {
+            Room::Free => return self.moves(i, w.want, Outcome::Step),
+            Room::Taken { queue: q } => {
+                queue = q;
+                holder = self.holders.get(&w.want).copied();
+            }
+            Room::Standing(h) => {
+                let theirs = self.doing[&h];
+                let mine = self.doing[&w.entity];
+                if pusher.is_none()
+                    && theirs.what == Doing::Resting
+                    && !w.last
+                    && mine.squadmate_of(&theirs)
+                {
+                    // A squadmate at rest on its next tile takes over its walk from there,
+                    // and it stops on that squadmate's tile (TSWAP's goal swap).
+                    self.rested.insert(h);
+                    self.claimed.insert(w.want, h);
+                    self.queueing.insert(h);
+                    self.queueing.insert(w.entity);
+                    self.stay(i, Outcome::HandOver { holder: h });
+                    return Push::Queues;
+                }
+                // A unit coming back after making way pushes no unit at rest.
+                let pushes = !(w.making_way && theirs.what == Doing::Resting);
+                holder = Some(h);
+                if pushes && pusher.is_none() {
+                    sidestepped = true;
+                    if let Some(beside) = self.sidestep(i) {
+                        return self.moves(i, beside, Outcome::Sidestep(beside));
+                    }
+                }
+                if pushes {
+                    match self.push_through(w.entity, w.want, h, me, depth) {
+                        Push::Moved => {
+                            self.outcomes[i] = Some(Outcome::Step);
+                            return Push::Moved;
+                        }
+                        Push::Queues => queue = true,
+                        Push::Stuck => {}
+                    }
+                }
+            }
+        }
+        let Some(pusher) = pusher else {
+            // On its own turn: an equally cheap tile beside its next one, else it waits.
+            if !sidestepped && let Some(beside) = self.sidestep(i) {
+                return self.moves(i, beside, Outcome::Sidestep(beside));
+            }
+            let outcome = match holder {
+                Some(h) if !queue && self.doing[&h].what == Doing::Resting => {
+                    Outcome::Blocked { holder: h }
+                }
+                _ => Outcome::Queue,
+            };
+            if outcome == Outcome::Queue {
+                self.queueing.insert(w.entity);
+            }
+            self.stay(i, outcome);
+            return if queue { Push::Queues } else { Push::Stuck };
+        };
+        // 2. Pushed by a squadmate: takes over the pusher's walk from its own tile, on to
+        // the tile after, and hands its own walk to the pusher (TSWAP's goal swap), when it
+        // is stuck or the two head different ways.
+        let mate =
+            self.doing[&self.waiters[pusher.index].entity].squadmate_of(&self.doing[&w.entity]);
+        let across = {
+            let (a, b) = (w.heading(), self.waiters[pusher.index].heading());
+            a.0 * b.0 + a.1 * b.1 <= 0
+        };
+        if mate
+            && (!queue || across)
+            && let Some(after) = pusher.after
+            && self.nav.grid(class).is_passable(after)
+            && self.nav.board().distance(w.from, after) == 1
+            && self.nav.can_step(class, w.from, after)
+            && self.room(after, w.entity) == Room::Free
+        {
+            self.handed.push((pusher.index, i));
+            return self.moves(i, after, Outcome::TakeOver(pusher.index));
+        }
+        // 3. Waiting for a unit under way: it moves by itself soon, so it keeps its place.
+        if queue {
+            self.queueing.insert(w.entity);
+            self.stay(i, Outcome::Queue);
+            return Push::Queues;
+        }
+        // 4. Aside: a free tile first, then one whose standing holder can be pushed in
+        // turn, then its pusher's tile.
+        if let Some(beside) = self.sidestep(i) {
+            return self.moves(i, beside, Outcome::Sidestep(beside));
+        }
+        let heading = w.heading();
+        for to in self.asides(w.from, class, pusher, heading) {
+            match self.room(to, w.entity) {
+                Room::Free => return self.moves(i, to, Outcome::Aside(to)),
+                Room::Standing(h) => {
+                    // Off its way there: the unit it pushes takes over no walk of its.
+                    let off = Pusher { after: None, ..me };
+                    if self.push_through(w.entity, to, h, off, depth) == Push::Moved {
+                        self.outcomes[i] = Some(Outcome::Aside(to));
+                        return Push::Moved;
+                    }
+                }
+                Room::Taken { .. } => {}
+            }
+        }
+        if self.onto_pusher(w.from, class, pusher, w.entity) {
+            return self.moves(i, pusher.from, Outcome::Aside(pusher.from));
+        }
+        let outcome = match holder {
+            Some(h) if self.doing[&h].what == Doing::Resting => Outcome::Blocked { holder: h },
+            _ => Outcome::Queue,
+        };
+        self.stay(i, outcome);
+        Push::Stuck
+    }
+
+    /// Unit `unit`, at rest on `tile`, is pushed by `pusher`: it steps aside (a free tile
+    /// nobody wants first, then any free tile, then one whose standing holder can be pushed
+    /// in turn) or onto the pusher's tile, to come back once the way is clear.
+    fn resting(&mut self, unit: Entity, tile: Pos, pusher: Pusher, depth: usize) -> Push {
+        if !self.rested.insert(unit) {
+            return Push::Stuck;
+        }
+        let class = self.doing[&unit].class;
+        let heading = heading(pusher.from, tile);
+        let me = Pusher {
+            index: pusher.index,
+            from: tile,
+            after: None,
+        };
+        for to in self.asides(tile, class, pusher, heading) {
+            match self.room(to, unit) {
+                Room::Free => return self.rest_moves(unit, tile, to),
+                Room::Standing(h) => {
+                    if self.push_through(unit, to, h, me, depth) == Push::Moved {
+                        return self.rest_moves(unit, tile, to);
+                    }
+                }
+                Room::Taken { .. } => {}
+            }
+        }
+        if self.onto_pusher(tile, class, pusher, unit) {
+            return self.rest_moves(unit, tile, pusher.from);
+        }
+        self.claimed.insert(tile, unit);
+        Push::Stuck
+    }
+
+    fn rest_moves(&mut self, unit: Entity, from: Pos, to: Pos) -> Push {
+        self.leaving.insert(unit);
+        self.claimed.insert(to, unit);
+        self.aside.push((unit, from, to));
+        Push::Moved
+    }
+
+    /// Whether a unit of `class` pushed off `tile` may step onto its pusher's tile, passing
+    /// it.
+    fn onto_pusher(&self, tile: Pos, class: MovementClass, pusher: Pusher, unit: Entity) -> bool {
+        self.nav.grid(class).is_passable(pusher.from)
+            && self.nav.can_step(class, tile, pusher.from)
+            && self.room(pusher.from, unit) == Room::Free
+    }
+
+    /// The tiles a unit of `class` pushed off `tile` may step aside onto, best first: not
+    /// its pusher's tile or where its pusher goes next, tiles no waiting unit wants first,
+    /// then those with the fewest units heading against `heading` around them, in the
+    /// board's order among equals.
+    fn asides(
+        &self,
+        tile: Pos,
+        class: MovementClass,
+        pusher: Pusher,
+        heading: (i32, i32),
+    ) -> Vec<Pos> {
+        let grid = self.nav.grid(class);
+        let mut tiles: Vec<(bool, u32, usize, Pos)> = self
+            .nav
+            .board()
+            .neighbours(tile, grid.width(), grid.height())
+            .enumerate()
+            .filter(|&(_, n)| {
+                n != pusher.from
+                    && Some(n) != pusher.after
+                    && grid.is_passable(n)
+                    && self.nav.can_step(class, tile, n)
+            })
+            .map(|(k, n)| {
+                let taken = !matches!(self.room(n, Entity::PLACEHOLDER), Room::Free);
+                let wanted = self.wanted.contains(&n);
+                (taken || wanted, opposing(self.headings, n, heading), k, n)
+            })
+            .collect();
+        tiles.sort_unstable();
+        tiles.into_iter().map(|t| t.3).collect()
+    }
+
+    /// Where waiting unit `i`, whose next tile is held, can step instead and still be on a
+    /// cheapest path: the free neighbour of its tile from which the tile after its next one
+    /// is a step away, such that the two steps cost no more than the two through its next
+    /// tile (the cheapest; among equals the one with the fewest units heading against it
+    /// around, then the first in the board's order). Its path costs no more, so a cheapest
+    /// path stays one. A column waiting to funnel into one file (units merging into one line
+    /// of tiles, or hugging the corner of a gap) spreads over the equally cheap tiles beside
+    /// it instead. A unit making way, or stepping onto its path's last tile, does not.
+    fn sidestep(&self, i: usize) -> Option<Pos> {
+        let w = &self.waiters[i];
+        if w.making_way {
+            return None;
+        }
+        let (after, through) = (w.after?, w.cost?);
+        let nav = self.nav;
+        let class = self.doing[&w.entity].class;
+        let grid = nav.grid(class);
+        let step = |from: Pos, to: Pos| {
+            grid.cost(to)
+                .filter(|_| nav.can_step(class, from, to))
+                .map(|cost| cost * nav.step_length(from, to))
+        };
+        let cost = nav.step_length(w.from, w.want) * through + step(w.want, after)?;
+        let (width, height) = (grid.width(), grid.height());
+        let heading = w.heading();
+        // The cheapest, then the least opposed, then the first in the board's order.
+        let mut best: Option<(f64, u32, Pos)> = None;
+        for n in nav.board().neighbours(w.from, width, height) {
+            if n == w.want
+                || n == after
+                || self.room(n, w.entity) != Room::Free
+                || !nav.board().neighbours(after, width, height).any(|m| m == n)
+            {
+                continue;
+            }
+            let Some(c) = step(w.from, n).zip(step(n, after)).map(|(a, b)| a + b) else {
+                continue;
+            };
+            if c > cost * (1.0 + 1e-9) {
+                continue;
+            }
+            let against = opposing(self.headings, n, heading);
+            let better = best.is_none_or(|(b, o, _)| {
+                c < b * (1.0 - 1e-9) || (c <= b * (1.0 + 1e-9) && against < o)
+            });
+            if better {
+                best = Some((c, against, n));
+            }
+        }
+        best.map(|(_, _, n)| n)
+    }
 }
 
 /// The rings of a graph in which every node points to at most one other (`next`): each ring

@@ -175,12 +175,16 @@ pub struct Walk {
     /// a quarter second takes a lane beside its path if one costs no more walking time than
     /// it has queued (the crowd rules).
     pub queued: f32,
+    /// Seconds since the walk began, its priority in the crowd: of two units that want one
+    /// tile, the one walking longer pushes the other (a walk handed on keeps its age).
+    pub(crate) age: f32,
 }
 
 impl Default for Walk {
     fn default() -> Self {
         Self {
             queued: 0.0,
+            age: 0.0,
             waited: 0.0,
             replans: 0,
             nearest: u32::MAX,

@@ -418,6 +418,17 @@ impl Path {
         }
     }
 
+    /// Puts `cells` in before the next tile: a unit pushed off its way walks them first.
+    pub(crate) fn detour(&mut self, cells: &[Pos]) {
+        let next = self.next;
+        self.cells.splice(next..next, cells.iter().copied());
+        for i in &mut self.waypoints {
+            if *i >= next {
+                *i += cells.len();
+            }
+        }
+    }
+
     /// Ends the walk on `cells[at]`, which now costs `cost` in all.
     pub fn stop_at(&mut self, at: usize, cost: f64) {
         self.cells.truncate(at + 1);
