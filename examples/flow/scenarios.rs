@@ -541,11 +541,24 @@ pub fn crossing_bound(nav: &Navigation, units: &[(Team, Pos, Pos, MovementClass)
     bound
 }
 
+/// A unit as a scenario sees it: its entity, name, team, starting tile and class.
+type Started = (Entity, String, Team, Pos, MovementClass);
+
+/// A headless app playing `map`, past its first frame, and its units in the world's order.
+fn started(map: &MapAsset, table: &TerrainTable) -> (App, Vec<Started>) {
+    let mut app = headless_app(map, table).expect("the scenario's map builds");
+    app.update();
+    let world = app.world_mut();
+    let units = world
+        .query_filtered::<(Entity, &Name, &Team, &Tile, &MovementClass), With<Unit>>()
+        .iter(world)
+        .map(|(e, n, t, p, c)| (e, n.as_str().to_owned(), *t, p.0, *c))
+        .collect();
+    (app, units)
+}
+
 /// One group order a team: every unit of the team, to the order's point.
-fn group_orders(
-    orders: &[(Team, Pos)],
-    units: &[(Entity, String, Team, Pos, MovementClass)],
-) -> Vec<MoveOrder> {
+fn group_orders(orders: &[(Team, Pos)], units: &[Started]) -> Vec<MoveOrder> {
     orders
         .iter()
         .map(|&(team, goal)| MoveOrder {
@@ -563,15 +576,9 @@ fn group_tiles(
     table: &TerrainTable,
     orders: &[(Team, Pos)],
 ) -> HashMap<String, Pos> {
-    let mut app = headless_app(map, table).expect("the scenario's map builds");
-    app.update();
-    let world = app.world_mut();
-    let units: Vec<(Entity, String, Team, Pos, MovementClass)> = world
-        .query_filtered::<(Entity, &Name, &Team, &Tile, &MovementClass), With<Unit>>()
-        .iter(world)
-        .map(|(e, n, t, p, c)| (e, n.as_str().to_owned(), *t, p.0, *c))
-        .collect();
-    world.write_message_batch(group_orders(orders, &units));
+    let (mut app, units) = started(map, table);
+    app.world_mut()
+        .write_message_batch(group_orders(orders, &units));
     app.update();
     while app
         .world_mut()
@@ -599,14 +606,7 @@ pub fn run(
     mut each_frame: impl FnMut(&mut World),
 ) -> Flow {
     let map = MapAsset::parse(&scenario.map).expect("the scenario's map parses");
-    let mut app = headless_app(&map, table).expect("the scenario's map builds");
-    app.update();
-    let world = app.world_mut();
-    let units: Vec<(Entity, String, Team, Pos, MovementClass)> = world
-        .query_filtered::<(Entity, &Name, &Team, &Tile, &MovementClass), With<Unit>>()
-        .iter(world)
-        .map(|(e, n, t, p, c)| (e, n.as_str().to_owned(), *t, p.0, *c))
-        .collect();
+    let (mut app, units) = started(&map, table);
     let alone = |unit: Entity, goal: Pos| MoveOrder {
         units: vec![unit],
         goal,

@@ -734,8 +734,8 @@ fn lane(
     // Against the stream on the path's own next tile, the lane's discomfort is what it
     // saves: a lane beside an opposing file costs no more than queuing in front of it.
     let ahead = opposing(headings, rest[0], way);
-    // (tiles in the lane, extra cost, the offset)
-    let mut best: Option<(usize, f64, (i64, i64))> = None;
+    // (tiles in the lane, extra cost with the discomfort, the offset, the discomfort's cost)
+    let mut best: Option<(usize, f64, (i64, i64), f64)> = None;
     for n in nav.board().neighbours(from, width, height) {
         let d = (
             i64::from(n.x) - i64::from(rest[0].x),
@@ -747,8 +747,8 @@ fn lane(
         let Some(mut lane_cost) = step(from, n) else {
             continue;
         };
-        let discomfort = f64::from(opposing(headings, n, way).saturating_sub(ahead));
-        lane_cost += discomfort * step(from, n).unwrap_or(0.0);
+        let discomfort = f64::from(opposing(headings, n, way).saturating_sub(ahead)) * lane_cost;
+        lane_cost += discomfort;
         let mut path_cost = step(from, rest[0])?;
         let mut at = n;
         // The lane's tiles so far: `rest[..=i]` shifted.
@@ -758,7 +758,7 @@ fn lane(
             {
                 let extra = lane_cost + back - path_cost - step(rest[i], rest[i + 1])?;
                 if i >= 2 && extra <= slack && best.is_none_or(|b| i + 1 > b.0) {
-                    best = Some((i + 1, extra, d));
+                    best = Some((i + 1, extra, d, discomfort));
                 }
             }
             let Some(q) = shift(rest[i + 1], d).filter(|&q| q != rest[i + 1]) else {
@@ -772,16 +772,14 @@ fn lane(
             at = q;
         }
     }
-    let (len, _, d) = best?;
+    let (len, extra, d, discomfort) = best?;
     let mut cells: Vec<Pos> = rest[..len]
         .iter()
         .map(|&p| shift(p, d).expect("checked"))
         .collect();
     cells.extend_from_slice(&rest[len..]);
     // The path's cost counts walking only.
-    let extra = walk_cost(nav, class, &[&[from][..], &cells].concat())
-        - walk_cost(nav, class, &[&[from][..], rest].concat());
-    Some((cells, extra))
+    Some((cells, extra - discomfort))
 }
 
 /// What [`follow_paths`] builds every frame, kept so that its memory is reused.
