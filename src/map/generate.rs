@@ -252,7 +252,7 @@ pub fn skirmish(
         .flat_map(|y| (1..=zone).map(move |x| Pos::new(x, y)))
         .collect();
     for &p in &deploy {
-        if matches!(glyphs[index(p)], '#' | '~') {
+        if matches!(glyphs[index(p)], '#' | '~' | 'T') {
             glyphs[index(p)] = '.';
             glyphs[index(mirror(p))] = '.';
         }
@@ -260,7 +260,7 @@ pub fn skirmish(
     // Every tile a rider can stand on is reachable from every other: the ones cut off from
     // the west's centre turn to rock, mirrored; if the east's centre is among them, a road
     // crosses the middle rows first.
-    let open = |g: char| !matches!(g, '#' | '~');
+    let open = |g: char| !matches!(g, '#' | '~' | 'T');
     let reached = |glyphs: &[char]| {
         let start = Pos::new(zone / 2 + 1, height / 2);
         let mut seen = vec![false; glyphs.len()];
@@ -295,7 +295,7 @@ pub fn skirmish(
     let mut tiles: Vec<Pos> = deploy
         .iter()
         .copied()
-        .filter(|&p| seen[index(p)] && glyphs[index(p)] != '#')
+        .filter(|&p| seen[index(p)] && open(glyphs[index(p)]))
         .collect();
     tiles.sort_by_key(|p| {
         (
