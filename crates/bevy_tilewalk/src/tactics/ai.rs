@@ -652,12 +652,13 @@ impl<'b, 'a> Planner<'b, 'a> {
             .map(|e| (board.hit(e, stand), e.entity))
             .collect();
         hits.sort_by_key(|&(h, e)| (Reverse(h), e));
-        // A bold side enters the enemy's reach together: the enemy's blows are spread.
+        // A bold side enters the enemy's reach together: the enemy's blows are spread, one a
+        // unit where allies stand near, two where none does.
         let bold = self.bold && !wounded;
-        hits.truncate(if bold {
-            BOLD_ATTACKERS_COUNTED
-        } else {
-            ATTACKERS_COUNTED
+        hits.truncate(match (bold, allies) {
+            (false, _) => ATTACKERS_COUNTED,
+            (true, 0) => BOLD_ATTACKERS_COUNTED,
+            (true, _) => 1,
         });
         let taken: u32 = hits.iter().map(|h| h.0).sum();
         let mut risk = worth * f64::from(taken.min(hp)) / full;
@@ -701,7 +702,7 @@ impl<'b, 'a> Planner<'b, 'a> {
             score += if wounded {
                 -0.1 * worth * closed_in
             } else {
-                (if bold { 0.4 } else { 0.15 }) * weights.approach * worth * closed_in
+                (if bold { 0.6 } else { 0.15 }) * weights.approach * worth * closed_in
             };
         }
         Some(score)
@@ -744,10 +745,22 @@ fn distance_field(board: &TacticsBoard, class: MovementClass, to: &[Pos]) -> Vec
 }
 
 /// A cost that orders (never NaN here).
-#[derive(Clone, Copy, PartialEq, PartialOrd)]
+#[derive(Clone, Copy)]
 struct Cost(f64);
 
+impl PartialEq for Cost {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
 impl Eq for Cost {}
+
+impl PartialOrd for Cost {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Ord for Cost {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
