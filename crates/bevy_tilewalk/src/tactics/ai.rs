@@ -597,9 +597,11 @@ impl<'b, 'a> Planner<'b, 'a> {
             let damage = board.hit(piece, target.tile);
             let kills = damage >= target.hp;
             let (min, max) = target.attack;
-            let counter = (!kills && (min..=max).contains(&distance(target.tile, stand)))
-                .then(|| board.hit(target, stand))
-                .unwrap_or(0);
+            let counter = if !kills && (min..=max).contains(&distance(target.tile, stand)) {
+                board.hit(target, stand)
+            } else {
+                0
+            };
             let target_worth = board.worth(target);
             let gain = target_worth * f64::from(damage.min(target.hp))
                 / f64::from(board.full_hp(target))
