@@ -41,11 +41,14 @@ pub fn headless_app(map: &MapAsset, table: &TerrainTable) -> Result<App, ParseEr
 }
 
 /// Whether every unit stands still: no path to follow or waited for, no step under way, and
-/// no enemy turn of tactics mode under way.
+/// no enemy turn of tactics mode under way (a won game, whose turn stays where it ended,
+/// has none).
 pub fn all_idle(world: &mut World) -> bool {
+    let mut teams = world.query_filtered::<&Team, With<bevy_tilewalk::Unit>>();
+    let sides: std::collections::BTreeSet<Team> = teams.iter(world).copied().collect();
     world
         .get_resource::<Turn>()
-        .is_none_or(|t| t.team == Team::Blue)
+        .is_none_or(|t| t.team == Team::Blue || sides.len() < 2)
         && world
             .query_filtered::<(), Or<(With<Path>, With<Pending>)>>()
             .iter(world)

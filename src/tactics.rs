@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::{
-    EnemyTurn, MAX_ATTACK_RANGE, MAX_MOVEMENT_POINTS, PerClass, Piece, RulesError, TacticsBoard,
-    TacticsRules, TerrainDefence, Turn, ZoneOfControl,
+    EnemyTurn, MAX_ATTACK_RANGE, MAX_MOVEMENT_POINTS, Mind, PerClass, Personality, Piece,
+    RulesError, TacticsBoard, TacticsRules, TerrainDefence, Turn, ZoneOfControl,
 };
 use bevy_tilewalk::{ClassSpec, Navigation};
 use serde::Deserialize;
@@ -49,6 +49,10 @@ struct RulesFile {
     hit_points: BTreeMap<String, u32>,
     #[serde(default, deserialize_with = "unique_keys")]
     damage: BTreeMap<String, u32>,
+    #[serde(default)]
+    ai: Mind,
+    #[serde(default, deserialize_with = "unique_keys")]
+    personality: BTreeMap<String, Personality>,
 }
 
 /// The tactics rules file, as an asset: the rules and the text they were read from (to
@@ -64,7 +68,9 @@ pub struct RulesAsset {
 /// Parses and checks a tactics rules file (`assets/tactics.ron`): movement points from 0 to
 /// [`MAX_MOVEMENT_POINTS`], attack ranges `(min, max)` with
 /// `1 <= min <= max <=` [`MAX_ATTACK_RANGE`], hit points from 1 and damage from 0, per class
-/// name (`*` for every class not named).
+/// name (`*` for every class not named); the enemy's mind (`ai`: `planner`, the default, or
+/// `greedy`) and personalities by side or unit name (`balanced`, `aggressive`, `defensive`,
+/// `hold`).
 pub fn parse_rules(text: &str) -> Result<TacticsRules, ParseError> {
     let file: RulesFile = ron::from_str(text).map_err(|e| ron_error(text, e))?;
     let at = |key: &str, class: &str, message: String| entry_at(text, key, class, message);
@@ -104,6 +110,8 @@ pub fn parse_rules(text: &str) -> Result<TacticsRules, ParseError> {
         ignore_zone_of_control: file.ignore_zone_of_control,
         hit_points: PerClass(file.hit_points),
         damage: PerClass(file.damage),
+        ai: file.ai,
+        personality: file.personality,
     })
 }
 

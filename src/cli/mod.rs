@@ -1,5 +1,6 @@
 //! The command line: play the game (the default), or run a headless command.
 
+mod duel;
 mod path;
 mod simulate;
 mod tactics;
@@ -39,6 +40,9 @@ enum Command {
     Tactics(tactics::TacticsArgs),
     /// Generate a map from a seed (same seed, same file).
     Gen(GenArgs),
+    /// Two tactics AIs play whole games on a map, headless: one JSON line a game, then a
+    /// summary.
+    Duel(duel::DuelArgs),
 }
 
 #[derive(clap::Args, Debug, Default)]
@@ -80,15 +84,25 @@ enum ModeArg {
 struct GenArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    #[arg(long, default_value_t = 128)]
-    width: u32,
-    #[arg(long, default_value_t = 128)]
-    height: u32,
+    /// The width (default 128; for a skirmish, room for its armies).
+    #[arg(long)]
+    width: Option<u32>,
+    /// The height (default 128; for a skirmish, room for its armies).
+    #[arg(long)]
+    height: Option<u32>,
     /// Units a side, in a formation near the west (blue) and east (red) edges (at most
-    /// 50,000; fewer where the open ground runs out).
-    #[arg(long, default_value_t = crate::map::generate::DEFAULT_UNITS,
-          value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::map::generate::MAX_UNITS_A_SIDE)))]
-    units: u32,
+    /// 50,000, 200 in a skirmish; fewer where the open ground runs out). Default: 3, 8 in a
+    /// skirmish.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::map::generate::MAX_UNITS_A_SIDE)))]
+    units: Option<u32>,
+    /// A fair tactics skirmish: the terrain is the same turned a half-turn about the centre,
+    /// and red's units mirror blue's, class for class.
+    #[arg(long)]
+    skirmish: bool,
+    /// The skirmish's board: square-8, square-4, hex-odd-r, hex-even-r, hex-odd-q or
+    /// hex-even-q.
+    #[arg(long, requires = "skirmish", default_value = "square-4")]
+    board: tilewalk_path::Board,
     /// Where to write the map (stdout when absent).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -135,6 +149,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Simulate(args) => simulate::run(&args),
         Command::Tactics(args) => tactics::run(&args),
         Command::Gen(args) => generate(&args),
+        Command::Duel(args) => duel::run(&args),
     };
     match result {
         Ok(code) => code,
@@ -340,18 +355,39 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
 }
 
 fn generate(args: &GenArgs) -> Result<ExitCode, Failure> {
-    let sizes = crate::map::generate::SIZES;
-    if !sizes.contains(&args.width) || !sizes.contains(&args.height) {
+    use crate::map::generate;
+    let units = args.units.unwrap_or(match args.skirmish {
+        true => 8,
+        false => generate::DEFAULT_UNITS,
+    });
+    if args.skirmish && units > generate::MAX_SKIRMISH_UNITS {
         return Err(format!(
-            "--width and --height must be within {}..={}, got {}x{}",
-            sizes.start(),
-            sizes.end(),
-            args.width,
-            args.height
+            "--units must be at most {} in a skirmish, got {units}",
+            generate::MAX_SKIRMISH_UNITS
         )
         .into());
     }
-    let text = crate::map::generate::generate(args.seed, args.width, args.height, args.units);
+    let (fit_width, fit_height) = match args.skirmish {
+        true => generate::skirmish_size(units),
+        false => (128, 128),
+    };
+    let (width, height) = (
+        args.width.unwrap_or(fit_width),
+        args.height.unwrap_or(fit_height),
+    );
+    let sizes = generate::SIZES;
+    if !sizes.contains(&width) || !sizes.contains(&height) {
+        return Err(format!(
+            "--width and --height must be within {}..={}, got {width}x{height}",
+            sizes.start(),
+            sizes.end(),
+        )
+        .into());
+    }
+    let text = match args.skirmish {
+        true => generate::skirmish(args.seed, args.board, width, height, units),
+        false => generate::generate(args.seed, width, height, units),
+    };
     match &args.out {
         Some(out) => std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?,
         None => say(text.trim_end())?,

@@ -190,6 +190,157 @@ pub fn generate(seed: u64, width: u32, height: u32, units: u32) -> String {
     text
 }
 
+/// The units a side `gen --skirmish` places at most.
+pub const MAX_SKIRMISH_UNITS: u32 = 200;
+
+/// The size `gen --skirmish` picks for `units` a side: room for both armies to deploy apart,
+/// even in both directions (so the half-turn that mirrors the map keeps hex rows and columns
+/// in step).
+pub fn skirmish_size(units: u32) -> (u32, u32) {
+    let even = |n: u32| n + n % 2;
+    (even(24 + units), even(14 + units / 2))
+}
+
+/// The text of a fair skirmish for tactics: terrain turned a half-turn about the map's centre
+/// onto itself (the tile `(x, y)` is the tile `(w-1-x, h-1-y)`), so each side sees the same
+/// ground; blue deploys in the west, red on the tiles that mirror blue's, class for class;
+/// the classes are those of the shipped terrain table and rules (foot, some of it archers
+/// with attack range 2-3, horse and flyer) in an order drawn from the seed. `board` is the
+/// map's `board:` line; `width` and `height` are rounded up to even numbers (at least 12 × 8).
+pub fn skirmish(
+    seed: u64,
+    board: tilewalk_path::Board,
+    width: u32,
+    height: u32,
+    units: u32,
+) -> String {
+    let even = |n: u32| n + n % 2;
+    let (width, height) = (even(width.max(12)), even(height.max(8)));
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (coarse, fine) = (
+        ValueNoise::new(&mut rng, width, height, 8),
+        ValueNoise::new(&mut rng, width, height, 4),
+    );
+    let cover = ValueNoise::new(&mut rng, width, height, 5);
+    let index = |p: Pos| (p.y * width + p.x) as usize;
+    let mirror = |p: Pos| Pos::new(width - 1 - p.x, height - 1 - p.y);
+    let mut glyphs = vec!['.'; (width * height) as usize];
+    // Each tile and its mirror image get the glyph of whichever comes first in row order.
+    for y in 0..height {
+        for x in 0..width {
+            let p = Pos::new(x, y);
+            let m = mirror(p);
+            if (m.y, m.x) < (p.y, p.x) {
+                glyphs[index(p)] = glyphs[index(m)];
+                continue;
+            }
+            let e = 0.6 * coarse.at(p) + 0.4 * fine.at(p);
+            let c = cover.at(p);
+            glyphs[index(p)] = match () {
+                _ if e > 0.8 => '#',
+                _ if e < 0.2 => '~',
+                _ if e < 0.26 => ',',
+                _ if c > 0.74 => 'T',
+                _ if c > 0.6 => 'f',
+                _ => '.',
+            };
+        }
+    }
+    // The deployment zones stay open: the western and eastern fifths.
+    let zone = width / 5;
+    let deploy: Vec<Pos> = (0..height)
+        .flat_map(|y| (1..=zone).map(move |x| Pos::new(x, y)))
+        .collect();
+    for &p in &deploy {
+        if matches!(glyphs[index(p)], '#' | '~' | 'T') {
+            glyphs[index(p)] = '.';
+            glyphs[index(mirror(p))] = '.';
+        }
+    }
+    // Every tile a rider can stand on is reachable from every other: the ones cut off from
+    // the west's centre turn to rock, mirrored; if the east's centre is among them, a road
+    // crosses the middle rows first.
+    let open = |g: char| !matches!(g, '#' | '~' | 'T');
+    let reached = |glyphs: &[char]| {
+        let start = Pos::new(zone / 2 + 1, height / 2);
+        let mut seen = vec![false; glyphs.len()];
+        let mut stack = vec![start];
+        seen[index(start)] = true;
+        while let Some(p) = stack.pop() {
+            for next in board.neighbours(p, width, height) {
+                if !seen[index(next)] && open(glyphs[index(next)]) {
+                    seen[index(next)] = true;
+                    stack.push(next);
+                }
+            }
+        }
+        seen
+    };
+    let mut seen = reached(&glyphs);
+    if !seen[index(mirror(Pos::new(zone / 2 + 1, height / 2)))] {
+        for x in 0..width {
+            for y in [height / 2 - 1, height / 2] {
+                glyphs[index(Pos::new(x, y))] = '=';
+            }
+        }
+        seen = reached(&glyphs);
+    }
+    for (i, g) in glyphs.iter_mut().enumerate() {
+        if !seen[i] && open(*g) {
+            *g = '#';
+        }
+    }
+    // Blue's tiles: the open ones of its zone nearest its centre; red's mirror them.
+    let centre = Pos::new(zone / 2 + 1, height / 2);
+    let mut tiles: Vec<Pos> = deploy
+        .iter()
+        .copied()
+        .filter(|&p| seen[index(p)] && open(glyphs[index(p)]))
+        .collect();
+    tiles.sort_by_key(|p| {
+        (
+            p.x.abs_diff(centre.x).pow(2) + p.y.abs_diff(centre.y).pow(2),
+            p.y,
+            p.x,
+        )
+    });
+    tiles.truncate(units.min(MAX_SKIRMISH_UNITS) as usize);
+    // The class mix: a third horse and flyer, two thirds foot, a third of the foot archers.
+    let mut roster: Vec<(&str, &str)> = (0..tiles.len())
+        .map(|i| match i % 6 {
+            0 | 3 => ("foot", ""),
+            1 => ("horse", ""),
+            2 => ("foot", " 2-3"),
+            4 => ("flyer", ""),
+            _ => ("foot", ""),
+        })
+        .collect();
+    for i in (1..roster.len()).rev() {
+        roster.swap(i, rng.random_range(0..=i));
+    }
+    let mut text = format!(
+        "// Generated by `tilewalk gen --skirmish --seed {seed} --board {board} --width {width} --height {height} --units {units}`.\n\
+         // A fair skirmish: the terrain is the same turned a half-turn; red mirrors blue.\n\
+         board: {board}\n[terrain]\n"
+    );
+    for row in glyphs.chunks(width as usize) {
+        text.extend(row);
+        text.push('\n');
+    }
+    text.push_str("[units]\n");
+    for (team, flip) in [("blue", false), ("red", true)] {
+        for (i, (&p, (class, attack))) in tiles.iter().zip(&roster).enumerate() {
+            let p = if flip { mirror(p) } else { p };
+            let name = format!("{team}{}", i + 1);
+            text.push_str(&format!(
+                "{name:<8} {team:<5} {class:<6} {},{}{attack}\n",
+                p.x, p.y
+            ));
+        }
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +373,39 @@ mod tests {
         assert_eq!(map.units.len(), 6);
         for glyph in ['.', '=', '~', '#'] {
             assert!(a.contains(glyph), "a 64x48 map has some `{glyph}`");
+        }
+    }
+
+    #[test]
+    fn a_skirmish_is_the_same_for_both_sides() {
+        for board in ["square-8", "square-4", "hex-odd-r", "hex-even-q"] {
+            let board: tilewalk_path::Board = board.parse().unwrap();
+            for seed in [1, 2, 3] {
+                let text = skirmish(seed, board, 31, 17, 9);
+                assert_eq!(
+                    text,
+                    skirmish(seed, board, 31, 17, 9),
+                    "same seed, same map"
+                );
+                let map = MapAsset::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+                assert_eq!((map.width, map.height, map.board), (32, 18, board));
+                let mirror = |p: Pos| Pos::new(31 - p.x, 17 - p.y);
+                for p in Grid::new(32, 18).unwrap().cells() {
+                    assert_eq!(map.glyph(p), map.glyph(mirror(p)), "{p:?} is its mirror's");
+                }
+                let (blue, red) = map.units.split_at(9);
+                assert_eq!(blue.len(), red.len());
+                for (b, r) in blue.iter().zip(red) {
+                    assert_eq!(b.team, bevy_tilewalk::Team::Blue);
+                    assert_eq!(r.team, bevy_tilewalk::Team::Red);
+                    assert_eq!(r.pos, mirror(b.pos));
+                    assert_eq!(
+                        (b.class.to_string(), b.attack),
+                        (r.class.to_string(), r.attack)
+                    );
+                    assert!(b.pos.x < 16, "blue deploys in the west");
+                }
+            }
         }
     }
 

@@ -13,8 +13,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::{
-    Acted, CancelMove, EndTurn, EnemyTurn, Health, Moved, PieceQuery, Presenting, Strike, Struck,
-    TacticsBoard, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Won,
+    Acted, CancelMove, EndTurn, EnemyTurn, Health, Intent, Moved, PieceQuery, Presenting, Strike,
+    Struck, TacticsBoard, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Won,
 };
 use bevy_tilewalk::{MovementClass, Navigation, Refusal, Selected, Team, Tile, Unit};
 use tilewalk_path::{Pos, Range, SearchContext};
@@ -909,15 +909,34 @@ fn hover_unit(
 }
 
 /// The last turn's moves and strikes, from the journal: red's stay until the player acts.
+/// Red's plan says why: a unit that pulls back says so (`raider pulls back (20,3) -> (22,5)
+/// to the forest (wounded)`), and one that could strike but holds back says why at the
+/// start of red's turn (`wyvern waits: the strike would lose it`).
 fn update_turn_log(
-    journal: Res<Journal>,
-    turn: Res<Turn>,
+    (journal, turn, enemy): (Res<Journal>, Res<Turn>, Res<EnemyTurn>),
+    (names, level): (Query<&Name>, Res<Level>),
     mut seen: Local<usize>,
     mut log: ResMut<TurnLog>,
     text: Single<&mut Text, With<LogText>>,
     events: Option<ResMut<EventLog>>,
 ) -> Result {
     let mut text = text.into_inner();
+    let name = |e: Entity| {
+        names
+            .get(e)
+            .map_or_else(|_| e.to_string(), |n| n.to_string())
+    };
+    if enemy.is_changed() && turn.team == Team::Red && !enemy.orders.is_empty() {
+        *log = TurnLog {
+            turn: Some((turn.number, Team::Red)),
+            lines: enemy
+                .orders
+                .iter()
+                .filter(|o| o.intent == Intent::Spare)
+                .map(|o| format!("{} waits: the strike would lose it", name(o.unit)))
+                .collect(),
+        };
+    }
     let new = journal.0.get(*seen..).unwrap_or_default();
     *seen = journal.0.len();
     for entry in new {
@@ -938,7 +957,23 @@ fn update_turn_log(
                 lines: Vec::new(),
             };
         }
-        if let Some(line) = entry.tactics_line() {
+        let pulls_back = match entry {
+            Entry::Moved {
+                unit,
+                team: Team::Red,
+                from,
+                to,
+            } => enemy
+                .orders
+                .iter()
+                .any(|o| o.intent == Intent::PullBack && name(o.unit) == *unit)
+                .then(|| {
+                    let ground = level.terrain(*to).map_or("", |t| t.name.as_str());
+                    format!("{unit} pulls back {from} -> {to} to the {ground} (wounded)")
+                }),
+            _ => None,
+        };
+        if let Some(line) = pulls_back.or_else(|| entry.tactics_line()) {
             log.lines.push(line);
         }
     }

@@ -455,10 +455,17 @@ fn tactics_strikes_waits_and_cancels_print_their_outcomes_and_the_winner() {
         "board: square-4\n[terrain]\n......\n....f.\n......\n[units]\nknight blue foot 0,1\nsquire blue foot 0,2\norc red foot 4,1\n",
     );
     let duel = duel.to_str().unwrap();
+    // The enemy is the greedy baseline, whose strike is worked out below.
+    let greedy = file(
+        "greedy.ron",
+        &include_str!("../../assets/tactics.ron").replace("ai: planner", "ai: greedy"),
+    );
     let output = tilewalk(&[
         "tactics",
         "--map",
         duel,
+        "--rules",
+        greedy.to_str().unwrap(),
         "--move",
         "squire:2,2",
         "--cancel",
@@ -974,4 +981,111 @@ fn play_outside_a_checkout_says_where_it_looked_and_what_to_do() {
     assert!(stderr.contains(&here.display().to_string()), "{stderr}");
     assert!(stderr.contains("BEVY_ASSET_ROOT"), "{stderr}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `gen --skirmish`: the same seed gives the same file; the terrain is its own half-turn and
+/// red's units mirror blue's, class for class, on every board.
+#[test]
+fn gen_skirmish_writes_a_mirrored_fair_map() {
+    for board in ["square-8", "square-4", "hex-odd-r", "hex-even-q"] {
+        let args = [
+            "gen",
+            "--skirmish",
+            "--seed",
+            "11",
+            "--board",
+            board,
+            "--units",
+            "7",
+        ];
+        let output = tilewalk(&args);
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        assert_eq!(output.stdout, tilewalk(&args).stdout, "same seed, same map");
+        let text = String::from_utf8(output.stdout).unwrap();
+        let map = tilewalk::map::MapAsset::parse(&text).unwrap();
+        assert_eq!(map.board.to_string(), board);
+        let mirror = |p: tilewalk_path::Pos| {
+            tilewalk_path::Pos::new(map.width - 1 - p.x, map.height - 1 - p.y)
+        };
+        for y in 0..map.height {
+            for x in 0..map.width {
+                let p = tilewalk_path::Pos::new(x, y);
+                assert_eq!(map.glyph(p), map.glyph(mirror(p)), "{board} {p:?}");
+            }
+        }
+        let (blue, red) = map.units.split_at(7);
+        assert_eq!(red.len(), 7);
+        for (b, r) in blue.iter().zip(red) {
+            assert_eq!((b.team.name(), r.team.name()), ("blue", "red"));
+            assert_eq!(r.pos, mirror(b.pos));
+            assert_eq!((&b.class, b.attack), (&r.class, r.attack));
+        }
+    }
+    let refused = tilewalk(&["gen", "--board", "hex-odd-r"]);
+    assert_eq!(refused.status.code(), Some(2), "--board is for a skirmish");
+}
+
+/// `duel`: N whole games, the AIs trading sides each game, one JSON line a game and the
+/// summary; exit 0.
+#[test]
+fn duel_plays_whole_games_and_sums_them_up() {
+    let map = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/maps/skirmish.map");
+    let map = map.to_str().unwrap();
+    let args = [
+        "duel",
+        "--map",
+        map,
+        "--ai",
+        "planner",
+        "--against",
+        "greedy",
+        "--games",
+        "3",
+        "--turns",
+        "40",
+    ];
+    let lines = json_lines(&tilewalk(&args));
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    let mut won = std::collections::BTreeMap::from([("greedy", 0), ("planner", 0)]);
+    let mut draws = 0;
+    for (i, line) in lines[..3].iter().enumerate() {
+        assert_eq!(line["game"], i + 1);
+        let (blue, red) = if i % 2 == 0 {
+            ("planner", "greedy")
+        } else {
+            ("greedy", "planner")
+        };
+        assert_eq!(
+            (line["blue"].as_str(), line["red"].as_str()),
+            (Some(blue), Some(red))
+        );
+        let turns = line["turns"].as_u64().unwrap();
+        assert!((1..=40).contains(&turns), "{line}");
+        match line["winner"].as_str() {
+            Some("blue") => *won.get_mut(blue).unwrap() += 1,
+            Some("red") => *won.get_mut(red).unwrap() += 1,
+            None => {
+                assert!(line["winner"].is_null());
+                assert_eq!(turns, 40, "a draw plays every turn");
+                draws += 1;
+            }
+            Some(other) => panic!("winner {other}"),
+        }
+    }
+    assert_eq!(
+        lines[3],
+        serde_json::json!({"games": 3, "won": won, "draws": draws})
+    );
+    assert_eq!(json_lines(&tilewalk(&args)), lines, "the same games again");
+    let unknown = tilewalk(&[
+        "duel",
+        "--map",
+        map,
+        "--ai",
+        "clever",
+        "--against",
+        "greedy",
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("planner, greedy"));
 }

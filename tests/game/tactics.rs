@@ -4,8 +4,8 @@
 
 use bevy_tilewalk::Refusal;
 use bevy_tilewalk::tactics::{
-    CancelMove, EndTurn, EnemyTurn, Forecast, Health, PerClass, Strike, Struck, TacticsMove,
-    TacticsMoved, TacticsRules, Wait, ZoneOfControl, with_board,
+    CancelMove, EndTurn, EnemyTurn, Forecast, Health, Intent, Mind, PerClass, Personality, Strike,
+    Struck, TacticsMove, TacticsMoved, TacticsRules, Turn, Wait, ZoneOfControl, with_board,
 };
 use tilewalk::tactics::{Mode, check_rules, parse_rules};
 use tilewalk::terrain::TerrainTable;
@@ -13,8 +13,11 @@ use tilewalk_path::Range;
 
 use super::*;
 
+/// The rules these tests play under; the enemy is the greedy baseline, whose every move the
+/// tests below work out by hand (the planner's own tests name it).
 fn rules(zone_of_control: ZoneOfControl) -> TacticsRules {
     TacticsRules {
+        ai: Mind::Greedy,
         movement_points: PerClass::from([("foot", 5.0), ("horse", 8.0), ("flyer", 6.0)]),
         attack_range: PerClass::from([("*", (1, 1))]),
         zone_of_control,
@@ -997,4 +1000,200 @@ fn rules_that_do_not_fit_the_classes_are_reported_at_their_entry() {
         "{stderr}"
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+fn planner_app(map: &str) -> App {
+    let mut app = tactics_app(
+        map,
+        TacticsRules {
+            ai: Mind::Planner,
+            ..combat_rules()
+        },
+    );
+    app.init_resource::<Strikes>()
+        .add_systems(Last, record_strikes);
+    app
+}
+
+/// The playtest's defeat: red's strike removed blue's last unit, and the units after it
+/// still moved and the turn went on to the next. The enemy's turn stops at the win, the turn
+/// number stays, and ending the turn again does nothing.
+#[test]
+fn a_win_stops_the_enemy_turn() {
+    let map = "\
+board: square-4
+[terrain]
+..........
+[units]
+knight blue foot 0,0
+orc    red  foot 2,0
+wolf   red  horse 9,0
+";
+    let mut app = combat_app(map);
+    let knight = unit(&mut app, "knight");
+    app.world_mut().entity_mut(knight).insert(Health(7));
+    let wolf_from = tile(&mut app, "wolf");
+    end_turn(&mut app);
+    assert_eq!(strikes(&app)[0].removed, [knight], "the orc's strike wins");
+    assert_eq!(winner(&mut app), Some(Team::Red));
+    assert_eq!(
+        tile(&mut app, "wolf"),
+        wolf_from,
+        "nobody acts after the win"
+    );
+    let turn = *app.world().resource::<Turn>();
+    assert_eq!(turn.number, 1, "the turn number stays that of the win");
+    app.world_mut().write_message(EndTurn);
+    run_until_idle(&mut app, 10.0);
+    assert_eq!(
+        *app.world().resource::<Turn>(),
+        turn,
+        "a won game has no more turns"
+    );
+    assert_eq!(tile(&mut app, "wolf"), wolf_from);
+}
+
+/// The playtest's raider at 2 hp struck the knight and died to the counter. The planner
+/// spares it; the greedy AI, in the same state, makes the strike (so the state tests it).
+#[test]
+fn the_planner_makes_no_strike_whose_counter_removes_the_attacker() {
+    let map = "\
+board: square-4
+[terrain]
+...
+[units]
+knight blue foot 0,0
+raider red  horse 1,0
+";
+    let play = |mind: Mind| {
+        let mut app = tactics_app(
+            map,
+            TacticsRules {
+                ai: mind,
+                ..combat_rules()
+            },
+        );
+        app.init_resource::<Strikes>()
+            .add_systems(Last, record_strikes);
+        let raider = unit(&mut app, "raider");
+        app.world_mut().entity_mut(raider).insert(Health(2));
+        end_turn(&mut app);
+        let orders = app.world().resource::<EnemyTurn>().orders.clone();
+        (strikes(&app), orders, hp(&mut app, "raider"))
+    };
+    let (struck, _, raider) = play(Mind::Greedy);
+    assert_eq!(struck.len(), 1, "greedy strikes: {struck:?}");
+    assert_eq!(raider, None, "and the counter removes it");
+    let (struck, orders, raider) = play(Mind::Planner);
+    assert_eq!(struck, [], "the planner does not strike");
+    assert_eq!(raider, Some(2));
+    assert_eq!(orders.len(), 1);
+    assert!(
+        matches!(orders[0].intent, Intent::PullBack | Intent::Spare),
+        "{orders:?}"
+    );
+}
+
+/// A wounded rider beside the enemy, with ground out of the enemy's reach within its move:
+/// it pulls back there instead of standing or striking.
+#[test]
+fn a_wounded_unit_that_could_retreat_to_cover_does() {
+    let map = "\
+[terrain]
+..............
+........f.....
+..............
+[units]
+knight blue foot  0,1
+raider red  horse 1,1
+";
+    let mut app = planner_app(map);
+    let raider = unit(&mut app, "raider");
+    app.world_mut().entity_mut(raider).insert(Health(5));
+    // It could strike the knight where it stands (7 of its 20), and take 7 back.
+    end_turn(&mut app);
+    assert_eq!(strikes(&app), [], "no strike");
+    let at = tile(&mut app, "raider");
+    let threat = with_board(app.world_mut(), |board, context| {
+        board.threat(context, Team::Blue)
+    })
+    .unwrap();
+    assert!(!threat.contains(&at), "out of the knight's reach: {at}");
+    let orders = app.world().resource::<EnemyTurn>().orders.clone();
+    assert_eq!(orders[0].intent, Intent::PullBack, "{orders:?}");
+}
+
+/// The same state gives the same turn: the skirmish's first red turn, planned twice from
+/// scratch, and both sides' moves over three whole turns on the board.
+#[test]
+fn the_planner_plays_the_same_state_the_same_way() {
+    let skirmish = include_str!("../../assets/maps/skirmish.map");
+    let play = || {
+        let mut app = planner_app(skirmish);
+        end_turn(&mut app);
+        let orders = app.world().resource::<EnemyTurn>().orders.clone();
+        let turns = with_board(app.world_mut(), |board, context| {
+            (0..3)
+                .flat_map(|_| {
+                    let blue = board.play_side(context, Team::Blue, Mind::Planner);
+                    let red = board.play_side(context, Team::Red, Mind::Planner);
+                    blue.into_iter().chain(red)
+                })
+                .map(|o| (o.unit, o.path.map(|p| p.cells), o.strike, o.intent))
+                .collect::<Vec<_>>()
+        })
+        .unwrap();
+        let orders: Vec<_> = orders
+            .into_iter()
+            .map(|o| (o.unit, o.path.map(|p| p.cells), o.strike, o.intent))
+            .collect();
+        (orders, turns)
+    };
+    let (orders, turns) = play();
+    assert_eq!(orders.len(), 4, "every red unit has an order: {orders:?}");
+    assert!(!turns.is_empty());
+    assert_eq!((orders, turns), play());
+}
+
+/// Personalities from the rules: `hold` never moves; `defensive` holds until an enemy stands
+/// where it could strike it this turn, then acts.
+#[test]
+fn hold_and_defensive_units_keep_their_ground() {
+    let map = "\
+board: square-4
+[terrain]
+..................
+[units]
+knight blue foot 0,0
+orc    red  foot 9,0
+imp    red  foot 17,0
+";
+    let mut app = tactics_app(
+        map,
+        TacticsRules {
+            ai: Mind::Planner,
+            personality: [
+                ("red".to_owned(), Personality::Defensive),
+                ("imp".to_owned(), Personality::Hold),
+            ]
+            .into(),
+            ..combat_rules()
+        },
+    );
+    end_turn(&mut app);
+    assert_eq!(
+        tile(&mut app, "orc"),
+        Pos::new(9, 0),
+        "nothing in its reach"
+    );
+    assert_eq!(tile(&mut app, "imp"), Pos::new(17, 0));
+    // The knight comes within the orc's move and reach (5 + 1): it strikes.
+    tactics_move(&mut app, "knight", Pos::new(4, 0));
+    app.init_resource::<Strikes>()
+        .add_systems(Last, record_strikes);
+    end_turn(&mut app);
+    assert_eq!(tile(&mut app, "imp"), Pos::new(17, 0), "hold never moves");
+    let struck = strikes(&app);
+    assert_eq!(struck.len(), 1, "{struck:?}");
+    assert_eq!(struck[0].attacker, unit(&mut app, "orc"));
 }

@@ -1,13 +1,15 @@
 //! Tactics (SLG) queries and turns: movement ranges under the rules (movement points,
 //! allies passed through, enemies blocking, zones of control), attack tiles, the threat of a
 //! side, checked moves, a unit's action after its move (strike, wait or cancel the move),
-//! combat (hit points, damage, terrain defence, counter-attacks), and an enemy turn that
-//! closes in and strikes.
+//! combat (hit points, damage, terrain defence, counter-attacks), and the enemy's turn,
+//! played by a [`Mind`]: the [`Mind::Planner`] (by default) or the [`Mind::Greedy`] baseline.
 //!
 //! Behind the cargo feature `tactics` (on by default), which also registers these types for
 //! reflection. Inserting [`TacticsRules`] as a resource starts the turns; [`with_board`]
 //! answers queries (ranges, threat, forecasts) on a [`TacticsBoard`] of the units as they
 //! stand.
+
+mod ai;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,13 +18,15 @@ use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::ecs::system::{SystemParam, SystemState};
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
-use tilewalk_path::{Heuristic, Passage, Pos, Range, SearchContext};
+use tilewalk_path::{Passage, Pos, Range, SearchContext};
 
 use crate::TilewalkSystems;
 use crate::navigation::{ClassSpec, Navigation};
 use crate::pathing::{OrderRefused, Path, Refusal};
 use crate::remote::PosReflect;
 use crate::units::{Motion, MovementClass, Precedence, Team, Tile, Unit, precedence};
+
+pub use ai::{Intent, Mind, Order, Personality, THINK_BUDGET};
 
 /// A value for each movement class, by the class's name; the entry `*` is that of every
 /// class not named.
@@ -102,6 +106,12 @@ pub struct TacticsRules {
     pub hit_points: PerClass<u32>,
     /// The damage a strike deals, before the defence of the defender's tile.
     pub damage: PerClass<u32>,
+    /// The mind that plays the enemy's side.
+    pub ai: Mind,
+    /// How units play under the [`Mind::Planner`], by a unit's [`Name`] or by its side's
+    /// name (`blue`, `red`); a unit's own [`Personality`] component comes first, its name
+    /// next, then its side; else [`Personality::Balanced`].
+    pub personality: BTreeMap<String, Personality>,
 }
 
 /// A mistake in [`TacticsRules`] for a navigation's classes, found by
@@ -408,18 +418,22 @@ pub struct MoveCancelled {
     pub to: Pos,
 }
 
-/// The last enemy turn: its moves `(unit, from, to)`, the paths still to take and the units
-/// still to act. The enemy acts one unit after another, as a player watching expects: each
-/// moves along its path, if it has one, then strikes a unit in reach, if any (each a frame
-/// of its own, after any [`Presenting`] unit's show); while it does, the turn is red's.
+/// The last enemy turn: its plan, its moves `(unit, from, to)`, the paths still to take and
+/// the units still to act. The enemy acts one unit after another, in the plan's order, as a
+/// player watching expects: each moves along its path, if it has one, then strikes the unit
+/// its order names, if any (each a frame of its own, after any [`Presenting`] unit's show);
+/// while it does, the turn is red's. A strike that ends the game ends the turn there: the
+/// units still to act do not, and the turn's number stays.
 #[derive(Resource, Reflect, Clone, Debug, Default)]
 #[reflect(opaque, Resource, Default, Debug, Clone)]
 pub struct EnemyTurn {
+    /// The plan: each unit's order, in the order they are played.
+    pub orders: Vec<Order>,
     /// Each move: the unit, where it stood, where it goes.
     pub moves: Vec<(Entity, Pos, Pos)>,
     /// The paths not yet taken, in order.
     pub waiting: std::collections::VecDeque<(Entity, Path)>,
-    /// Every unit of the side still to act, in [`Precedence`] order.
+    /// Every unit of the side still to act, in the plan's order.
     pub queue: std::collections::VecDeque<Entity>,
     /// The unit acting now: it strikes once it stands still.
     pub acting: Option<Entity>,
@@ -449,6 +463,9 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .register_type::<TacticsMoved>()
         .register_type::<Won>()
         .register_type::<Presenting>()
+        .register_type::<Mind>()
+        .register_type::<Personality>()
+        .register_type::<Intent>()
         .add_message::<TacticsMove>()
         .add_message::<EndTurn>()
         .add_message::<Strike>()
@@ -512,6 +529,8 @@ pub struct Piece {
     pub hp: u32,
     /// Where it comes in the board's order: its [`Precedence`], then its entity's index.
     pub order: (u32, u32),
+    /// How it plays under the [`Mind::Planner`].
+    pub personality: Personality,
 }
 
 /// The state of the board: the navigation, the rules and every unit.
@@ -550,6 +569,8 @@ pub struct PieceData {
     moved: Has<Moved>,
     acted: Has<Acted>,
     health: Option<&'static Health>,
+    personality: Option<&'static Personality>,
+    name: Option<&'static Name>,
 }
 
 /// The query a [`TacticsBoard`] is built from.
@@ -577,6 +598,13 @@ impl<'a> TacticsBoard<'a> {
                     let (precedence, index, _) = precedence(u.entity, u.precedence);
                     (precedence, index)
                 },
+                personality: u.personality.copied().unwrap_or_else(|| {
+                    let named = u.name.and_then(|n| rules.personality.get(n.as_str()));
+                    named
+                        .or_else(|| rules.personality.get(u.team.name()))
+                        .copied()
+                        .unwrap_or_default()
+                }),
             })
             .collect();
         pieces.sort_by_key(|p| p.order);
@@ -854,52 +882,6 @@ impl<'a> TacticsBoard<'a> {
             _ => None,
         }
     }
-
-    /// The enemy's turn: each `team` piece, in [`Precedence`] order, moves as close as its range allows to the
-    /// nearest other-team piece, counting steps on the board (ties: the straight line between
-    /// tile centres, then cheaper, then by row and column).
-    /// Moves are planned one after another, each seeing where the earlier ones went.
-    pub fn plan_turn(&mut self, context: &mut SearchContext, team: Team) -> Vec<(Entity, Path)> {
-        let mut moves = Vec::new();
-        for i in 0..self.pieces.len() {
-            let piece = self.pieces[i].clone();
-            if piece.team != team {
-                continue;
-            }
-            let board = self.nav.board();
-            let distance = |a: Pos, b: Pos| {
-                let line = board.heuristic(Heuristic::Euclidean, a, b);
-                (board.distance(a, b), line)
-            };
-            let closer = |a: (u32, f64), b: (u32, f64)| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1));
-            let Some(target) = self
-                .pieces
-                .iter()
-                .filter(|p| p.team != team)
-                .min_by(|a, b| {
-                    closer(distance(piece.tile, a.tile), distance(piece.tile, b.tile))
-                        .then(a.order.cmp(&b.order))
-                })
-                .map(|p| p.tile)
-            else {
-                break;
-            };
-            let range = self.range(context, &piece);
-            let best = range.cells().iter().filter(|r| r.can_stop).min_by(|a, b| {
-                closer(distance(a.pos, target), distance(b.pos, target))
-                    .then(a.cost.total_cmp(&b.cost))
-                    .then((a.pos.y, a.pos.x).cmp(&(b.pos.y, b.pos.x)))
-            });
-            if let Some(best) = best
-                && best.pos != piece.tile
-                && let Some(planned) = range.path_to(best.pos)
-            {
-                self.pieces[i].tile = best.pos;
-                moves.push((piece.entity, Path::through(planned.cells, planned.cost)));
-            }
-        }
-        moves
-    }
 }
 
 fn apply_moves(
@@ -958,41 +940,40 @@ fn apply_moves(
 fn end_turn(
     mut commands: Commands,
     mut ends: MessageReader<EndTurn>,
-    nav: Res<Navigation>,
-    rules: Res<TacticsRules>,
+    inputs: BoardInputs,
     mut turn: ResMut<Turn>,
     mut enemy_turn: ResMut<EnemyTurn>,
-    units: PieceQuery,
     mut context: Local<SearchContext>,
 ) {
     if ends.read().count() == 0 {
         return;
     }
-    if turn.team != Team::Blue {
+    let mut board = inputs.board();
+    // A won game has no more turns.
+    if turn.team != Team::Blue || board.winner().is_some() {
         return;
     }
-    let mut board = TacticsBoard::new(&nav, &rules, &units);
-    let moves = board.plan_turn(&mut context, turn.team.opponent());
-    enemy_turn.moves = moves
-        .iter()
-        .filter_map(|(entity, path)| {
-            board
-                .piece(*entity)
-                .map(|p| (p.entity, path.cells[0], p.tile))
-        })
-        .collect();
-    enemy_turn.waiting = moves.into();
-    let enemy = turn.team.opponent();
-    enemy_turn.queue = board
-        .pieces
-        .iter()
-        .filter(|p| p.team == enemy)
-        .map(|p| p.entity)
-        .collect();
-    enemy_turn.acting = None;
     for piece in &board.pieces {
         commands.entity(piece.entity).remove::<(Moved, Acted)>();
     }
+    let enemy = turn.team.opponent();
+    let starts: Vec<(Entity, Pos)> = board.pieces.iter().map(|p| (p.entity, p.tile)).collect();
+    let orders = board.play_side(&mut context, enemy, inputs.rules.ai);
+    enemy_turn.moves = orders
+        .iter()
+        .filter(|o| o.path.is_some())
+        .filter_map(|o| {
+            let from = starts.iter().find(|s| s.0 == o.unit)?.1;
+            Some((o.unit, from, o.path.as_ref()?.goal()))
+        })
+        .collect();
+    enemy_turn.waiting = orders
+        .iter()
+        .filter_map(|o| Some((o.unit, o.path.clone()?)))
+        .collect();
+    enemy_turn.queue = orders.iter().map(|o| o.unit).collect();
+    enemy_turn.orders = orders;
+    enemy_turn.acting = None;
     turn.team = enemy;
 }
 
@@ -1144,10 +1125,11 @@ fn apply_actions(
 /// A unit walking a path, or anything whose show the host is still giving.
 type Busy = Or<(With<Path>, With<Presenting>)>;
 
-/// The enemy's turn on the board: its units act one after another, in [`Precedence`]
-/// order; each moves along its path, if it has one, then (the next frame) strikes the unit
-/// [`TacticsBoard::strike_target`] picks, if any. Each step waits for the host's show of the last
-/// ([`Presenting`]). When the last unit is done, the next turn is the player's.
+/// The enemy's turn on the board: its units act one after another, in the plan's order; each
+/// moves along its path, if it has one, then (the next frame) strikes the unit its order
+/// names, if any. Each step waits for the host's show of the last ([`Presenting`]). When
+/// the last unit is done, the next turn is the player's; when a strike ends the game, the
+/// turn stops there and its number stays.
 fn walk_enemy_moves(
     mut commands: Commands,
     inputs: BoardInputs,
@@ -1165,9 +1147,10 @@ fn walk_enemy_moves(
     }
     if let Some(unit) = enemy_turn.acting.take() {
         let mut board = inputs.board();
-        let target = board
-            .piece(unit)
-            .and_then(|attacker| Some((attacker.clone(), board.strike_target(attacker)?.clone())));
+        let planned = enemy_turn.orders.iter().find(|o| o.unit == unit);
+        let target = planned
+            .and_then(|o| o.strike)
+            .and_then(|target| Some((board.piece(unit)?.clone(), board.piece(target)?.clone())));
         if let Some((attacker, target)) = target
             && let Ok(forecast) = board.check_strike(&attacker, &target, *turn)
         {
@@ -1177,8 +1160,14 @@ fn walk_enemy_moves(
             struck.write(outcome);
             if let Some(team) = board.winner().filter(|_| ended) {
                 won.write(Won { team });
+                // The game is over: nobody else acts, and the turn stays this one.
+                enemy_turn.queue.clear();
+                enemy_turn.waiting.clear();
             }
         }
+        return;
+    }
+    if inputs.board().winner().is_some() {
         return;
     }
     match enemy_turn.queue.pop_front() {
