@@ -369,7 +369,7 @@ mod search;
 
 pub use board::{Board, HexLayout, UnknownBoard};
 pub use field::{CostField, FieldError, FieldOptions};
-pub use grid::{Grid, GridError, MAX_COST, MIN_COST};
+pub use grid::{Grid, GridError, MAX_COST, MIN_COST, STOP_NEAR_SLACK};
 pub use group::{
     Advance, GroupError, GroupOrder, GroupPlanner, GroupStats, PATH_CELLS_PER_WORK, Route,
     Stranded, Unit, plan_group,
