@@ -716,14 +716,16 @@ fn a_unit_sent_onto_a_tile_it_cannot_enter_goes_as_near_as_it_can_and_says_so() 
     let grid = nav.grid(horse).clone();
     let mut app = new_app(nav);
     // A rider west of the pond (x 3-4, y 2-5) sent into it, at (4,3): the nearest tile it
-    // can stand on is (5,3), one to the east, across the pond from it.
+    // can stand on is (5,3), one to the east, across the pond from it; (2,3), on its own
+    // side, is one tile further (within the 1.5 weighed) and two grass steps away: it stops
+    // there.
     let rider = spawn(&mut app, horse, (0, 3));
     order(&mut app, &[rider], (4, 3));
     app.update();
     assert!(refusals(&mut app).is_empty());
     let path = app.world().get::<Path>(rider).unwrap().clone();
-    assert_eq!(path.goal(), Pos::new(5, 3));
-    let cheapest = dijkstra(&grid, Board::default(), Pos::new(0, 3), Pos::new(5, 3)).unwrap();
+    assert_eq!(path.goal(), Pos::new(2, 3));
+    let cheapest = dijkstra(&grid, Board::default(), Pos::new(0, 3), Pos::new(2, 3)).unwrap();
     assert!(
         (path.cost - cheapest).abs() < 1e-9,
         "{} vs {cheapest}",
@@ -737,7 +739,7 @@ fn a_unit_sent_onto_a_tile_it_cannot_enter_goes_as_near_as_it_can_and_says_so() 
     assert_eq!(arrivals.len(), 1);
     assert_eq!(
         (arrivals[0].tile, arrivals[0].short_of_goal),
-        (Pos::new(5, 3), Some(short))
+        (Pos::new(2, 3), Some(short))
     );
     assert_eq!(
         short.message("rider", app.world().resource::<Navigation>()),
@@ -774,15 +776,15 @@ fn a_walled_in_goal_sends_the_unit_to_the_nearest_tile_outside_the_wall() {
     })
     .unwrap();
     let mut app = new_app(nav);
-    // From the south-west: (5,8) and (2,5) are the nearest tiles outside the wall (3 from
-    // the goal, as are (5,2) and (8,5)), and they are as near the unit; (2,5) is on the
-    // first row of the two.
+    // From the south-west: (5,8), (2,5), (5,2) and (8,5) are the nearest tiles outside the
+    // wall, 3 from the goal; of the tiles at most 4.5 from it, the corner (2,8) (4.24 from
+    // it) is the cheapest to walk to, two diagonal steps.
     let walker = spawn(&mut app, MovementClass(0), (0, 10));
     order(&mut app, &[walker], (5, 5));
     let arrivals = run(&mut app, 60.0);
     assert!(refusals(&mut app).is_empty());
     assert_eq!(arrivals.len(), 1);
-    assert_eq!(arrivals[0].tile, Pos::new(2, 5));
+    assert_eq!(arrivals[0].tile, Pos::new(2, 8));
     assert_eq!(
         arrivals[0].short_of_goal,
         Some(ShortOfGoal {
@@ -790,20 +792,43 @@ fn a_walled_in_goal_sends_the_unit_to_the_nearest_tile_outside_the_wall() {
             why: ShortOfWhy::Unreachable
         })
     );
-    // From the east, the nearest of those four to it.
+    // From the east: (9,4), 4.12 from the goal, is one step away.
     let east = spawn(&mut app, MovementClass(0), (10, 4));
     order(&mut app, &[east], (5, 5));
     let arrival = *run(&mut app, 60.0).last().unwrap();
-    assert_eq!((arrival.unit, arrival.tile), (east, Pos::new(8, 5)));
-    assert_eq!(tile_of(&app, walker), Pos::new(2, 5));
+    assert_eq!((arrival.unit, arrival.tile), (east, Pos::new(9, 4)));
+    assert_eq!(tile_of(&app, walker), Pos::new(2, 8));
 }
 
 #[test]
 fn a_mixed_group_sends_each_class_as_near_as_it_can_get() {
     // Two on foot and two riders sent into the pond at (3,3): foot wade in (the pond costs
-    // them 5), riders stop on the tiles nearest (2,3), the nearest they can stand on.
+    // them 5), riders stop around the tile they would stop on alone: of the dry tiles at
+    // most 1.5 further from (3,3) than the nearest, (2,3), the cheapest for the first rider.
     let nav = meadow();
     let (foot, horse) = (nav.class("foot").unwrap(), nav.class("horse").unwrap());
+    // Worked out here on its own: every dry tile, its distance and its cost from (10,7).
+    let grid = nav.grid(horse).clone();
+    let distance = |p: Pos| f64::from(p.x.abs_diff(3).pow(2) + p.y.abs_diff(3).pow(2)).sqrt();
+    let dry: Vec<Pos> = grid.cells().filter(|&p| grid.is_passable(p)).collect();
+    let nearest = dry
+        .iter()
+        .map(|&p| distance(p))
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(nearest, 1.0);
+    let aim = dry
+        .iter()
+        .filter(|&&p| distance(p) <= nearest + 1.5)
+        .map(|&p| {
+            (
+                dijkstra(&grid, Board::default(), Pos::new(10, 7), p).unwrap(),
+                p,
+            )
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .unwrap()
+        .1;
+    assert_eq!(aim.x, 5, "the east shore, across the woods: {aim}");
     let mut app = new_app(nav);
     let walkers = [
         spawn(&mut app, foot, (10, 0)),
@@ -827,9 +852,9 @@ fn a_mixed_group_sends_each_class_as_near_as_it_can_get() {
         assert_eq!(arrival.short_of_goal, rider.then_some(short), "{arrival:?}");
         let tile = arrival.tile;
         if rider {
-            // Each its own tile, the two of least travel cost from (2,3) for a horse: (2,3)
-            // itself and one beside it off the pond.
-            let beside = tile.x.abs_diff(2).max(tile.y.abs_diff(3)) <= 1;
+            // Each its own tile, the two of least travel cost from the aim for a horse: the
+            // aim itself and one beside it off the pond.
+            let beside = tile.x.abs_diff(aim.x).max(tile.y.abs_diff(aim.y)) <= 1;
             assert!(beside && !(3..=4).contains(&tile.x), "{arrival:?}");
         } else {
             // The clicked tile and one beside it, in the pond.
@@ -841,7 +866,7 @@ fn a_mixed_group_sends_each_class_as_near_as_it_can_get() {
     }
     let tiles: std::collections::HashSet<Pos> = arrivals.iter().map(|a| a.tile).collect();
     assert_eq!(tiles.len(), 4);
-    assert!(tiles.contains(&Pos::new(3, 3)) && tiles.contains(&Pos::new(2, 3)));
+    assert!(tiles.contains(&Pos::new(3, 3)) && tiles.contains(&aim));
 }
 
 #[test]
