@@ -13,6 +13,7 @@ mod headless;
 pub mod journal;
 pub mod level;
 pub mod map;
+pub mod shipped;
 pub mod tactics;
 pub mod terrain;
 pub mod units;

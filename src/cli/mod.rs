@@ -8,6 +8,7 @@ mod tactics;
 use std::path::{Path as FsPath, PathBuf};
 use std::process::ExitCode;
 
+use bevy::asset::io::AssetSourceId;
 use bevy::asset::io::file::FileAssetReader;
 use bevy::prelude::*;
 use clap::{Parser, Subcommand};
@@ -236,9 +237,19 @@ pub(crate) fn headless_map_app(
 }
 
 /// Reads and parses a tilewalk, Moving AI, Tiled (`.tmx`, `.tmj`) or LDtk (`.ldtk`) map;
-/// `level` names an LDtk project's level (else its first), and nothing else. A Tiled or
-/// LDtk map whose image is missing is refused where it names the image.
+/// `level` names an LDtk project's level (else its first), and nothing else. Paths and
+/// costs need no pixel: a Tiled or LDtk map whose images are missing is read, and each
+/// missing image is warned about on stderr where the map names it.
 pub(crate) fn read_map(file: &FsPath, level: Option<&str>) -> Result<MapAsset, String> {
+    let map = parse_map(file, level)?;
+    for missing in missing_images(file, &map) {
+        eprintln!("warning: {missing} (read without it: paths and costs need no pixel)");
+    }
+    Ok(map)
+}
+
+/// [`read_map`], without looking for the images.
+fn parse_map(file: &FsPath, level: Option<&str>) -> Result<MapAsset, String> {
     let extension = |e: &str| file.extension().is_some_and(|x| x.eq_ignore_ascii_case(e));
     if level.is_some() && !extension("ldtk") {
         return Err(format!(
@@ -254,11 +265,13 @@ pub(crate) fn read_map(file: &FsPath, level: Option<&str>) -> Result<MapAsset, S
         return MapAsset::parse(&read_file(file).map_err(|e| e.to_string())?)
             .map_err(|e| AssetFileError::in_file(file, e).to_string());
     };
-    let map = map.map_err(|e| e.to_string())?;
+    map.map_err(|e| e.to_string())
+}
+
+/// The images `file`'s map draws that are not on disk, each where the map names it.
+fn missing_images(file: &FsPath, map: &MapAsset) -> Vec<AssetFileError> {
     let folder = file.parent().unwrap_or(FsPath::new(""));
-    crate::map::sources::check_images(file, &map, |image| folder.join(image).is_file())
-        .map_err(|e| e.to_string())?;
-    Ok(map)
+    crate::map::sources::missing_images(file, map, |image| folder.join(image).is_file())
 }
 
 /// Whether a map file is a Tiled or LDtk map, which name other files (by its extension,
@@ -273,34 +286,60 @@ pub(crate) fn is_tmx(file: &FsPath) -> bool {
 
 fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
     // The window draws with the textures of `assets/`, and reads its terrain table and
-    // tactics rules there (hot-reloaded): without it there is nothing to draw with.
+    // tactics rules there (hot-reloaded); without that folder, the copies built into the
+    // binary serve instead.
     let assets = asset_root();
-    if !assets.join("textures").is_dir() {
+    let on_disk = assets.join("textures").is_dir();
+    if !on_disk {
         let beside = FileAssetReader::get_base_path().join("assets");
-        return Err(format!(
-            "`play` needs tilewalk's assets/ folder (textures, terrain table, maps) and found \
-             none at {} or {}: run it from the tilewalk repository (`cargo run --release`), \
-             copy assets/ beside the binary, or set BEVY_ASSET_ROOT to the folder that holds \
-             assets/ (the headless commands `path`, `simulate`, `tactics` and `gen` need no \
-             assets: they fall back to the built-in tables)",
+        eprintln!(
+            "note: no assets/ folder at {} or {}: playing with the assets built into the \
+             binary (a folder there takes their place, and hot-reloads)",
             beside.display(),
             assets.display()
-        )
-        .into());
+        );
     }
-    let map = args.map.unwrap_or_else(|| assets.join("maps/meadow.map"));
-    let map = map
-        .canonicalize()
-        .map_err(|e| format!("{}: {e}", map.display()))?;
+    let table = read_terrain(None)?;
     // Check the files before opening a window: a broken map at start is an error here;
     // a broken edit while playing is reported in the game and the last good map stays.
-    let table = read_terrain(None)?;
-    let parsed = read_map(&map, args.level.as_deref())?;
-    let level = crate::level::Level::build(&parsed, &table);
-    level.map_err(|e| AssetFileError::in_file(&map, e).to_string())?;
+    let map = match args.map {
+        Some(map) => Some(map),
+        None if on_disk => Some(assets.join(crate::shipped::DEFAULT_MAP)),
+        None => None,
+    };
+    let map = match map {
+        Some(map) => {
+            let map = map
+                .canonicalize()
+                .map_err(|e| format!("{}: {e}", map.display()))?;
+            // The window draws the map's images: one missing would draw white tiles.
+            let parsed = parse_map(&map, args.level.as_deref())?;
+            if let Some(missing) = missing_images(&map, &parsed).into_iter().next() {
+                return Err(missing.to_string().into());
+            }
+            let level = crate::level::Level::build(&parsed, &table);
+            level.map_err(|e| AssetFileError::in_file(&map, e).to_string())?;
+            map
+        }
+        None => PathBuf::from(format!("(built-in {})", crate::shipped::DEFAULT_MAP)),
+    };
     let rules = tactics::read_rules(None, &table.classes)?;
     let mut app = App::new();
-    crate::map::register_map_source(&mut app, &map);
+    if on_disk {
+        crate::map::register_map_source(&mut app, &map);
+    } else {
+        app.register_asset_source(AssetSourceId::Default, crate::shipped::source());
+        if map.is_file() {
+            crate::map::register_map_source(&mut app, &map);
+        } else {
+            // The built-in meadow, from the built-in maps folder.
+            app.register_asset_source(crate::assets::MAP_SOURCE, crate::shipped::source());
+            app.insert_resource(crate::assets::MapSource {
+                root: PathBuf::from("(built-in)"),
+                map: PathBuf::from(crate::shipped::DEFAULT_MAP),
+            });
+        }
+    }
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin {
@@ -388,9 +427,57 @@ fn generate(args: &GenArgs) -> Result<ExitCode, Failure> {
         true => generate::skirmish(args.seed, args.board, width, height, units),
         false => generate::generate(args.seed, width, height, units),
     };
+    let (open, [blue, red]) = generated_summary(&text)?;
+    let seed = args.seed;
+    if open == 0 {
+        return Err(format!(
+            "seed {seed} gives a {width}x{height} map with no open ground (no tile a unit can \
+             walk on): nothing written; try another seed or a larger map"
+        )
+        .into());
+    }
+    let summary = format!(
+        "{width}x{height} map from seed {seed}: {open} of {} tiles open ground, {blue} blue \
+         and {red} red units",
+        u64::from(width) * u64::from(height)
+    );
     match &args.out {
-        Some(out) => std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?,
-        None => say(text.trim_end())?,
+        Some(out) => {
+            std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
+            say(format!("wrote {}: {summary}", out.display()))?;
+        }
+        None => {
+            say(text.trim_end())?;
+            eprintln!("note: wrote a {summary}");
+        }
+    }
+    if blue == 0 || red == 0 {
+        eprintln!(
+            "warning: the map has {blue} blue and {red} red units ({units} a side asked for): \
+             nothing can be ordered on a side without any; add some in its [units] section, \
+             or generate a larger map"
+        );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A generated map's tiles open to the first class of the shipped terrain table, and its
+/// units a side (blue, red).
+fn generated_summary(text: &str) -> Result<(u64, [usize; 2]), String> {
+    let table = TerrainTable::parse(TERRAIN.built_in).map_err(|e| e.to_string())?;
+    let map = MapAsset::parse(text).map_err(|e| e.to_string())?;
+    let (level, _) = crate::level::Level::build(&map, &table).map_err(|e| e.to_string())?;
+    let walker = bevy_tilewalk::MovementClass(0);
+    let open = level
+        .cells()
+        .filter(|&p| level.terrain(p).and_then(|t| t.cost(walker)).is_some())
+        .count() as u64;
+    let side = |team| map.units.iter().filter(|u| u.team == team).count();
+    Ok((
+        open,
+        [
+            side(bevy_tilewalk::Team::Blue),
+            side(bevy_tilewalk::Team::Red),
+        ],
+    ))
 }

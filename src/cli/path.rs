@@ -22,10 +22,12 @@ pub struct PathArgs {
     /// The LDtk project's level, by its identifier (default: the first).
     #[arg(long)]
     level: Option<String>,
-    /// Start tile as X,Y (X = column, Y = row, 0,0 top-left); defaults to the map's `S`.
+    /// Start tile as X,Y (X = column, Y = row, 0,0 top-left); defaults to the map's `S`, or
+    /// on a map with units to its first blue unit's tile.
     #[arg(long, value_parser = pos_arg, allow_hyphen_values = true)]
     from: Option<Pos>,
-    /// Goal tile as X,Y; defaults to the map's `E`.
+    /// Goal tile as X,Y; defaults to the map's `E`, or on a map with units to its first red
+    /// unit's tile.
     #[arg(long, value_parser = pos_arg, allow_hyphen_values = true)]
     to: Option<Pos>,
     /// The board's shape, instead of the map's own (`square-8` for Moving AI maps and plain
@@ -43,15 +45,16 @@ pub struct PathArgs {
     /// Print one JSON object instead of a drawing.
     #[arg(long)]
     json: bool,
-    /// When the goal is impassable or cannot be reached from the start, search to the tile
-    /// nearest it that can be reached (nearest in a straight line; of equally near ones, the
-    /// one nearest the start, then by row, then by column), as a real-time order does.
+    /// When the goal is impassable or cannot be reached from the start, search to the tile a
+    /// real-time order stops on instead: of the reachable tiles at most 1.5 further from the
+    /// goal than the nearest one, the cheapest to walk to.
     #[arg(long)]
     nearest: bool,
-    /// The movement class whose costs apply on a tilewalk or Tiled map, by its name in the
-    /// terrain table.
-    #[arg(long, default_value = "foot")]
-    class: String,
+    /// The movement class whose costs apply on a tilewalk, Tiled or LDtk map, by its name in
+    /// the terrain table (default: the class of the first blue unit when the path starts
+    /// from it, else foot).
+    #[arg(long)]
+    class: Option<String>,
     /// The terrain table for a tilewalk map (default: assets/terrain.ron, or the built-in table
     /// where it is not).
     #[arg(long)]
@@ -96,8 +99,34 @@ struct Loaded {
     /// The map's own board (`square-8` but for tilewalk maps that name another).
     board: Board,
     glyphs: Vec<char>,
-    start: Option<Pos>,
-    goal: Option<Pos>,
+    /// The ends the map marks (`S` and `E`, or its first blue and red units).
+    start: Option<Marked>,
+    goal: Option<Marked>,
+    /// What marks the start and the goal on this kind of map, for the message when none does.
+    marks: [&'static str; 2],
+}
+
+/// A tile the map marks as an end of the path, and what it is, for the note that says so.
+struct Marked {
+    pos: Pos,
+    what: String,
+}
+
+/// The first unit of `team` on `map`, as a path's end.
+fn first_unit(map: &MapAsset, team: bevy_tilewalk::Team, side: &str) -> Option<Marked> {
+    let unit = map.units.iter().find(|u| u.team == team)?;
+    Some(Marked {
+        pos: unit.pos,
+        what: format!("the first {side} unit, {} ({})", unit.name, unit.class),
+    })
+}
+
+/// The ends a plain grid marks with `S` and `E`.
+fn marked(pos: Option<Pos>, glyph: char) -> Option<Marked> {
+    pos.map(|pos| Marked {
+        pos,
+        what: format!("the map's {glyph}"),
+    })
 }
 
 fn load(args: &PathArgs) -> Result<Loaded, String> {
@@ -116,10 +145,26 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
     };
     if let Some(map) = map {
         let table = super::read_terrain(args.terrain.as_deref())?;
-        let class = table.class(&args.class).ok_or_else(|| {
+        let start = first_unit(&map, bevy_tilewalk::Team::Blue, "blue");
+        let goal = first_unit(&map, bevy_tilewalk::Team::Red, "red");
+        // The blue unit's own class when the path starts from it.
+        let from_unit = args
+            .from
+            .is_none()
+            .then(|| {
+                map.units
+                    .iter()
+                    .find(|u| u.team == bevy_tilewalk::Team::Blue)
+            })
+            .flatten();
+        let name = match (&args.class, from_unit) {
+            (Some(class), _) => class.as_str(),
+            (None, Some(unit)) => unit.class.as_str(),
+            (None, None) => "foot",
+        };
+        let class = table.class(name).ok_or_else(|| {
             format!(
-                "--class: unknown movement class `{}` (the terrain table has {})",
-                args.class,
+                "--class: unknown movement class `{name}` (the terrain table has {})",
                 table.class_list()
             )
         })?;
@@ -142,8 +187,9 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
             grid: nav.into_grid(class),
             board,
             glyphs,
-            start: None,
-            goal: None,
+            start,
+            goal,
+            marks: ["blue unit", "red unit"],
         });
     }
     let text = text.unwrap_or_default();
@@ -157,6 +203,7 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
             glyphs,
             start: None,
             goal: None,
+            marks: ["`S`", "`E`"],
         })
     } else {
         let plain = parse_plain_grid(&text).map_err(in_file)?;
@@ -169,8 +216,9 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
             grid: plain.grid,
             board: Board::default(),
             glyphs,
-            start: plain.start,
-            goal: plain.goal,
+            start: marked(plain.start, 'S'),
+            goal: marked(plain.goal, 'E'),
+            marks: ["`S`", "`E`"],
         })
     }
 }
@@ -200,10 +248,10 @@ fn board(args: &PathArgs, map: Board) -> Result<Board, String> {
 pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
     let map = load(args)?;
     let (width, height) = (map.grid.width(), map.grid.height());
-    let endpoint = |given: Option<Pos>, marked: Option<Pos>, flag: &str, glyph: char| {
+    let endpoint = |given: Option<Pos>, marked: &Option<Marked>, flag: &str, what: &str| {
         let pos = given
-            .or(marked)
-            .ok_or_else(|| format!("give --{flag} X,Y (the map marks no `{glyph}`)"))?;
+            .or(marked.as_ref().map(|m| m.pos))
+            .ok_or_else(|| format!("give --{flag} X,Y (the map has no {what})"))?;
         if map.grid.contains(pos) {
             Ok(pos)
         } else {
@@ -213,8 +261,22 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
             ))
         }
     };
-    let start = endpoint(args.from, map.start, "from", 'S')?;
-    let ordered = endpoint(args.to, map.goal, "to", 'E')?;
+    let start = endpoint(args.from, &map.start, "from", map.marks[0])?;
+    let ordered = endpoint(args.to, &map.goal, "to", map.marks[1])?;
+    // Say which ends the map gave (on stderr: the output stays the path).
+    let said: Vec<String> = [(args.from, &map.start, "from"), (args.to, &map.goal, "to")]
+        .into_iter()
+        .filter_map(|(given, marked, word)| match (given, marked) {
+            (None, Some(m)) => Some(format!("{word} {}, {}", m.what, m.pos)),
+            _ => None,
+        })
+        .collect();
+    if !said.is_empty() {
+        eprintln!(
+            "note: {} (--from X,Y and --to X,Y choose others)",
+            said.join(", ")
+        );
+    }
     let options = SearchOptions {
         algorithm: match args.algorithm {
             AlgorithmArg::Astar => Algorithm::AStar,
@@ -233,7 +295,9 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
     let grid = &map.grid;
     let goal = match args.nearest && !grid.connected(start, ordered, options.board) {
         true if grid.is_passable(start) => grid
-            .nearest(ordered, start, |p| grid.connected(start, p, options.board))
+            .stop_near(ordered, start, options.board, |p| {
+                grid.connected(start, p, options.board)
+            })
             .unwrap_or(ordered),
         _ => ordered,
     };
@@ -286,6 +350,11 @@ pub fn run(args: &PathArgs) -> Result<ExitCode, Failure> {
                 )?;
             } else {
                 say(format!("no path: {reason}"))?;
+                let out_of_reach =
+                    matches!(reason, NoPath::GoalBlocked(_) | NoPath::DifferentRegions);
+                if out_of_reach && !args.nearest && grid.is_passable(start) {
+                    say("(--nearest goes to the reachable tile nearest the goal instead)")?;
+                }
             }
             Ok(ExitCode::from(1))
         }

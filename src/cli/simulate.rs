@@ -110,11 +110,13 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
     reloads.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut reloads = reloads.into_iter().peekable();
     let world = app.world_mut();
-    let units: Vec<(Entity, String, Team)> = world
+    let mut units: Vec<(Entity, String, Team)> = world
         .query_filtered::<(Entity, &Name, &Team), With<Unit>>()
         .iter(world)
         .map(|(e, n, t)| (e, n.as_str().to_owned(), *t))
         .collect();
+    // In the order the map lists them (names are unique on a map).
+    units.sort_by_key(|(_, name, _)| map.units.iter().position(|u| &u.name == name));
     let unit_named = |name: &str| {
         units
             .iter()
@@ -257,8 +259,9 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
         } else {
             let outcome = match (seconds, reason) {
                 (Some(s), _) => match short_of {
-                    Some((goal, _)) => {
-                        format!("arrived after {s} s, short of {},{}", goal.x, goal.y)
+                    Some((goal, why)) => {
+                        let why = why.strip_prefix(&format!("{name}: ")).unwrap_or(why);
+                        format!("arrived after {s} s, short of {},{}: {why}", goal.x, goal.y)
                     }
                     None => format!("arrived after {s} s"),
                 },

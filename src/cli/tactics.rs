@@ -1,7 +1,8 @@
 //! `tilewalk tactics`: a scripted tactics session, headless. Actions run in the order given
-//! and each prints one JSON line: ranges, moves (or why they were refused), strikes, waits
-//! and cancelled moves, enemy turns (with the enemy's strikes) and threat, so the rules can
-//! be checked without a window. The last line names the winner, if a side has won.
+//! and each prints one JSON line: ranges, moves, strikes, waits and cancelled moves (or why
+//! one was refused, which ends the run), enemy turns (with the enemy's strikes) and threat,
+//! so the rules can be checked without a window. The last line names the winner, if a side
+//! has won.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -39,8 +40,9 @@ pub struct TacticsArgs {
     /// Actions, in order: `--range NAME`, `--attack NAME` (tiles it could attack after
     /// moving), `--move NAME:X,Y`, `--strike NAME:TARGET` (NAME attacks TARGET from where it
     /// stands), `--wait NAME`, `--cancel NAME` (back to where it stood, points restored),
-    /// `--end-turn`, `--threat blue|red`. A refused strike, wait or cancel ends the run with
-    /// exit status 1.
+    /// `--end-turn`, `--threat blue|red`. A refused move, strike, wait or cancel prints why
+    /// and ends the run with exit status 1. With no action, the map is read and checked,
+    /// and its units are listed on stderr.
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
@@ -142,6 +144,18 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
             .collect()
     };
     let name_of = |e: Entity| names.get(&e).cloned().unwrap_or_else(|| e.to_string());
+    if actions.is_empty() {
+        let mut listed: Vec<&str> = map.units.iter().map(|u| u.name.as_str()).collect();
+        if listed.is_empty() {
+            listed.push("none");
+        }
+        eprintln!(
+            "note: no actions given: {} was read and nothing was played (units: {}); give \
+             actions such as --range NAME, --move NAME:X,Y or --end-turn",
+            args.map.display(),
+            listed.join(", ")
+        );
+    }
     let unit = |app: &mut App, name: &str| {
         let world = app.world_mut();
         let entity = world
@@ -155,7 +169,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
     let mut status = ExitCode::SUCCESS;
     for action in actions {
         let seen = app.world().resource::<Journal>().0.len();
-        // A refused strike, wait or cancel: its line, and the run stops.
+        // A refused action: its line, and the run stops.
         let mut refused = |line: Value| {
             status = ExitCode::from(1);
             vec![line]
@@ -198,11 +212,9 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
                             json!({"action": "move", "unit": name, "to": [to.x, to.y], "moved": true, "cost": path.cost, "path": tiles(path.cells)}),
                         ]
                     }
-                    (reason, _) => {
-                        vec![
-                            json!({"action": "move", "unit": name, "to": [to.x, to.y], "moved": false, "reason": reason}),
-                        ]
-                    }
+                    (reason, _) => refused(
+                        json!({"action": "move", "unit": name, "to": [to.x, to.y], "moved": false, "reason": reason}),
+                    ),
                 }
             }
             Action::Strike(name, target) => {

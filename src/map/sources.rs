@@ -109,24 +109,29 @@ pub fn images(map: &MapAsset) -> Vec<(PathBuf, (usize, usize))> {
     out
 }
 
-/// Fails at the first image of `map` (written in `map_file`) that `exists` says is not
-/// there: a map whose image is missing would draw white tiles.
-pub fn check_images(
+/// Each image of `map` (written in `map_file`) that `exists` says is not there, as an error
+/// where the map names it, once each: a window would draw its tiles white, while paths and
+/// costs need no pixel of it.
+pub fn missing_images(
     map_file: &Path,
     map: &MapAsset,
     mut exists: impl FnMut(&Path) -> bool,
-) -> Result<(), AssetFileError> {
-    match images(map).into_iter().find(|(path, _)| !exists(path)) {
-        Some((path, (line, column))) => Err(AssetFileError::in_file(
-            map_file,
-            ParseError::new(
-                line,
-                column,
-                format!("cannot read the image {}: not found", path.display()),
-            ),
-        )),
-        None => Ok(()),
-    }
+) -> Vec<AssetFileError> {
+    let mut seen = std::collections::HashSet::new();
+    images(map)
+        .into_iter()
+        .filter(|(path, _)| seen.insert(path.clone()) && !exists(path))
+        .map(|(path, (line, column))| {
+            AssetFileError::in_file(
+                map_file,
+                ParseError::new(
+                    line,
+                    column,
+                    format!("cannot read the image {}: not found", path.display()),
+                ),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

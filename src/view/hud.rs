@@ -15,7 +15,7 @@ use super::{
     ARMY_AT, Cursor, DragBox, LastOrder, NOTICE_SECS, Notice, Redrawing, SearchView, outline,
 };
 use crate::AppSystems;
-use crate::assets::FileErrors;
+use crate::assets::{FileErrors, MapFile};
 use crate::convert::{Projection, TILE_SIZE};
 use crate::journal::{Entry, Journal};
 use crate::level::Level;
@@ -201,17 +201,28 @@ fn paint_help(level: &Level, terrain: usize) -> String {
 
 /// What the player must know about a map as it starts: it has no units to order, or cells
 /// no terrain names (impassable), said on screen as well as in the log.
-fn say_level_notes(level: Res<Level>, units: Query<(), With<Unit>>, mut notice: ResMut<Notice>) {
+fn say_level_notes(
+    level: Res<Level>,
+    units: Query<(), With<Unit>>,
+    mut notice: ResMut<Notice>,
+    map_file: Option<Res<MapFile>>,
+) {
+    let map = map_file.as_deref().map(|m| m.0.as_path());
     let mut lines = Vec::new();
     if units.is_empty() {
-        lines.push(super::input::NO_UNITS.to_owned());
+        lines.push(super::input::no_units(map).to_owned());
     }
     if let Some(first) = level.notes().first() {
         let more = match level.notes().len() {
             1 => String::new(),
             n => format!(" (and {} more notes in the log)", n - 1),
         };
-        lines.push(format!("map note: {first}{more}"));
+        // Named as the player knows the file: its name, then where in it.
+        let name = map
+            .and_then(|m| m.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        lines.push(format!("map note: {name}:{first}{more}"));
     }
     if !lines.is_empty() {
         notice.say_long(lines.join("\n"));
@@ -657,7 +668,18 @@ mod tests {
         world.run_system_once(say_level_notes).unwrap();
         assert_eq!(
             world.resource::<Notice>().text,
-            super::super::input::NO_UNITS
+            super::super::input::no_units(None)
+        );
+        // A Tiled map is told how to add units in Tiled.
+        world.insert_resource(MapFile("maps/desert.tmx".into()));
+        world.run_system_once(say_level_notes).unwrap();
+        assert!(
+            world
+                .resource::<Notice>()
+                .text
+                .contains("in Tiled, add objects"),
+            "{}",
+            world.resource::<Notice>().text
         );
         let mut world = world_of("[terrain]\n...\n[units]\nknight blue foot 0,0\n");
         world.run_system_once(say_level_notes).unwrap();

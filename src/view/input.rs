@@ -13,6 +13,7 @@ use bevy_tilewalk::{MoveOrder, Selected, StopOrder, Unit};
 use super::paint::Painter;
 use super::{Cursor, DragBox, LastOrder, Notice, SearchView, Spot, TakesClicks, ctrl};
 use crate::AppSystems;
+use crate::assets::MapFile;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
 use crate::tactics::Mode;
@@ -216,13 +217,14 @@ fn order_selected(
     mut orders: MessageWriter<MoveOrder>,
     mut notice: ResMut<Notice>,
     mut last: ResMut<LastOrder>,
+    map_file: Option<Res<MapFile>>,
 ) {
     let Some(at) = cursor.pressed(MouseButton::Right) else {
         return;
     };
     let units: Vec<Entity> = selected.iter().collect();
     if any_unit.is_empty() {
-        notice.say(NO_UNITS);
+        notice.say(no_units(map_file.as_deref().map(|m| m.0.as_path())));
         return;
     }
     if units.is_empty() {
@@ -247,8 +249,24 @@ fn order_selected(
     });
 }
 
-/// What a map without units is told.
-pub(super) const NO_UNITS: &str = "this map has no units to order: add some in its [units] section (name team class x,y), or paint it (P)";
+/// What a map without units is told: how to add some in the tool the map is made with.
+pub(super) fn no_units(map: Option<&std::path::Path>) -> &'static str {
+    let extension = map
+        .and_then(|m| m.extension())
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("tmx" | "tmj") => {
+            "this map has no units to order: in Tiled, add objects with a string property `team` (blue or red), and `class` (a movement class) as their Class or a property (docs/tiled.md)"
+        }
+        Some("ldtk") => {
+            "this level has no units to order: in LDtk, add entities with a String field `team` (blue or red), and a `class` field naming a movement class (docs/ldtk.md)"
+        }
+        _ => {
+            "this map has no units to order: add some in its [units] section (name team class x,y), or paint it (P)"
+        }
+    }
+}
 
 fn keyboard_commands(
     keys: Res<ButtonInput<KeyCode>>,

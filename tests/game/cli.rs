@@ -181,7 +181,7 @@ fn path_rejects_bad_input_with_file_line_col() {
             "nostart.txt",
             "OOO\nOOE\n",
             vec![],
-            "give --from X,Y (the map marks no `S`)",
+            "give --from X,Y (the map has no `S`)",
         ),
     ];
     for (name, text, extra, expected) in cases {
@@ -412,15 +412,13 @@ fn tactics_runs_a_scripted_turn_in_order() {
         "lancer",
         "--move",
         "lancer:9,6",
-        "--move",
-        "lancer:8,6",
         "--end-turn",
         "--threat",
         "red",
     ]);
     let lines = json_lines(&output);
     let actions: Vec<&str> = lines.iter().filter_map(|l| l["action"].as_str()).collect();
-    assert_eq!(actions, ["range", "move", "move", "end_turn", "threat"]);
+    assert_eq!(actions, ["range", "move", "end_turn", "threat"]);
     assert_eq!(
         lines.last().unwrap(),
         &serde_json::json!({"winner": null}),
@@ -438,9 +436,37 @@ fn tactics_runs_a_scripted_turn_in_order() {
         lines[1]["cost"], range_cost,
         "the move costs what the range said"
     );
-    assert_eq!(lines[2]["moved"], false);
-    assert_eq!(lines[2]["reason"], "lancer has already moved this turn");
-    assert_eq!(lines[3]["turn"], 2);
+    assert_eq!(lines[2]["turn"], 2);
+
+    // A refused move ends the run with status 1, as every refused action does.
+    let refused = tilewalk(&[
+        "tactics",
+        "--map",
+        skirmish,
+        "--move",
+        "lancer:9,6",
+        "--move",
+        "lancer:8,6",
+        "--end-turn",
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&refused.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[1]["moved"], false);
+    assert_eq!(lines[1]["reason"], "lancer has already moved this turn");
+    assert_eq!(lines[2], serde_json::json!({"winner": null}));
+
+    // No action: the map is read, and the note says so and names the units.
+    let idle = tilewalk(&["tactics", "--map", skirmish]);
+    assert_eq!(idle.status.code(), Some(0));
+    let note = String::from_utf8_lossy(&idle.stderr);
+    assert!(
+        note.contains("no actions given") && note.contains("lancer"),
+        "{note}"
+    );
 
     let bad = tilewalk(&["tactics", "--map", skirmish, "--jump", "lancer"]);
     assert_eq!(bad.status.code(), Some(2));
@@ -961,26 +987,198 @@ fn tactics_with_a_slow_class_resolves_in_turn_time() {
 }
 
 #[test]
-fn play_outside_a_checkout_says_where_it_looked_and_what_to_do() {
-    let dir = std::env::temp_dir().join(format!("tilewalk-play-outside-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_tilewalk"))
-        .arg("play")
-        .current_dir(&dir)
-        .env_remove("CARGO_MANIFEST_DIR")
-        .env_remove("BEVY_ASSET_ROOT")
-        .output()
-        .expect("the binary runs");
+fn path_on_a_map_with_units_goes_from_the_first_blue_unit_to_the_first_red_one() {
+    let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
+    // As a newcomer types it: no ends, no class.
+    let output = tilewalk(&["path", "--map", meadow, "--json"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    // meadow.map's [units]: knight (blue, foot) at 2,5 first, brute (red) at 28,4 first.
     assert!(
-        stderr.starts_with("error: `play` needs tilewalk's assets/ folder"),
+        stderr.contains("from the first blue unit, knight (foot), (2,5)")
+            && stderr.contains("to the first red unit, brute (foot), (28,4)"),
         "{stderr}"
     );
-    let here = std::fs::canonicalize(&dir).unwrap().join("assets");
-    assert!(stderr.contains(&here.display().to_string()), "{stderr}");
-    assert!(stderr.contains("BEVY_ASSET_ROOT"), "{stderr}");
-    let _ = std::fs::remove_dir_all(dir);
+    let (code, given) = path_json(
+        std::path::Path::new(meadow),
+        &["--from", "2,5", "--to", "28,4", "--class", "foot"],
+    );
+    assert_eq!(code, Some(0));
+    let defaulted = json(&output);
+    assert_eq!(defaulted["steps"], given["steps"]);
+    assert_eq!(defaulted["cost"], given["cost"]);
+    // An end given is kept; the other still comes from the map, and the note names only it.
+    let output = tilewalk(&["path", "--map", meadow, "--from", "1,9"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("to the first red unit") && !stderr.contains("blue unit"),
+        "{stderr}"
+    );
+    // A map without units nor `S`: the message says what is missing.
+    let bare = file("bare.map", "[terrain]\n...\n...\n");
+    let output = tilewalk(&["path", "--map", bare.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("give --from X,Y (the map has no blue unit)")
+    );
+}
+
+#[test]
+fn no_path_to_an_impassable_goal_points_to_nearest() {
+    let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
+    // (19,1) is river: a horse cannot enter it.
+    let args = [
+        "path", "--map", meadow, "--from", "24,2", "--to", "19,1", "--class", "horse",
+    ];
+    let output = tilewalk(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "no path: goal (19,1) is impassable",
+            "(--nearest goes to the reachable tile nearest the goal instead)"
+        ]
+    );
+    // With it, the horse stays on its own bank, on (21,1), two tiles from the click and
+    // three steps away (the rule of design/near-orders.md).
+    let (code, near) = path_json(
+        std::path::Path::new(meadow),
+        &[
+            "--from",
+            "24,2",
+            "--to",
+            "19,1",
+            "--class",
+            "horse",
+            "--nearest",
+        ],
+    );
+    assert_eq!(code, Some(0), "{near}");
+    assert_eq!(
+        near["steps"],
+        serde_json::json!([[24, 2], [23, 2], [22, 2], [21, 1]])
+    );
+    assert_eq!(near["goal"], serde_json::json!([19, 1]));
+    // The hint is for goals out of reach only: a blocked start gets none.
+    let output = tilewalk(&[
+        "path", "--map", meadow, "--from", "19,1", "--to", "24,2", "--class", "horse",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "no path: start (19,1) is impassable"
+    );
+}
+
+#[test]
+fn simulate_lists_units_in_map_order_and_says_why_one_stopped_short() {
+    let meadow = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps/meadow.map");
+    let text = std::fs::read_to_string(meadow).unwrap();
+    // The [units] section's names, read here on their own.
+    let listed: Vec<&str> = text
+        .split("[units]")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with("//"))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(listed.len(), 7);
+    // The raider moved to the east bank at (24,2), as in the issue, and sent into the river.
+    let moved = file(
+        "meadow_raider.map",
+        &text.replace("raider    red   horse  29,9", "raider    red   horse  24,2"),
+    );
+    let output = tilewalk(&[
+        "simulate",
+        "--map",
+        moved.to_str().unwrap(),
+        "--order",
+        "raider:19,1",
+        "--order",
+        "wyvern:20,2",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let names: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(names, listed, "{stdout}");
+    let raider = stdout.lines().find(|l| l.starts_with("raider")).unwrap();
+    // Three steps on its own bank, not 31 round by the ford to (18,1).
+    assert!(
+        raider.starts_with("raider       (21,1)  arrived after")
+            && raider.ends_with("short of 19,1: water at (19,1) is impassable for horse"),
+        "{raider}"
+    );
+}
+
+#[test]
+fn gen_says_what_it_wrote_and_warns_of_a_side_without_units() {
+    let out = std::env::temp_dir().join(format!("tilewalk-gen-{}.map", std::process::id()));
+    let output = tilewalk(&[
+        "gen",
+        "--seed",
+        "7",
+        "--width",
+        "40",
+        "--height",
+        "30",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&output.stdout);
+    let written = std::fs::read_to_string(&out).unwrap();
+    // The counts, read from the file here: units a side, and tiles a foot soldier can walk.
+    let units = written.split("[units]").nth(1).unwrap();
+    let side = |team: &str| {
+        units
+            .lines()
+            .filter(|l| l.split_whitespace().nth(1) == Some(team))
+            .count()
+    };
+    let table =
+        tilewalk::terrain::TerrainTable::parse(include_str!("../../assets/terrain.ron")).unwrap();
+    let map = tilewalk::map::MapAsset::parse(&written).unwrap();
+    let (level, _) = tilewalk::level::Level::build(&map, &table).unwrap();
+    let open = level
+        .cells()
+        .filter(|&p| level.terrain(p).and_then(|t| t.cost(super::FOOT)).is_some())
+        .count();
+    assert_eq!(
+        said.trim(),
+        format!(
+            "wrote {}: 40x30 map from seed 7: {open} of 1200 tiles open ground, {} blue and {} red units",
+            out.display(),
+            side("blue"),
+            side("red")
+        )
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // No units asked for: written, with a warning.
+    let output = tilewalk(&[
+        "gen", "--seed", "7", "--width", "40", "--height", "30", "--units", "0",
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("note: wrote a 40x30 map from seed 7"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("warning: the map has 0 blue and 0 red units"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_file(out);
 }
 
 /// `gen --skirmish`: the same seed gives the same file; the terrain is its own half-turn and

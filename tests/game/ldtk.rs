@@ -164,19 +164,19 @@ fn every_project_of_the_corpus_opens_or_is_refused_at_its_line_for_a_real_limit(
 /// A table whose terrains are named like AutoLayers_5_Advanced's IntGrid values (letter
 /// case changed: names match case aside), each with its own cost for foot.
 fn advanced_table() -> TerrainTable {
-    TerrainTable::parse(
-        r#"(
-            classes: [(name: "foot", speed: 3.0)],
-            terrains: [
-                (name: "Walls", glyphs: "w", tile: 0, cost: {}),
-                (name: "water", glyphs: "~", tile: 1, cost: {"foot": 6.0}),
-                (name: "LADDER", glyphs: "l", tile: 2, cost: {"foot": 2.0}),
-                (name: "lava", glyphs: "v", tile: 3, cost: {"foot": 9.5}),
-            ],
-        )"#,
-    )
-    .unwrap()
+    TerrainTable::parse(ADVANCED_TABLE).unwrap()
 }
+
+/// The text of [`advanced_table`].
+const ADVANCED_TABLE: &str = r#"(
+    classes: [(name: "foot", speed: 3.0)],
+    terrains: [
+        (name: "Walls", glyphs: "w", tile: 0, cost: {}),
+        (name: "water", glyphs: "~", tile: 1, cost: {"foot": 6.0}),
+        (name: "LADDER", glyphs: "l", tile: 2, cost: {"foot": 2.0}),
+        (name: "lava", glyphs: "v", tile: 3, cost: {"foot": 9.5}),
+    ],
+)"#;
 
 #[test]
 fn a_levels_costs_are_its_intgrid_values_cell_by_cell() {
@@ -421,4 +421,151 @@ fn path_simulate_and_tactics_take_an_ldtk_level() {
         "{output}"
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `project` written as LDtk 0.6 wrote it: IntGrid values without `value` (counted from
+/// 1), IntGrid cells as a list of `{coordId, v}` with `v` counted from 0 in place of
+/// `intGridCsv`, tiles without their id `t` (only their corner `src` in the image), and
+/// tilesets without `spacing` and `padding` (0). Only for a project whose values are 1, 2,
+/// 3… in order and whose tilesets have neither spacing nor padding.
+fn as_ldtk_0_6(mut project: Value) -> Value {
+    for layer in project["defs"]["layers"].as_array_mut().unwrap() {
+        for (i, value) in layer["intGridValues"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            let value = value.as_object_mut().unwrap();
+            assert_eq!(value.remove("value"), Some(Value::from(i + 1)));
+        }
+    }
+    for tileset in project["defs"]["tilesets"].as_array_mut().unwrap() {
+        let tileset = tileset.as_object_mut().unwrap();
+        assert_eq!(tileset.remove("spacing"), Some(Value::from(0)));
+        assert_eq!(tileset.remove("padding"), Some(Value::from(0)));
+    }
+    for level in project["levels"].as_array_mut().unwrap() {
+        for layer in level["layerInstances"].as_array_mut().unwrap() {
+            let layer = layer.as_object_mut().unwrap();
+            for tiles in ["gridTiles", "autoLayerTiles"] {
+                for tile in layer[tiles].as_array_mut().unwrap() {
+                    tile.as_object_mut().unwrap().remove("t").unwrap();
+                }
+            }
+            let csv = layer.remove("intGridCsv").unwrap();
+            let cells: Vec<Value> = csv
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.as_u64() != Some(0))
+                .map(|(i, v)| serde_json::json!({"coordId": i, "v": v.as_u64().unwrap() - 1}))
+                .collect();
+            layer.insert("intGrid".into(), Value::from(cells));
+        }
+    }
+    project["jsonVersion"] = Value::from("0.6.2");
+    project
+}
+
+#[test]
+fn projects_of_ldtk_0_6_open_as_ldtk_reads_them() {
+    let dir = folder("old");
+    for name in [
+        "AutoLayers_5_Advanced.ldtk",
+        "Test_file_for_API_showing_all_features.ldtk",
+        "Typical_TopDown_example.ldtk",
+    ] {
+        let file = corpus(name);
+        let project: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let old = dir.join(name);
+        std::fs::write(
+            &old,
+            serde_json::to_string_pretty(&as_ldtk_0_6(project)).unwrap(),
+        )
+        .unwrap();
+        let (new, old) = (read_ldtk(&file, None).unwrap(), read_ldtk(&old, None));
+        let old = old.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (new_tiles, old_tiles) = (new.tiles.as_ref().unwrap(), old.tiles.as_ref().unwrap());
+        assert!(!new_tiles.layers.is_empty(), "{name}");
+        assert_eq!(
+            new_tiles.layers, old_tiles.layers,
+            "{name}: every cell's tile"
+        );
+        let table = advanced_table();
+        let (level, _) = Level::build(&new, &table).unwrap();
+        let (old_level, _) = Level::build(&old, &table).unwrap();
+        for pos in level.cells() {
+            assert_eq!(
+                level.terrain(pos).map(|t| t.name.clone()),
+                old_level.terrain(pos).map(|t| t.name.clone()),
+                "{name}: the terrain of {pos}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn headless_commands_read_a_project_whose_images_are_missing_and_name_each() {
+    let dir = folder("no-art");
+    let name = "AutoLayers_5_Advanced.ldtk";
+    std::fs::copy(corpus(name), dir.join(name)).unwrap();
+    assert!(corpus("atlas/Cavernas_by_Adam_Saltsman.png").is_file());
+    let table = dir.join("advanced.ron");
+    std::fs::write(&table, ADVANCED_TABLE).unwrap();
+    // Where the project names the image: the value of the tileset's `relPath`.
+    let text = std::fs::read_to_string(corpus(name)).unwrap();
+    let image = "atlas/Cavernas_by_Adam_Saltsman.png";
+    let line = text
+        .lines()
+        .position(|l| l.contains(&format!("\"relPath\": \"{image}\"")))
+        .unwrap();
+    let column = text.lines().nth(line).unwrap().find("\"atlas").unwrap() + 1;
+    // Down the water of the level's west side and along the bottom.
+    let args = [
+        "path",
+        "--terrain",
+        table.to_str().unwrap(),
+        "--from",
+        "5,8",
+        "--to",
+        "21,35",
+        "--json",
+    ];
+    super::tiled::reads_without_art(
+        &corpus(name),
+        &dir.join(name),
+        &args,
+        image,
+        (line + 1, column),
+    );
+    let (_, output) = tilewalk(
+        &[
+            &args[..1],
+            &["--map", dir.join(name).to_str().unwrap()],
+            &args[1..],
+        ]
+        .concat(),
+    );
+    let path: Value = serde_json::from_str(output.lines().next().unwrap()).unwrap();
+    assert!(path["cost"].as_f64().unwrap() > 0.0, "{output}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn cells_without_terrain_are_told_the_fix_in_ldtk() {
+    let map = read_ldtk(&corpus("Typical_TopDown_example.ldtk"), None).unwrap();
+    let (level, _) = Level::build(&map, &advanced_table()).unwrap();
+    let note = level.notes()[0].to_string();
+    assert!(
+        note.contains("no terrain and are impassable")
+            && note.ends_with(
+                "(name an IntGrid value after a terrain of the terrain table, or give the level a `default_terrain` field naming one)"
+            ),
+        "{note}"
+    );
+    assert!(!note.contains("Class"), "{note}");
 }

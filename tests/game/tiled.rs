@@ -573,8 +573,15 @@ fn path_simulate_and_tactics_read_tmx_maps_as_their_map_twins() {
         ] {
             let (code, from_tmx) = tilewalk(&[&[command, "--map", tmx_file], &args[..]].concat());
             let twin = [command, "--map", fixture, "--terrain", ford];
-            let (_, from_map) = tilewalk(&[&twin[..], &args[..]].concat());
-            assert_eq!(code, Some(0), "{command} {args:?} {tmx_file}: {from_tmx}");
+            let (twin_code, from_map) = tilewalk(&[&twin[..], &args[..]].concat());
+            // A refused tactics move (out of the knight's range) exits 1, on both.
+            let expected = i32::from(from_tmx.contains("\"moved\":false"));
+            assert_eq!(
+                code,
+                Some(expected),
+                "{command} {args:?} {tmx_file}: {from_tmx}"
+            );
+            assert_eq!(twin_code, code, "{command} {args:?} {fixture}: {from_map}");
             let strip_micros = |text: &str| {
                 text.lines()
                     .map(|l| l.split("\"micros\"").next().unwrap().to_owned())
@@ -797,19 +804,19 @@ pub(super) fn played(map: &FsPath, assets: &FsPath) -> Result<(u32, u32), String
 /// A terrain table naming the four colours of `desert.tsx`'s terrain set, for foot:
 /// cobblestone is the road, brick the wall.
 pub(super) fn desert_table() -> TerrainTable {
-    TerrainTable::parse(
-        r#"(
-            classes: [(name: "foot", speed: 3.0)],
-            terrains: [
-                (name: "desert", glyphs: "d", tile: 0, cost: {"foot": 3.0}),
-                (name: "brick", glyphs: "b", tile: 1, cost: {"foot": 9.0}),
-                (name: "cobblestone", glyphs: "c", tile: 2, cost: {"foot": 1.0}),
-                (name: "dirt", glyphs: "t", tile: 3, cost: {"foot": 2.0}),
-            ],
-        )"#,
-    )
-    .unwrap()
+    TerrainTable::parse(DESERT_TABLE).unwrap()
 }
+
+/// The text of [`desert_table`].
+const DESERT_TABLE: &str = r#"(
+    classes: [(name: "foot", speed: 3.0)],
+    terrains: [
+        (name: "desert", glyphs: "d", tile: 0, cost: {"foot": 3.0}),
+        (name: "brick", glyphs: "b", tile: 1, cost: {"foot": 9.0}),
+        (name: "cobblestone", glyphs: "c", tile: 2, cost: {"foot": 1.0}),
+        (name: "dirt", glyphs: "t", tile: 3, cost: {"foot": 2.0}),
+    ],
+)"#;
 
 /// `desert.tsx`'s terrain set as the file writes it: each tile's eight colour slots
 /// (colour 1 Desert, 2 Brick, 3 Cobblestone, 4 Dirt).
@@ -1491,6 +1498,118 @@ fn errors_tiled_finds_are_located_at_their_element() {
         let map = dir.join(format!("{name}.tmx"));
         std::fs::write(&map, text).unwrap();
         refused_at(&map, None, at, says);
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Runs `args` with `--map` on `with_art`, then on `without_art` (the same map without its
+/// images): the same exit status and output, and on stderr a warning for `image`, which
+/// `without_art` names at `at` (line, column).
+pub(super) fn reads_without_art(
+    with_art: &FsPath,
+    without_art: &FsPath,
+    args: &[&str],
+    image: &str,
+    at: (usize, usize),
+) {
+    let run = |map: &FsPath| {
+        Command::new(env!("CARGO_BIN_EXE_tilewalk"))
+            .args(&args[..1])
+            .args(["--map", map.to_str().unwrap()])
+            .args(&args[1..])
+            .output()
+            .expect("the binary runs")
+    };
+    let (art, none) = (run(with_art), run(without_art));
+    let stderr = String::from_utf8_lossy(&none.stderr);
+    assert_eq!(art.status.code(), none.status.code(), "{args:?}: {stderr}");
+    // The same answer, but for the wall-clock timings.
+    let answer = |out: &[u8]| {
+        String::from_utf8_lossy(out)
+            .lines()
+            .map(|l| l.split("\"micros\"").next().unwrap().to_owned())
+            .map(|l| l.split("  time ").next().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        answer(&art.stdout),
+        answer(&none.stdout),
+        "{args:?}: the same answer with its art or without"
+    );
+    let warning = format!(
+        "warning: {}:{}:{}: cannot read the image {image}: not found",
+        without_art.display(),
+        at.0,
+        at.1
+    );
+    assert_eq!(
+        stderr.matches(&warning).count(),
+        1,
+        "{args:?}: {warning} in {stderr}"
+    );
+    let art_stderr = String::from_utf8_lossy(&art.stderr);
+    assert!(
+        !art_stderr.contains("cannot read the image"),
+        "{args:?}: {art_stderr}"
+    );
+}
+
+#[test]
+fn headless_commands_read_a_tiled_map_whose_images_are_missing_and_name_each() {
+    let dir = std::env::temp_dir().join(format!("tilewalk-no-art-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Tiled's desert example, its map and tileset without the image.
+    for file in ["desert.tmx", "desert.tsx"] {
+        std::fs::copy(corpus("tiled-examples").join(file), dir.join(file)).unwrap();
+    }
+    let table = dir.join("desert.ron");
+    std::fs::write(&table, DESERT_TABLE).unwrap();
+    let table = table.to_str().unwrap();
+    // The map names its tileset on line 3, column 2 (`<tileset firstgid="1" source=…`).
+    let desert = (corpus("tiled-examples/desert.tmx"), dir.join("desert.tmx"));
+    assert!(desert.0.with_file_name("tmw_desert_spacing.png").is_file());
+    for args in [
+        &[
+            "path",
+            "--terrain",
+            table,
+            "--from",
+            "0,0",
+            "--to",
+            "39,39",
+            "--json",
+        ][..],
+        &["path", "--terrain", table, "--from", "3,4", "--to", "30,20"],
+    ] {
+        reads_without_art(&desert.0, &desert.1, args, "tmw_desert_spacing.png", (3, 2));
+    }
+    // The example map with units, for `simulate` and `tactics`: a warning where the map
+    // names the tileset whose image is missing.
+    for file in ["square.tmx", "terrain.tsx"] {
+        std::fs::copy(example("assets/tiled").join(file), dir.join(file)).unwrap();
+    }
+    let square = (example("assets/tiled/square.tmx"), dir.join("square.tmx"));
+    for args in [
+        &["simulate", "--json", "--order", "knight:15,2"][..],
+        &[
+            "tactics",
+            "--range",
+            "knight",
+            "--move",
+            "knight:3,3",
+            "--end-turn",
+        ],
+        &["path", "--from", "0,0", "--to", "11,7", "--class", "horse"],
+    ] {
+        let text = std::fs::read_to_string(&square.1).unwrap();
+        let line = text
+            .lines()
+            .position(|l| l.contains("terrain.tsx"))
+            .unwrap()
+            + 1;
+        let column = text.lines().nth(line - 1).unwrap().find('<').unwrap() + 1;
+        reads_without_art(&square.0, &square.1, args, "terrain.png", (line, column));
     }
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -1630,3 +1630,49 @@ fn a_map_draws_its_tileset_from_a_sibling_folder() {
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers"]
+fn the_binary_alone_plays_the_built_in_meadow_from_an_empty_folder() {
+    let _window = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    // An empty folder, and nothing pointing at the repository: as `cargo install` gives it.
+    let dir = fresh_dir("anywhere");
+    let events = dir.join("events.jsonl");
+    let mut child = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(env!("CARGO_BIN_EXE_tilewalk"))
+        .args(["play", "--events", "events.jsonl"])
+        .current_dir(&dir)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env_remove("BEVY_ASSET_ROOT")
+        .stdout(std::fs::File::create(dir.join("game.log")).unwrap())
+        .stderr(std::fs::File::create(dir.join("game.err.log")).unwrap())
+        .process_group(0)
+        .spawn()
+        .expect("xvfb-run starts (apt-get install xvfb mesa-vulkan-drivers)");
+    let log = || std::fs::read_to_string(dir.join("game.err.log")).unwrap_or_default();
+    // The map is on screen once its level is built: the meadow, read from the binary.
+    wait_for("the map on screen", STARTUP, || {
+        assert!(
+            child.try_wait().expect("status").is_none(),
+            "the game exited:\n{}",
+            log()
+        );
+        let text = std::fs::read_to_string(&events).ok()?;
+        text.lines()
+            .any(|l| l.contains("\"event\":\"view\""))
+            .then_some(())
+    });
+    let group = format!("-{}", child.id());
+    let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
+    let _ = child.wait();
+    let log = log();
+    assert!(
+        log.contains("playing with the assets built into the binary"),
+        "{log}"
+    );
+    // Every texture, table and the map came from the binary: nothing failed to load.
+    assert!(!log.contains("ERROR"), "{log}");
+    assert!(!dir.join("assets").exists());
+    let _ = std::fs::remove_dir_all(dir);
+}

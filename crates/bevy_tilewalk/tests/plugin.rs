@@ -716,14 +716,16 @@ fn a_unit_sent_onto_a_tile_it_cannot_enter_goes_as_near_as_it_can_and_says_so() 
     let grid = nav.grid(horse).clone();
     let mut app = new_app(nav);
     // A rider west of the pond (x 3-4, y 2-5) sent into it, at (4,3): the nearest tile it
-    // can stand on is (5,3), one to the east, across the pond from it.
+    // can stand on is (5,3), one to the east, across the pond from it; (2,3), on its own
+    // side, is one tile further (within the 1.5 weighed) and two grass steps away: it stops
+    // there.
     let rider = spawn(&mut app, horse, (0, 3));
     order(&mut app, &[rider], (4, 3));
     app.update();
     assert!(refusals(&mut app).is_empty());
     let path = app.world().get::<Path>(rider).unwrap().clone();
-    assert_eq!(path.goal(), Pos::new(5, 3));
-    let cheapest = dijkstra(&grid, Board::default(), Pos::new(0, 3), Pos::new(5, 3)).unwrap();
+    assert_eq!(path.goal(), Pos::new(2, 3));
+    let cheapest = dijkstra(&grid, Board::default(), Pos::new(0, 3), Pos::new(2, 3)).unwrap();
     assert!(
         (path.cost - cheapest).abs() < 1e-9,
         "{} vs {cheapest}",
@@ -737,7 +739,7 @@ fn a_unit_sent_onto_a_tile_it_cannot_enter_goes_as_near_as_it_can_and_says_so() 
     assert_eq!(arrivals.len(), 1);
     assert_eq!(
         (arrivals[0].tile, arrivals[0].short_of_goal),
-        (Pos::new(5, 3), Some(short))
+        (Pos::new(2, 3), Some(short))
     );
     assert_eq!(
         short.message("rider", app.world().resource::<Navigation>()),
@@ -774,15 +776,17 @@ fn a_walled_in_goal_sends_the_unit_to_the_nearest_tile_outside_the_wall() {
     })
     .unwrap();
     let mut app = new_app(nav);
-    // From the south-west: (5,8) and (2,5) are the nearest tiles outside the wall (3 from
-    // the goal, as are (5,2) and (8,5)), and they are as near the unit; (2,5) is on the
-    // first row of the two.
+    // From the south-west: (5,8), (2,5), (5,2) and (8,5) are the nearest tiles outside the
+    // wall, 3 from the goal; of the tiles at most 4.5 from it, the corner (2,8) is the
+    // cheapest to walk to (two diagonal steps, 2.83), and of those within a step and a half
+    // of that, (2,7) and (3,8) are the nearest to the goal (3.61; a diagonal and a straight
+    // step, 3.83): (2,7), on the first row of the two.
     let walker = spawn(&mut app, MovementClass(0), (0, 10));
     order(&mut app, &[walker], (5, 5));
     let arrivals = run(&mut app, 60.0);
     assert!(refusals(&mut app).is_empty());
     assert_eq!(arrivals.len(), 1);
-    assert_eq!(arrivals[0].tile, Pos::new(2, 5));
+    assert_eq!(arrivals[0].tile, Pos::new(2, 7));
     assert_eq!(
         arrivals[0].short_of_goal,
         Some(ShortOfGoal {
@@ -790,18 +794,22 @@ fn a_walled_in_goal_sends_the_unit_to_the_nearest_tile_outside_the_wall() {
             why: ShortOfWhy::Unreachable
         })
     );
-    // From the east, the nearest of those four to it.
+    // From the east: (9,4) is one step away (4.12 from the goal), and (8,5), one of the
+    // four nearest (3 from it), a diagonal and a straight step (2.41): within a step and a
+    // half of the cheapest, the nearest wins.
     let east = spawn(&mut app, MovementClass(0), (10, 4));
     order(&mut app, &[east], (5, 5));
     let arrival = *run(&mut app, 60.0).last().unwrap();
     assert_eq!((arrival.unit, arrival.tile), (east, Pos::new(8, 5)));
-    assert_eq!(tile_of(&app, walker), Pos::new(2, 5));
+    assert_eq!(tile_of(&app, walker), Pos::new(2, 7));
 }
 
 #[test]
 fn a_mixed_group_sends_each_class_as_near_as_it_can_get() {
     // Two on foot and two riders sent into the pond at (3,3): foot wade in (the pond costs
-    // them 5), riders stop on the tiles nearest (2,3), the nearest they can stand on.
+    // them 5), riders, two of a group, gather on the tiles nearest (2,3), the nearest tile to the
+    // click they can stand on in a straight line (a group is not sent where one rider's
+    // way is cheapest).
     let nav = meadow();
     let (foot, horse) = (nav.class("foot").unwrap(), nav.class("horse").unwrap());
     let mut app = new_app(nav);

@@ -376,6 +376,7 @@ mod group;
 mod hierarchy;
 mod memory;
 mod moves;
+mod near;
 mod open_list;
 mod pos;
 mod search;
@@ -389,6 +390,7 @@ pub use group::{
 };
 pub use hierarchy::{Cch, CchError, CchMetric, CchQuery};
 pub use moves::{Diagonal, Heuristic};
+pub use near::STOP_NEAR_SLACK;
 pub use pos::Pos;
 pub use search::{
     ACTIVE_LANDMARKS, Algorithm, CellState, CellView, Direction, Found, Landmarks, Meeting, NoPath,

@@ -87,6 +87,34 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
+    fn a_walker_stops_on_a_tile_near_a_goal_it_cannot_reach_and_cheap_to_reach((grid, start, goal) in grid_strategy()) {
+        for board in Board::ALL {
+            let dist = dijkstra(&grid, start, board, &|_| Passage::Open);
+            // The goal and its row are out of reach: as if the walker could not enter them.
+            let reachable = |p: Pos| dist[at(&grid, p)].is_finite() && p.y != goal.y;
+            let stop = grid.stop_near(goal, start, board, reachable);
+            let squared = |p: Pos| f64::from(p.x.abs_diff(goal.x).pow(2) + p.y.abs_diff(goal.y).pow(2));
+            // Independently: every reachable tile by its distance; of those within the slack
+            // of the nearest, the ones within the slack's steps of the cheapest; of those,
+            // the nearest to the goal.
+            let nearest = grid.cells().filter(|&p| reachable(p)).map(|p| squared(p).sqrt()).min_by(f64::total_cmp);
+            prop_assert_eq!(stop.is_some(), nearest.is_some(), "{}", board);
+            let (Some(stop), Some(nearest)) = (stop, nearest) else { continue };
+            prop_assert!(reachable(stop));
+            let slack = tilewalk_path::STOP_NEAR_SLACK;
+            let candidates: Vec<Pos> = grid.cells()
+                .filter(|&p| reachable(p) && squared(p).sqrt() <= nearest + slack + 1e-9)
+                .collect();
+            let cheapest = candidates.iter().map(|&p| dist[at(&grid, p)]).min_by(f64::total_cmp).unwrap();
+            let weighed = cheapest + slack * grid.min_cost().unwrap();
+            prop_assert!(candidates.contains(&stop), "{} at {}", board, stop);
+            prop_assert!(dist[at(&grid, stop)] <= weighed + 1e-9, "{}: {} costs {} vs {}", board, stop, dist[at(&grid, stop)], cheapest);
+            let nearer = candidates.iter().find(|&&p| dist[at(&grid, p)] <= weighed - 1e-9 && squared(p) < squared(stop) - 1e-9);
+            prop_assert!(nearer.is_none(), "{}: {:?} is nearer the goal than {}", board, nearer, stop);
+        }
+    }
+
+    #[test]
     fn searches_agree_with_the_reference((grid, start, goal) in grid_strategy(), weight in 1.0f64..2.0, budget in 0.0f64..8.0) {
         let mut context = SearchContext::new();
         for board in Board::ALL {

@@ -241,11 +241,28 @@ struct TilesetDef {
 }
 
 impl TilesetDef {
+    /// How many tiles fit across a side of `size` pixels.
+    fn fit(&self, size: u32) -> u32 {
+        (size.saturating_sub(2 * self.padding) + self.spacing) / (self.grid + self.spacing)
+    }
+
     fn count(&self) -> u32 {
-        let fit = |size: u32| {
-            (size.saturating_sub(2 * self.padding) + self.spacing) / (self.grid + self.spacing)
-        };
-        fit(self.size.0) * fit(self.size.1)
+        self.fit(self.size.0) * self.fit(self.size.1)
+    }
+
+    /// The id of the tile whose top-left corner is at `(x, y)` in the image, as LDtk counts
+    /// them (rows of the image's width); `u32::MAX` off the image.
+    fn tile_at(&self, (x, y): (i64, i64)) -> u32 {
+        let step = i64::from(self.grid + self.spacing);
+        let (column, row) = (
+            (x - i64::from(self.padding)).div_euclid(step),
+            (y - i64::from(self.padding)).div_euclid(step),
+        );
+        let columns = i64::from(self.fit(self.size.0));
+        if column < 0 || row < 0 || column >= columns {
+            return u32::MAX;
+        }
+        u32::try_from(row * columns + column).unwrap_or(u32::MAX)
     }
 }
 
@@ -259,9 +276,13 @@ impl Defs {
             let uid = layer.get("uid")?.node().int()?;
             let mut named = Vec::new();
             if let Some(list) = layer.opt("intGridValues") {
-                for value in list.node().items()? {
+                for (index, value) in list.node().items()?.into_iter().enumerate() {
                     let value = value.node();
-                    let number = value.get("value")?.node().int_in(0..=i64::from(u32::MAX))?;
+                    // LDtk before 0.9 writes no `value`: its loader counts from 1.
+                    let number = match value.opt("value") {
+                        Some(number) => number.node().int_in(0..=i64::from(u32::MAX))?,
+                        None => index as i64 + 1,
+                    };
                     if let Some(identifier) = value.opt("identifier") {
                         named.push((number as u32, identifier.node().str()?.to_owned()));
                     }
@@ -275,6 +296,13 @@ impl Defs {
             let int = |name: &str, range| -> Result<u32, Fault> {
                 Ok(node.get(name)?.node().int_in(range)? as u32)
             };
+            // Older LDtk writes no spacing or padding: LDtk's loader reads them as 0.
+            let int_or_0 = |name: &str, range| -> Result<u32, Fault> {
+                match node.opt(name) {
+                    Some(_) => int(name, range),
+                    None => Ok(0),
+                }
+            };
             let image = match node.opt("relPath") {
                 Some(path) => Some((path.node().str()?.to_owned(), path.path)),
                 None => None,
@@ -286,8 +314,8 @@ impl Defs {
                     image,
                     size: (int("pxWid", 0..=1 << 16)?, int("pxHei", 0..=1 << 16)?),
                     grid: int("tileGridSize", 1..=4096)?,
-                    spacing: int("spacing", 0..=4096)?,
-                    padding: int("padding", 0..=4096)?,
+                    spacing: int_or_0("spacing", 0..=4096)?,
+                    padding: int_or_0("padding", 0..=4096)?,
                 },
             );
         }
@@ -443,6 +471,56 @@ fn build(
     })
 }
 
+/// An IntGrid layer's values, `columns` x `rows` of them (0 where empty): its `intGridCsv`,
+/// or in a project older than LDtk 0.7 its `intGrid` list of `{coordId, v}`, where `v`
+/// counts values from 0 (LDtk's loader reads it as `v + 1`).
+fn int_grid_values(node: Node, columns: u32, rows: u32) -> Result<Vec<u64>, Fault> {
+    let cells = u64::from(columns) * u64::from(rows);
+    if node.opt("intGridCsv").is_none()
+        && let Some(list) = node.opt("intGrid")
+    {
+        if cells > MAX_CELLS {
+            return Err(node.fault(format!(
+                "the layer has more than {MAX_CELLS} cells ({columns}x{rows})"
+            )));
+        }
+        let mut values = vec![0; cells as usize];
+        for entry in list.node().items()? {
+            let entry = entry.node();
+            let coord = entry.get("coordId")?.node().int()?;
+            let Some(cell) = u64::try_from(coord).ok().filter(|&c| c < cells) else {
+                return Err(entry.fault(format!(
+                    "coordId {coord} is outside the layer's {columns}x{rows} cells"
+                )));
+            };
+            let v = entry.get("v")?.node().int_in(0..=i64::from(u32::MAX) - 1)?;
+            values[cell as usize] = v as u64 + 1;
+        }
+        return Ok(values);
+    }
+    let csv = node.get("intGridCsv")?;
+    let Some(values) = csv.value.as_array() else {
+        return Err(csv
+            .node()
+            .fault(format!("expected an array, got {}", kind(csv.value))));
+    };
+    if values.len() as u64 != cells {
+        return Err(csv.node().fault(format!(
+            "{} values for a layer of {columns}x{rows} cells",
+            values.len()
+        )));
+    }
+    values
+        .iter()
+        .enumerate()
+        .map(|(index, value)| {
+            value
+                .as_u64()
+                .ok_or_else(|| csv.node().index_fault(index, value))
+        })
+        .collect()
+}
+
 fn layer_grid_fault(node: Node, layer_grid: u32, grid: u32) -> Fault {
     let at = node
         .get("__gridSize")
@@ -520,18 +598,7 @@ impl Layers {
             Ok(node.get(field)?.node().int_in(0..=1 << 24)? as u32)
         };
         let (columns, rows) = (size("__cWid")?, size("__cHei")?);
-        let csv = node.get("intGridCsv")?;
-        let Some(values) = csv.value.as_array() else {
-            return Err(csv
-                .node()
-                .fault(format!("expected an array, got {}", kind(csv.value))));
-        };
-        if values.len() as u64 != u64::from(columns) * u64::from(rows) {
-            return Err(csv.node().fault(format!(
-                "{} values for a layer of {columns}x{rows} cells",
-                values.len()
-            )));
-        }
+        let values = int_grid_values(node, columns, rows)?;
         let uid = node.get("layerDefUid")?.node().int()?;
         let tileset = self.tilesets.len();
         if tileset >= usize::from(u16::MAX) {
@@ -555,10 +622,7 @@ impl Layers {
                 if cx >= columns || cy >= rows {
                     continue;
                 }
-                let index = (cy * columns + cx) as usize;
-                let value = values[index]
-                    .as_u64()
-                    .ok_or_else(|| csv.node().index_fault(index, &values[index]))?;
+                let value = values[(cy * columns + cx) as usize];
                 if value == 0 {
                     continue;
                 }
@@ -621,8 +685,11 @@ impl Layers {
                 }
             };
             let (x, y) = pair("px").map_err(here)?;
-            let id = tile.get("t").map_err(here)?;
-            let id = id.node().int_in(0..=i64::from(u32::MAX)).map_err(here)? as u32;
+            let id = match tile.opt("t") {
+                Some(id) => id.node().int_in(0..=i64::from(u32::MAX)).map_err(here)? as u32,
+                // LDtk before 0.8 writes the tile's corner in the image, not its id.
+                None => def.tile_at(pair("src").map_err(here)?),
+            };
             if id >= count {
                 return Err(here(tile.fault(format!(
                     "tile {id} is beyond the {count} tiles of tileset `{}`",

@@ -167,13 +167,22 @@ impl TiledMap {
         } else {
             "cells name"
         };
+        // The fix in the designer's own tool: an LDtk project's levels come with a name.
+        let fix = match self.level {
+            Some(_) => {
+                "name an IntGrid value after a terrain of the terrain table, or give the level \
+                 a `default_terrain` field naming one"
+            }
+            None => {
+                "give a tile a Class or `terrain` property, paint it with a terrain-set colour \
+                 named like a terrain, or give the map a `default_terrain` property"
+            }
+        };
         ParseError::new(
             self.at.0,
             self.at.1,
             format!(
-                "{unnamed} {cells} no terrain and are impassable: {} (give a tile a Class or \
-                 `terrain` property, paint it with a terrain-set colour named like a terrain, \
-                 or give the map a `default_terrain` property)",
+                "{unnamed} {cells} no terrain and are impassable: {} ({fix})",
                 named.join(", ")
             ),
         )

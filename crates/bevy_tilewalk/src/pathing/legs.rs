@@ -110,8 +110,11 @@ impl Navigation {
 
     /// The tile an order to `goal` sends a unit of `class` standing on `from` to when it
     /// cannot reach `goal` ([`UnreachableGoals::Nearest`]): of the tiles it can walk to, the
-    /// one nearest `goal` in a straight line; of equally near ones, the one nearest `from`,
-    /// then by row, then by column. `None` when it can walk nowhere.
+    /// one nearest `goal` in a straight line and those at most
+    /// [`STOP_NEAR_SLACK`](tilewalk_path::STOP_NEAR_SLACK) tiles further are candidates,
+    /// those within a step and a half of the cheapest to walk to from `from` are weighed,
+    /// and the nearest `goal` wins ([`Grid::stop_near`]). `None` when it can
+    /// walk nowhere.
     pub fn nearest_reachable(&self, class: MovementClass, from: Pos, goal: Pos) -> Option<Pos> {
         nearest_reachable(self.grid(class), self.board(), from, goal)
     }
@@ -129,10 +132,22 @@ fn short_of(reason: &Refusal, rule: UnreachableGoals) -> Option<ShortOfWhy> {
 }
 
 /// The tile an order to a `goal` the unit on `from` cannot reach sends it to
-/// ([`UnreachableGoals::Nearest`]): of the tiles it can walk to, the one nearest `goal` in a
-/// straight line; of equally near ones, the one nearest `from`, then by row, then by column
-/// ([`Grid::nearest`]).
+/// ([`UnreachableGoals::Nearest`]): of the tiles it can walk to, those at most
+/// [`STOP_NEAR_SLACK`](tilewalk_path::STOP_NEAR_SLACK) tiles further from `goal` than the
+/// nearest one are candidates, those within a step and a half of the cheapest to walk to are
+/// weighed, and the nearest `goal` wins ([`Grid::stop_near`]).
 pub(super) fn nearest_reachable(grid: &Grid, board: Board, from: Pos, goal: Pos) -> Option<Pos> {
+    let exits: Vec<Pos> = exits(grid, board, from, None).collect();
+    grid.stop_near(goal, from, board, |p| {
+        exits.iter().any(|&e| grid.connected(e, p, board))
+    })
+}
+
+/// The tile a group order to a `goal` its units on `from`'s side cannot reach gathers them
+/// around: of the tiles they can walk to, the nearest to `goal` in a straight line
+/// ([`Grid::nearest`]). Their tiles are then picked around it by travel cost, so no one
+/// unit's way decides where the others stop.
+pub(super) fn nearest_for_group(grid: &Grid, board: Board, from: Pos, goal: Pos) -> Option<Pos> {
     let exits: Vec<Pos> = exits(grid, board, from, None).collect();
     grid.nearest(goal, from, |p| {
         exits.iter().any(|&e| grid.connected(e, p, board))

@@ -12,7 +12,7 @@ use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
-use legs::{exits, nearest_reachable};
+use legs::{exits, nearest_for_group, nearest_reachable};
 pub use requests::{
     DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_FRAMES, LANDMARKS, PathBudget, PathWork,
 };
@@ -100,6 +100,8 @@ fn plan_orders(
         let mut aims: Vec<(Pos, Option<ShortOfGoal>, Vec<Entity>)> =
             vec![(order.goal, None, Vec::new())];
         let mut nearest: HashMap<(MovementClass, Vec<u32>), Option<Pos>> = HashMap::new();
+        // A new trip for several units is a group order (below).
+        let group = !order.append && ordered.len() > 1;
         for unit in &ordered {
             let from = match unit.path {
                 Some(path) if order.append => path.goal(),
@@ -114,7 +116,10 @@ fn plan_orders(
                     .collect();
                 *nearest
                     .entry((class, regions))
-                    .or_insert_with(|| nearest_reachable(grid, board, from, order.goal))
+                    .or_insert_with(|| match group {
+                        true => nearest_for_group(grid, board, from, order.goal),
+                        false => nearest_reachable(grid, board, from, order.goal),
+                    })
             });
             match aim {
                 Ok((tile, short)) => match aims.iter_mut().find(|a| a.0 == tile && a.1 == short) {

@@ -139,12 +139,17 @@ pub enum Refusal {
 #[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[reflect(Resource, Default, Debug, Clone, PartialEq)]
 pub enum UnreachableGoals {
-    /// The unit goes to the reachable tile nearest the goal: of the tiles its class can walk
-    /// to from where it stands, the one nearest the goal in a straight line (the squared
-    /// column and row differences); of equally near ones, the one nearest the unit the same
-    /// way, then the first by row, then by column. A group order
-    /// does so per movement class (and per region its units stand in), so each goes as near
-    /// as it can while the others reach the goal.
+    /// The unit goes as near the goal as it can get, weighing the way there: of the tiles
+    /// its class can walk to from where it stands, the one nearest the goal in a straight
+    /// line and every one at most [`STOP_NEAR_SLACK`](tilewalk_path::STOP_NEAR_SLACK) tiles
+    /// further are candidates, those within a step and a half of the cheapest to walk to
+    /// are weighed, and the nearest the goal wins
+    /// ([`Grid::stop_near`](tilewalk_path::Grid::stop_near)): a rider sent into a river
+    /// stops on its own bank rather than riding round by a ford to the far one, a tile
+    /// nearer the click. A group order gathers each movement class (and each region its
+    /// units stand in) around the tile nearest the goal it can reach, in a straight line
+    /// ([`Grid::nearest`](tilewalk_path::Grid::nearest)), so each goes as near as it can
+    /// while the others reach the goal.
     #[default]
     Nearest,
     /// The order is refused with the reason.
