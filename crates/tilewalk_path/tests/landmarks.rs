@@ -6,100 +6,18 @@
 mod common;
 #[path = "common/reference.rs"]
 mod reference;
+#[path = "common/seeded.rs"]
+mod seeded;
 
-use common::steps;
 use proptest::prelude::*;
-use reference::{at, dijkstra};
-use tilewalk_path::{Board, Grid, Landmarks, NoPath, Passage, Pos, SearchContext};
+use seeded::{check_found, pairs, weighted};
+use tilewalk_path::{Board, Grid, Landmarks, NoPath, Pos, SearchContext};
 
-/// The optimal cost from `start` to `goal` by the reference Dijkstra.
-fn optimum(grid: &Grid, start: Pos, goal: Pos, board: Board) -> Option<f64> {
-    if !grid.is_passable(start) || !grid.is_passable(goal) {
-        return None;
-    }
-    let cost = dijkstra(grid, start, board, &|_| Passage::Open)[at(grid, goal)];
-    cost.is_finite().then_some(cost)
-}
-
-/// Checks one ALT search against the reference: the same cost (or both no path), and a path
-/// of legal steps from start to goal that costs what it says.
+/// Checks one ALT search against the reference ([`check_found`]).
 fn check(grid: &Grid, landmarks: &Landmarks, start: Pos, goal: Pos) -> Result<(), String> {
-    let board = landmarks.board();
-    let expected = optimum(grid, start, goal, board);
     let found = SearchContext::new().search_landmarks(grid, landmarks, start, goal);
-    match (found, expected) {
-        (Ok(found), Some(cost)) => {
-            let cells = &found.path.cells;
-            if cells.first() != Some(&start) || cells.last() != Some(&goal) {
-                return Err(format!("{start} to {goal}: path {cells:?}"));
-            }
-            let mut walked = 0.0;
-            for pair in cells.windows(2) {
-                let Some((_, c)) = steps(grid, pair[0], board)
-                    .into_iter()
-                    .find(|(b, _)| *b == pair[1])
-                else {
-                    return Err(format!("{} to {} is no step on {board}", pair[0], pair[1]));
-                };
-                walked += c;
-            }
-            let tolerance = 1e-9 * cost.max(1.0);
-            if (found.path.cost - cost).abs() > tolerance || (walked - cost).abs() > tolerance {
-                return Err(format!(
-                    "{start} to {goal} on {board}: ALT {} (walked {walked}), Dijkstra {cost}",
-                    found.path.cost
-                ));
-            }
-            Ok(())
-        }
-        (Err(_), None) => Ok(()),
-        (found, expected) => Err(format!(
-            "{start} to {goal} on {board}: ALT {found:?}, Dijkstra {expected:?}"
-        )),
-    }
-}
-
-/// A weighted map of hills, forests and lakes from a seed: costs 1 to 8, about a tenth
-/// impassable, in blobs (value noise on an 8-cell lattice).
-fn weighted(width: u32, height: u32, seed: u64) -> Grid {
-    let hash = |x: u32, y: u32| {
-        let mut h = seed ^ (u64::from(x) << 32 | u64::from(y)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        h ^= h >> 29;
-        h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        h ^= h >> 32;
-        (h % 1000) as f64 / 1000.0
-    };
-    let noise = |p: Pos| {
-        let (gx, gy) = (p.x / 8, p.y / 8);
-        let (fx, fy) = (f64::from(p.x % 8) / 8.0, f64::from(p.y % 8) / 8.0);
-        let top = hash(gx, gy) * (1.0 - fx) + hash(gx + 1, gy) * fx;
-        let bottom = hash(gx, gy + 1) * (1.0 - fx) + hash(gx + 1, gy + 1) * fx;
-        top * (1.0 - fy) + bottom * fy
-    };
-    Grid::from_fn(width, height, |p| {
-        let n = noise(p);
-        (n < 0.85).then(|| 1.0 + (n * 8.0).floor().min(7.0) + hash(p.x, p.y + 7777) * 0.5)
-    })
-    .unwrap()
-}
-
-/// Random starts and goals on `grid` from a seed.
-fn pairs(grid: &Grid, seed: u64, count: usize) -> Vec<(Pos, Pos)> {
-    let mut state = seed | 1;
-    let mut next = |n: u32| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % u64::from(n)) as u32
-    };
-    (0..count)
-        .map(|_| {
-            let (w, h) = (grid.width(), grid.height());
-            let a = Pos::new(next(w), next(h));
-            let b = Pos::new(next(w), next(h));
-            (a, b)
-        })
-        .collect()
+    let path = found.as_ref().ok().map(|f| &f.path);
+    check_found(grid, landmarks.board(), (start, goal), path, "ALT")
 }
 
 #[test]
