@@ -363,12 +363,24 @@
 //! unbounded `advance`). A planner keeps its memory from order to order;
 //! [`GroupPlanner::reserve`] sizes it for a map (and has the OS map its pages) ahead of the
 //! first order, so that order's first calls do not pay for it.
+//!
+//! ## Crossings chosen by load
+//!
+//! Cheapest paths are each unit's best alone: a hundred riders all take the ford on their
+//! cheapest way while a second ford stands empty. [`spread_by_load`] takes the ways of one
+//! class's units once planned ([`Way`]) and, round after round, prices every cell with the
+//! mean wait the units would queue there (a point queue per cell: a unit holds a cell for its
+//! cost, all walk at one speed), then lets a share of the units that wait longest at a
+//! crossing (a passage at most [`NARROWS_WIDTH`] tiles wide) search again on the priced
+//! grid, and take the new way when it is sooner, waits counted: traffic assignment's method
+//! of successive averages. The game runs it on each group order once planned.
 
 #![deny(missing_docs)]
 
 mod bits;
 mod board;
 mod connectivity;
+mod crossings;
 mod field;
 pub mod formats;
 mod grid;
@@ -382,6 +394,10 @@ mod pos;
 mod search;
 
 pub use board::{Board, HexLayout, UnknownBoard};
+pub use crossings::{
+    BOTTLENECK_STEPS, NARROWS_WIDTH, SPREAD_MAX_CELLS, SPREAD_ROUNDS, Spread, Way, spread_by_load,
+    walk_cost,
+};
 pub use field::{CostField, FieldError, FieldOptions};
 pub use grid::{Grid, GridError, MAX_COST, MIN_COST};
 pub use group::{

@@ -13,7 +13,8 @@ use proptest::prelude::*;
 use reference::{at, dijkstra};
 use tilewalk_path::{
     Advance, Board, CostField, Diagonal, FieldError, FieldOptions, Grid, GroupError, GroupOrder,
-    GroupPlanner, HexLayout, PATH_CELLS_PER_WORK, Passage, Pos, Route, Stranded, Unit, plan_group,
+    GroupPlanner, HexLayout, PATH_CELLS_PER_WORK, Passage, Pos, Route, SearchContext, Stranded,
+    Unit, Way, plan_group, spread_by_load,
 };
 
 /// The cheapest cost from every cell to the nearest of `goals`: a forward Dijkstra from each
@@ -1304,4 +1305,200 @@ fn a_second_order_started_once_the_first_has_picked_its_tiles_plans_what_it_woul
     assert_eq!(b_side, b);
     decided.sort_by_key(|d| d.0);
     assert_eq!(decided.into_iter().map(|d| d.1).collect::<Vec<_>>(), a);
+}
+
+/// A river (columns 14 and 15) with two fords one tile wide, at rows 4 and 12, and 40
+/// units west of it in rows 1 to 8: every cheapest way goes by the north ford.
+fn two_fords() -> (Grid, Vec<Unit>) {
+    let grid = Grid::from_fn(30, 18, |p| {
+        let river = (14..=15).contains(&p.x) && p.y != 4 && p.y != 12;
+        (!river).then_some(1.0)
+    })
+    .unwrap();
+    let units = (1..=8)
+        .flat_map(|y| {
+            (2..=6).map(move |x| Unit {
+                start: Pos::new(x, y),
+                class: 0,
+            })
+        })
+        .collect();
+    (grid, units)
+}
+
+/// How many ways cross the river at row `row`.
+fn through(ways: &[Way], row: u32) -> usize {
+    ways.iter()
+        .filter(|w| w.cells.iter().any(|p| p.x == 14 && p.y == row))
+        .count()
+}
+
+#[test]
+fn a_crowded_ford_sends_some_units_by_the_other() {
+    let (grid, units) = two_fords();
+    let board = Board::Square(Diagonal::NoObstacles);
+    let order = GroupOrder {
+        units: &units,
+        click: Pos::new(24, 4),
+        occupied: &[],
+        board,
+    };
+    let routes = plan_group(&[&grid], &order).unwrap();
+    let mut ways: Vec<Way> = routes
+        .into_iter()
+        .map(|r| Way {
+            cells: r.unwrap().path.cells,
+            fixed: 1,
+        })
+        .collect();
+    let planned = ways.clone();
+    assert_eq!((through(&ways, 4), through(&ways, 12)), (40, 0));
+    let spread = spread_by_load(
+        &grid,
+        board,
+        &mut ways,
+        &mut SearchContext::new(),
+        usize::MAX,
+    );
+    // The north ford passes a unit a step: the last of 40 waits about 40 steps less the
+    // spread of their arrivals; the detour by the south ford is 16 steps there and back.
+    let south = through(&ways, 12);
+    assert!(
+        (4..=20).contains(&south),
+        "{south} by the south ford: {spread:?}"
+    );
+    assert_eq!(through(&ways, 4) + south, 40);
+    assert!(spread.worst_after < 0.7 * spread.worst_before, "{spread:?}");
+    assert!(
+        spread.rerouted >= south && spread.searched > 0,
+        "{spread:?}"
+    );
+    for (way, before) in ways.iter().zip(&planned) {
+        // The same start and goal, and legal steps.
+        assert_eq!(way.cells.first(), before.cells.first());
+        assert_eq!(way.cells.last(), before.cells.last());
+        for pair in way.cells.windows(2) {
+            assert!(
+                steps(&grid, pair[0], board)
+                    .iter()
+                    .any(|(b, _)| *b == pair[1]),
+                "{} to {}",
+                pair[0],
+                pair[1]
+            );
+        }
+    }
+    // The same ways again give the same spread.
+    let mut again = planned.clone();
+    spread_by_load(
+        &grid,
+        board,
+        &mut again,
+        &mut SearchContext::new(),
+        usize::MAX,
+    );
+    assert_eq!(again, ways);
+}
+
+#[test]
+fn a_file_makes_no_queue_and_odd_ways_are_kept() {
+    let open = Grid::from_fn(30, 3, |_| Some(1.0)).unwrap();
+    let board = Board::Square(Diagonal::NoObstacles);
+    // Ten units in a file on row 1 of open ground, each sent 12 tiles east along it: each
+    // reaches a tile a step after the one ahead has left it, so nobody waits and no way
+    // changes.
+    let planned: Vec<Way> = (2..12)
+        .map(|x| Way {
+            cells: (x..=x + 12).map(|x| Pos::new(x, 1)).collect(),
+            fixed: 1,
+        })
+        .collect();
+    let mut ways = planned.clone();
+    let spread = spread_by_load(
+        &open,
+        board,
+        &mut ways,
+        &mut SearchContext::new(),
+        usize::MAX,
+    );
+    assert_eq!(ways, planned, "{spread:?}");
+    assert_eq!((spread.rerouted, spread.worst_before), (0, 0.0));
+    // The 40 of the two fords, all planned by the north ford, do queue there.
+    let (grid, units) = two_fords();
+    let order = GroupOrder {
+        units: &units,
+        click: Pos::new(24, 4),
+        occupied: &[],
+        board,
+    };
+    let mut crowded: Vec<Way> = plan_group(&[&grid], &order)
+        .unwrap()
+        .into_iter()
+        .map(|r| Way {
+            cells: r.unwrap().path.cells,
+            fixed: 1,
+        })
+        .collect();
+    let spread = spread_by_load(&grid, board, &mut crowded, &mut SearchContext::new(), 0);
+    assert!(spread.worst_before >= 20.0, "{spread:?}");
+    // With no work allowed, nothing is searched or changed.
+    assert_eq!((spread.searched, spread.rerouted), (0, 0));
+    // Sixty units sent across open ground to one click queue where their ways converge,
+    // but no other way is faster there: nothing is a crossing, nothing changes.
+    let field = Grid::from_fn(40, 40, |_| Some(1.0)).unwrap();
+    let units: Vec<Unit> = (0..60)
+        .map(|i| Unit {
+            start: Pos::new(2 + i % 6, 10 + i / 6 * 2),
+            class: 0,
+        })
+        .collect();
+    let order = GroupOrder {
+        units: &units,
+        click: Pos::new(32, 20),
+        occupied: &[],
+        board,
+    };
+    let converging: Vec<Way> = plan_group(&[&field], &order)
+        .unwrap()
+        .into_iter()
+        .map(|r| Way {
+            cells: r.unwrap().path.cells,
+            fixed: 1,
+        })
+        .collect();
+    let mut kept = converging.clone();
+    let spread = spread_by_load(
+        &field,
+        board,
+        &mut kept,
+        &mut SearchContext::new(),
+        usize::MAX,
+    );
+    assert!(spread.worst_before > 0.0, "{spread:?}");
+    assert_eq!((kept == converging, spread.rerouted), (true, 0));
+    // A way whose cells are all fixed, or none given as fixed, or with no cells, is taken
+    // as it is, without a panic.
+    let mut odd = vec![
+        Way {
+            cells: planned[0].cells.clone(),
+            fixed: 0,
+        },
+        Way {
+            cells: planned[1].cells.clone(),
+            fixed: 999,
+        },
+        Way {
+            cells: Vec::new(),
+            fixed: 0,
+        },
+    ];
+    spread_by_load(
+        &open,
+        board,
+        &mut odd,
+        &mut SearchContext::new(),
+        usize::MAX,
+    );
+    assert_eq!(odd[1].cells, planned[1].cells);
+    assert!(odd[2].cells.is_empty());
 }

@@ -1,16 +1,17 @@
 //! Move orders become path requests, served under a per-frame budget ([`requests`]'s docs),
-//! and then `Path` components; paths are re-planned when the terrain under them changes or a
-//! unit is blocked.
+//! and then `Path` components; a group order once planned has its units' ways spread over
+//! the crossings by the queues they would make there ([`spread_crossings`]); paths are
+//! re-planned when the terrain under them changes or a unit is blocked.
 
 mod legs;
 mod requests;
 mod types;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::prelude::*;
-use tilewalk_path::Pos;
+use tilewalk_path::{Pos, SearchContext, Way, spread_by_load, walk_cost};
 
 use legs::{exits, nearest_for_group, nearest_reachable};
 pub use requests::{
@@ -43,6 +44,7 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
             schedule,
             (
                 requests::reserve_planner,
+                spread_crossings,
                 stop_units,
                 plan_orders,
                 replan_paths,
@@ -52,6 +54,72 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
                 .in_set(TilewalkSystems::Plan)
                 .run_if(resource_exists::<Navigation>),
         );
+}
+
+/// How much one movement class of a group order may search to spread its ways over the
+/// crossings, in frames of one worker's [`PathBudget::work`].
+const SPREAD_FRAMES: usize = 4;
+
+/// Crossings chosen by load: each group order planned to the end last frame has the ways of
+/// each of its movement classes spread over the crossings the land offers, by the queues
+/// they would make there ([`tilewalk_path::spread_by_load`]): the units that would wait
+/// longest at a crowded ford or gap take another one when it is sooner, waits counted. A
+/// unit keeps the tile it is stepping into and its goal; units of the order that have
+/// arrived, make way for another or have been given another order since are left out.
+fn spread_crossings(
+    mut requests: ResMut<Requests>,
+    nav: Res<Navigation>,
+    budget: Option<Res<PathBudget>>,
+    mut paths: Query<(&mut Path, &MovementClass, &Squad)>,
+    mut context: Local<SearchContext>,
+) {
+    if requests.planned_orders.is_empty() {
+        return;
+    }
+    let work = budget.map_or(DEFAULT_PATH_WORK, |b| b.work).max(1);
+    let board = nav.board();
+    for (id, members) in std::mem::take(&mut requests.planned_orders) {
+        let mut classes: BTreeMap<MovementClass, Vec<Entity>> = BTreeMap::new();
+        for &unit in &members {
+            if let Ok((path, class, squad)) = paths.get(unit)
+                && squad.0 == id
+                && !path.making_way
+                && !path.pass_through
+            {
+                classes.entry(*class).or_default().push(unit);
+            }
+        }
+        for (class, units) in classes {
+            let mut ways: Vec<Way> = units
+                .iter()
+                .filter_map(|&u| paths.get(u).ok())
+                .map(|(path, ..)| Way {
+                    cells: path.cells.clone(),
+                    fixed: (path.next + 1).min(path.cells.len()),
+                })
+                .collect();
+            let grid = nav.grid(class);
+            let spread = spread_by_load(
+                grid,
+                board,
+                &mut ways,
+                &mut context,
+                work.saturating_mul(SPREAD_FRAMES),
+            );
+            if spread.rerouted == 0 {
+                continue;
+            }
+            for (&unit, way) in units.iter().zip(ways) {
+                if let Ok((mut path, ..)) = paths.get_mut(unit)
+                    && path.cells != way.cells
+                {
+                    path.cost = walk_cost(grid, board, &way.cells);
+                    path.waypoints = vec![way.cells.len() - 1];
+                    path.cells = way.cells;
+                }
+            }
+        }
+    }
 }
 
 fn stop_units(

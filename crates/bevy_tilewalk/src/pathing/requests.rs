@@ -183,6 +183,9 @@ pub(super) struct Requests {
     shorts: HashMap<u64, ShortOfGoal>,
     /// Per movement class: its landmark tables, on a large map.
     tables: Vec<ClassTables>,
+    /// Group orders planned to the end, with their units, whose ways are spread over the
+    /// crossings next frame ([`spread_crossings`](super::spread_crossings)).
+    pub(super) planned_orders: Vec<(u64, Vec<Entity>)>,
 }
 
 /// Maps of at least this many cells (1024 × 1024) get landmark tables for the one-unit
@@ -668,6 +671,7 @@ fn serve_groups(
         apply_group(requests, frame, &mut group, advance, &mut singles);
         if done {
             finished.push(at);
+            requests.planned_orders.push((group.id, group.members));
             requests.spare.push(group.planner);
         } else {
             requests.groups.push(group);
