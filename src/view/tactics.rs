@@ -926,9 +926,15 @@ fn update_turn_log(
             .get(e)
             .map_or_else(|_| e.to_string(), |n| n.to_string())
     };
-    if enemy.is_changed() && turn.team == Team::Red && !enemy.orders.is_empty() {
+    // Once, as red's turn starts: the enemy's turn changes each frame while it plays.
+    let red_turn = Some((turn.number, Team::Red));
+    if enemy.is_changed()
+        && turn.team == Team::Red
+        && !enemy.orders.is_empty()
+        && log.turn != red_turn
+    {
         *log = TurnLog {
-            turn: Some((turn.number, Team::Red)),
+            turn: red_turn,
             lines: enemy
                 .orders
                 .iter()

@@ -94,7 +94,9 @@ impl Grid {
         // Of the candidates within one weighed step of the cheapest, the nearest to `to`
         // (then the cheaper): a diagonal step that ends a tile nearer the click is worth
         // taking, and standing still is no stop when a step brings the walker nearer.
+        // A tile exactly a step and a half dearer is within it, whatever the rounding.
         let slack = cheapest + STOP_NEAR_SLACK * self.min_cost().unwrap_or(MIN_COST);
+        let slack = slack + 1e-9 * slack.max(1.0);
         let Ok(range) = SearchContext::new().range(self, from, slack, board) else {
             return field.goal(from).or(Some(nearest));
         };

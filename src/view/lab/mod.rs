@@ -298,6 +298,7 @@ impl Lab {
 
     /// Runs the configurations on the level and shows the active one's end.
     fn search(&mut self, nav: &Navigation, context: &mut SearchContext) {
+        let first = self.runs.is_empty();
         let grid = nav.grid(self.class);
         let order = if self.compare {
             vec![self.active, 1 - self.active]
@@ -333,7 +334,9 @@ impl Lab {
         } else {
             self.replay = Replay::new(nav.width(), nav.height());
         }
-        self.position = self.events() as f64;
+        // The lab's first search waits at its first event for Space to play it; a search
+        // again (a marker moved, another algorithm) shows where it ends at once.
+        self.position = if first { 0.0 } else { self.events() as f64 };
         self.playing = false;
         self.seek();
         self.stale = false;
@@ -699,7 +702,11 @@ mod tests {
     #[test]
     fn compare_shows_manhattans_costlier_path_on_the_corner_map() {
         let (level, nav, mut lab) = corner_lab();
-        lab.search(&nav, &mut SearchContext::new());
+        let mut context = SearchContext::new();
+        lab.search(&nav, &mut context);
+        // The first search waits at its beginning.
+        assert_eq!((lab.replay.step(), lab.playing), (0, false));
+        lab.search(&nav, &mut context);
         let cost = |run: &Run| run.result.as_ref().unwrap().path.cost;
         let [octile, manhattan] = &lab.runs[..] else {
             panic!("two runs when comparing");
@@ -711,7 +718,7 @@ mod tests {
             (Some(true), Some(false))
         );
         assert_eq!(manhattan.config.label(level.board), "A*, Manhattan");
-        // The replay shows the active run, at its end: the goal expanded last.
+        // Searched again, the replay shows the active run at its end: the goal expanded last.
         assert_eq!(lab.replay.step(), lab.events());
         assert_eq!(
             lab.replay.current(),
