@@ -39,8 +39,9 @@ pub const BOTTLENECK_STEPS: f64 = 4.0;
 /// faster.
 pub const NARROWS_WIDTH: u32 = 4;
 
-/// The most cells all the ways of one call may have past their fixed part: a call on more
-/// leaves the ways as they are (its queue model sorts every cell of every way).
+/// The most cells all the ways of one call may have past their fixed part, and the most
+/// cells of its grid: a call on more leaves the ways as they are (its queue model sorts
+/// every cell of every way, and each round prices a copy of the grid).
 pub const SPREAD_MAX_CELLS: usize = 1 << 21;
 
 /// One unit's way for [`spread_by_load`]: the cells of its path, and how many of them are
@@ -76,7 +77,8 @@ pub struct Spread {
 /// by its price, and take the new way when it is cheaper, waits counted, than what they wait
 /// and walk now. Each way keeps its fixed cells and its goal; a new way is a legal path on
 /// `board`. The searches stop once they expanded `max_work` cells (the round under way ends
-/// there). Deterministic: the same ways give the same result.
+/// there). Grids and orders past [`SPREAD_MAX_CELLS`] are left as they are. Deterministic:
+/// the same ways give the same result.
 pub fn spread_by_load(
     grid: &Grid,
     board: Board,
@@ -92,7 +94,8 @@ pub fn spread_by_load(
         .iter()
         .map(|w| w.cells.len().saturating_sub(w.fixed))
         .sum();
-    if ways.len() < 2 || cells > SPREAD_MAX_CELLS {
+    let grid_cells = u64::from(grid.width()) * u64::from(grid.height());
+    if ways.len() < 2 || cells > SPREAD_MAX_CELLS || grid_cells > SPREAD_MAX_CELLS as u64 {
         return spread;
     }
     let mut queues = Queues::of(grid, board, ways);

@@ -1310,7 +1310,12 @@ fn a_second_order_started_once_the_first_has_picked_its_tiles_plans_what_it_woul
 /// A river (columns 14 and 15) with two fords one tile wide, at rows 4 and 12, and 40
 /// units west of it in rows 1 to 8: every cheapest way goes by the north ford.
 fn two_fords() -> (Grid, Vec<Unit>) {
-    let grid = Grid::from_fn(30, 18, |p| {
+    two_fords_on(30, 18)
+}
+
+/// [`two_fords`] on a grid of another size (at least 30x18), the rest open.
+fn two_fords_on(width: u32, height: u32) -> (Grid, Vec<Unit>) {
+    let grid = Grid::from_fn(width, height, |p| {
         let river = (14..=15).contains(&p.x) && p.y != 4 && p.y != 12;
         (!river).then_some(1.0)
     })
@@ -1398,6 +1403,19 @@ fn a_crowded_ford_sends_some_units_by_the_other() {
         usize::MAX,
     );
     assert_eq!(again, ways);
+    // On a grid past SPREAD_MAX_CELLS (a copy of it a round would cost too much), the same
+    // ways are left as they are.
+    let (large, _) = two_fords_on(2049, 1024);
+    const { assert!(2049 * 1024 > tilewalk_path::SPREAD_MAX_CELLS) };
+    let mut kept = planned.clone();
+    let none = spread_by_load(
+        &large,
+        board,
+        &mut kept,
+        &mut SearchContext::new(),
+        usize::MAX,
+    );
+    assert_eq!((kept, none.rounds), (planned, 0));
 }
 
 #[test]

@@ -65,7 +65,7 @@ const SPREAD_FRAMES: usize = 4;
 /// they would make there ([`tilewalk_path::spread_by_load`]): the units that would wait
 /// longest at a crowded ford or gap take another one when it is sooner, waits counted. A
 /// unit keeps the tile it is stepping into and its goal; units of the order that have
-/// arrived, make way for another or have been given another order since are left out.
+/// arrived, make way for another, were given waypoints or another order since are left out.
 fn spread_crossings(
     mut requests: ResMut<Requests>,
     nav: Res<Navigation>,
@@ -85,6 +85,7 @@ fn spread_crossings(
                 && squad.0 == id
                 && !path.making_way
                 && !path.pass_through
+                && path.waypoints.len() == 1
             {
                 classes.entry(*class).or_default().push(unit);
             }
