@@ -296,7 +296,8 @@ impl Lab {
             .unwrap_or_else(|| (self.events() as f64 / 6.0).max(10.0))
     }
 
-    /// Runs the configurations on the level and shows the active one's end.
+    /// Runs the configurations on the level and shows the active one: at its first event
+    /// on the lab's first search, at its end on every search after.
     fn search(&mut self, nav: &Navigation, context: &mut SearchContext) {
         let first = self.runs.is_empty();
         let grid = nav.grid(self.class);
