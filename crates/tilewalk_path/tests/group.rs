@@ -1331,6 +1331,24 @@ fn two_fords_on(width: u32, height: u32) -> (Grid, Vec<Unit>) {
     (grid, units)
 }
 
+/// The ways a group order of `units` to `click` plans on `grid`, none of their cells fixed.
+fn planned_ways(grid: &Grid, units: &[Unit], click: Pos, board: Board) -> Vec<Way> {
+    let order = GroupOrder {
+        units,
+        click,
+        occupied: &[],
+        board,
+    };
+    plan_group(&[grid], &order)
+        .unwrap()
+        .into_iter()
+        .map(|r| Way {
+            cells: r.unwrap().path.cells,
+            fixed: 1,
+        })
+        .collect()
+}
+
 /// How many ways cross the river at row `row`.
 fn through(ways: &[Way], row: u32) -> usize {
     ways.iter()
@@ -1342,20 +1360,7 @@ fn through(ways: &[Way], row: u32) -> usize {
 fn a_crowded_ford_sends_some_units_by_the_other() {
     let (grid, units) = two_fords();
     let board = Board::Square(Diagonal::NoObstacles);
-    let order = GroupOrder {
-        units: &units,
-        click: Pos::new(24, 4),
-        occupied: &[],
-        board,
-    };
-    let routes = plan_group(&[&grid], &order).unwrap();
-    let mut ways: Vec<Way> = routes
-        .into_iter()
-        .map(|r| Way {
-            cells: r.unwrap().path.cells,
-            fixed: 1,
-        })
-        .collect();
+    let mut ways = planned_ways(&grid, &units, Pos::new(24, 4), board);
     let planned = ways.clone();
     assert_eq!((through(&ways, 4), through(&ways, 12)), (40, 0));
     let spread = spread_by_load(
@@ -1443,20 +1448,7 @@ fn a_file_makes_no_queue_and_odd_ways_are_kept() {
     assert_eq!((spread.rerouted, spread.worst_before), (0, 0.0));
     // The 40 of the two fords, all planned by the north ford, do queue there.
     let (grid, units) = two_fords();
-    let order = GroupOrder {
-        units: &units,
-        click: Pos::new(24, 4),
-        occupied: &[],
-        board,
-    };
-    let mut crowded: Vec<Way> = plan_group(&[&grid], &order)
-        .unwrap()
-        .into_iter()
-        .map(|r| Way {
-            cells: r.unwrap().path.cells,
-            fixed: 1,
-        })
-        .collect();
+    let mut crowded = planned_ways(&grid, &units, Pos::new(24, 4), board);
     let spread = spread_by_load(&grid, board, &mut crowded, &mut SearchContext::new(), 0);
     assert!(spread.worst_before >= 20.0, "{spread:?}");
     // With no work allowed, nothing is searched or changed.
@@ -1470,20 +1462,7 @@ fn a_file_makes_no_queue_and_odd_ways_are_kept() {
             class: 0,
         })
         .collect();
-    let order = GroupOrder {
-        units: &units,
-        click: Pos::new(32, 20),
-        occupied: &[],
-        board,
-    };
-    let converging: Vec<Way> = plan_group(&[&field], &order)
-        .unwrap()
-        .into_iter()
-        .map(|r| Way {
-            cells: r.unwrap().path.cells,
-            fixed: 1,
-        })
-        .collect();
+    let converging = planned_ways(&field, &units, Pos::new(32, 20), board);
     let mut kept = converging.clone();
     let spread = spread_by_load(
         &field,

@@ -10,7 +10,7 @@ mod reference;
 mod seeded;
 
 use proptest::prelude::*;
-use seeded::{check_found, pairs, weighted};
+use seeded::{check_found, edits_strategy, grid_strategy, pairs, weighted};
 use tilewalk_path::{
     Board, Cch, CchError, CchMetric, CchQuery, Grid, NoPath, Pos, SearchContext, SearchOptions,
 };
@@ -165,30 +165,11 @@ fn refuses_what_a_search_refuses_and_other_sizes() {
     );
 }
 
-fn grid_strategy() -> impl Strategy<Value = (Grid, Pos, Pos)> {
-    (1u32..=12, 1u32..=12).prop_flat_map(|(w, h)| {
-        let cell = prop_oneof![3 => Just(Some(1.0)), 1 => Just(Some(1.5)), 1 => Just(Some(2.0)), 1 => Just(Some(3.0)), 1 => Just(Some(0.5)), 1 => Just(Some(7.25)), 2 => Just(None)];
-        (prop::collection::vec(cell, (w * h) as usize), 0..w, 0..h, 0..w, 0..h).prop_map(
-            move |(cells, sx, sy, gx, gy)| {
-                let (start, goal) = (Pos::new(sx, sy), Pos::new(gx, gy));
-                let grid = Grid::from_fn(w, h, |p| cells[(p.y * w + p.x) as usize]).unwrap();
-                (grid, start, goal)
-            },
-        )
-    })
-}
-
-/// A random edit: a cell and its new cost (`None`: impassable).
-fn edits_strategy() -> impl Strategy<Value = Vec<(u32, u32, Option<f64>)>> {
-    let cost = prop_oneof![2 => Just(None), 1 => Just(Some(0.5)), 2 => Just(Some(1.0)), 2 => Just(Some(4.0))];
-    prop::collection::vec((0u32..12, 0u32..12, cost), 0..12)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn costs_equal_dijkstra_on_every_board((grid, start, goal) in grid_strategy()) {
+    fn costs_equal_dijkstra_on_every_board((grid, start, goal) in grid_strategy(false)) {
         for board in Board::ALL {
             let cch = Cch::new(grid.width(), grid.height(), board).unwrap();
             let metric = cch.customize(&grid).unwrap();
@@ -198,7 +179,7 @@ proptest! {
 
     #[test]
     fn costs_equal_dijkstra_after_edits_re_customized(
-        (grid, start, goal) in grid_strategy(),
+        (grid, start, goal) in grid_strategy(false),
         edits in edits_strategy(),
         one_by_one in any::<bool>(),
     ) {

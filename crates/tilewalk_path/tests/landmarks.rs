@@ -10,7 +10,7 @@ mod reference;
 mod seeded;
 
 use proptest::prelude::*;
-use seeded::{check_found, pairs, weighted};
+use seeded::{check_found, edits_strategy, grid_strategy, pairs, weighted};
 use tilewalk_path::{Board, Grid, Landmarks, NoPath, Pos, SearchContext};
 
 /// Checks one ALT search against the reference ([`check_found`]).
@@ -126,29 +126,12 @@ fn tables_of_another_size_or_no_way_fall_back_and_refuse_as_a_star_does() {
     assert_eq!(found.unwrap_err(), NoPath::GoalBlocked(Pos::new(4, 1)));
 }
 
-fn grid_strategy() -> impl Strategy<Value = (Grid, Pos, Pos)> {
-    (1u32..=12, 1u32..=12).prop_flat_map(|(w, h)| {
-        let cell = prop_oneof![3 => Just(Some(1.0)), 1 => Just(Some(1.5)), 1 => Just(Some(2.0)), 1 => Just(Some(3.0)), 1 => Just(Some(0.5)), 1 => Just(Some(7.25)), 2 => Just(None)];
-        (prop::collection::vec(cell, (w * h) as usize), 0..w, 0..h, 0..w, 0..h).prop_map(move |(cells, sx, sy, gx, gy)| {
-            let (start, goal) = (Pos::new(sx, sy), Pos::new(gx, gy));
-            let grid = Grid::from_fn(w, h, |p| if p == start || p == goal { Some(1.0) } else { cells[(p.y * w + p.x) as usize] }).unwrap();
-            (grid, start, goal)
-        })
-    })
-}
-
-/// A random edit: a cell and its new cost (`None`: impassable).
-fn edits_strategy() -> impl Strategy<Value = Vec<(u32, u32, Option<f64>)>> {
-    let cost = prop_oneof![2 => Just(None), 1 => Just(Some(0.5)), 2 => Just(Some(1.0)), 2 => Just(Some(4.0))];
-    prop::collection::vec((0u32..12, 0u32..12, cost), 0..12)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn alt_costs_equal_dijkstra_on_every_board(
-        (grid, start, goal) in grid_strategy(),
+        (grid, start, goal) in grid_strategy(true),
         count in 1usize..7,
     ) {
         for board in Board::ALL {
@@ -159,7 +142,7 @@ proptest! {
 
     #[test]
     fn alt_stays_exact_after_edits_rises_kept_falls_invalidated(
-        (grid, start, goal) in grid_strategy(),
+        (grid, start, goal) in grid_strategy(true),
         edits in edits_strategy(),
         count in 1usize..7,
     ) {

@@ -1,6 +1,8 @@
 //! What the exact searches' tests share: the reference's optimum, the check of a found
-//! path against it, and weighted maps and start-goal pairs from seeds.
+//! path against it, weighted maps and start-goal pairs from seeds, and proptest's random
+//! grids and edits.
 
+use proptest::prelude::*;
 use tilewalk_path::{Board, Grid, Passage, Path, Pos};
 
 use super::common::steps;
@@ -99,4 +101,29 @@ pub fn pairs(grid: &Grid, seed: u64, count: usize) -> Vec<(Pos, Pos)> {
             (a, b)
         })
         .collect()
+}
+
+/// A random grid of 1 to 12 cells a side (costs from 0.5 to 7.25, about a fifth impassable)
+/// with a start and a goal on it; with `open_ends`, those two are passable (cost 1).
+pub fn grid_strategy(open_ends: bool) -> impl Strategy<Value = (Grid, Pos, Pos)> {
+    (1u32..=12, 1u32..=12).prop_flat_map(move |(w, h)| {
+        let cell = prop_oneof![3 => Just(Some(1.0)), 1 => Just(Some(1.5)), 1 => Just(Some(2.0)), 1 => Just(Some(3.0)), 1 => Just(Some(0.5)), 1 => Just(Some(7.25)), 2 => Just(None)];
+        (prop::collection::vec(cell, (w * h) as usize), 0..w, 0..h, 0..w, 0..h).prop_map(
+            move |(cells, sx, sy, gx, gy)| {
+                let (start, goal) = (Pos::new(sx, sy), Pos::new(gx, gy));
+                let grid = Grid::from_fn(w, h, |p| match open_ends && (p == start || p == goal) {
+                    true => Some(1.0),
+                    false => cells[(p.y * w + p.x) as usize],
+                })
+                .unwrap();
+                (grid, start, goal)
+            },
+        )
+    })
+}
+
+/// A random edit: a cell and its new cost (`None`: impassable).
+pub fn edits_strategy() -> impl Strategy<Value = Vec<(u32, u32, Option<f64>)>> {
+    let cost = prop_oneof![2 => Just(None), 1 => Just(Some(0.5)), 2 => Just(Some(1.0)), 2 => Just(Some(4.0))];
+    prop::collection::vec((0u32..12, 0u32..12, cost), 0..12)
 }
