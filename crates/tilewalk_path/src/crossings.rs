@@ -16,11 +16,8 @@
 //! has held it (a deterministic point queue). A unit's wait at a cell is how long it stands
 //! before entering; a cell's price is the mean wait of the units through it.
 
-use std::f64::consts::SQRT_2;
-
 use crate::board::Board;
 use crate::grid::{Grid, MAX_COST};
-use crate::moves::Diagonal;
 use crate::pos::Pos;
 use crate::search::{SearchContext, SearchOptions};
 
@@ -122,7 +119,9 @@ pub fn spread_by_load(
             };
             // What the unit walks and waits now, from where its way may change.
             let now: f64 = (*fixed..cells.len())
-                .map(|i| step(grid, board, cells[i - 1], cells[i]) + queues.wait(way, *fixed, i))
+                .map(|i| {
+                    grid.step_cost(board, cells[i - 1], cells[i]) + queues.wait(way, *fixed, i)
+                })
                 .sum();
             let Ok(found) = context.search(&priced, from, goal, &options) else {
                 continue;
@@ -179,7 +178,7 @@ impl Queues {
             first.push(slots);
             let mut time = 0.0;
             for i in way.fixed..way.cells.len() {
-                time += step(grid, board, way.cells[i - 1], way.cells[i]);
+                time += grid.step_cost(board, way.cells[i - 1], way.cells[i]);
                 arrivals.push((key(way.cells[i]), time, w, slots));
                 slots += 1;
             }
@@ -292,20 +291,11 @@ fn narrows(grid: &Grid, p: Pos) -> bool {
 }
 
 /// What walking `cells` costs on `grid`: the sum of its steps, each the cost of the cell
-/// stepped into, times √2 for a diagonal step of a square board (the searches' cost model).
-/// The steps are taken as they are: a way from [`spread_by_load`] or a search is legal.
+/// stepped into, times √2 for a diagonal step of a square board (the searches' cost model);
+/// infinite when a step is not a legal move on `board`.
 pub fn walk_cost(grid: &Grid, board: Board, cells: &[Pos]) -> f64 {
     cells
         .windows(2)
-        .map(|s| step(grid, board, s[0], s[1]))
+        .map(|s| grid.step_cost(board, s[0], s[1]))
         .sum()
-}
-
-/// What the step from `a` into the adjacent cell `b` costs on `board` (a way's steps are
-/// legal): the cost of `b`, times √2 for a diagonal step of a square board.
-fn step(grid: &Grid, board: Board, a: Pos, b: Pos) -> f64 {
-    let cost = grid.cost(b).unwrap_or(0.0);
-    let diagonal =
-        matches!(board, Board::Square(d) if d != Diagonal::Never) && a.x != b.x && a.y != b.y;
-    if diagonal { cost * SQRT_2 } else { cost }
 }

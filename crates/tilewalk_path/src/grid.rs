@@ -1,11 +1,12 @@
 //! The weighted grid: flat cost storage with a blocked border, editable one cell at a time.
 
+use std::f64::consts::SQRT_2;
 use std::sync::OnceLock;
 
 use crate::bits::BitLines;
 use crate::board::Board;
 use crate::connectivity::Components;
-use crate::moves::STEPS;
+use crate::moves::{Diagonal, STEPS};
 use crate::pos::Pos;
 
 /// The smallest movement cost a passable cell may have.
@@ -211,6 +212,30 @@ impl Grid {
             }
         }
         best.map(|(_, _, y, x)| Pos::new(x as u32, y as u32))
+    }
+
+    /// What the step from `a` into the adjacent cell `b` costs on `board` (the searches'
+    /// cost model: the cost of `b`, times √2 for a diagonal), infinity where it is not a
+    /// legal move (the corner rule, a diagonal on a hex or 4-way board).
+    pub(crate) fn step_cost(&self, board: Board, a: Pos, b: Pos) -> f64 {
+        let (Some(_), Some(cost)) = (self.cost(a), self.cost(b)) else {
+            return f64::INFINITY;
+        };
+        let diagonal = matches!(board, Board::Square(_)) && a.x != b.x && a.y != b.y;
+        if !diagonal {
+            return cost;
+        }
+        let sides = (
+            self.is_passable(Pos::new(b.x, a.y)),
+            self.is_passable(Pos::new(a.x, b.y)),
+        );
+        let legal = match board {
+            Board::Square(Diagonal::NoObstacles) => sides.0 && sides.1,
+            Board::Square(Diagonal::AtMostOneObstacle) => sides.0 || sides.1,
+            Board::Square(Diagonal::Always) => true,
+            Board::Square(Diagonal::Never) | Board::Hex(_) => false,
+        };
+        if legal { cost * SQRT_2 } else { f64::INFINITY }
     }
 
     /// The cost of stepping into `pos`; `None` when it is impassable or outside the grid.

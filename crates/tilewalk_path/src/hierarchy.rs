@@ -34,13 +34,12 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::f64::consts::SQRT_2;
 
 use crate::board::Board;
 use crate::grid::Grid;
 use crate::moves::Diagonal;
 use crate::pos::Pos;
-use crate::search::{NoPath, Path};
+use crate::search::{NoPath, Path, check_endpoints};
 
 /// No cell: the end of the elimination tree, or a start or goal not yet reached.
 const NONE: u32 = u32::MAX;
@@ -386,8 +385,8 @@ impl Cch {
             return (f64::INFINITY, f64::INFINITY);
         }
         (
-            step_cost(grid, self.board, a, b),
-            step_cost(grid, self.board, b, a),
+            grid.step_cost(self.board, a, b),
+            grid.step_cost(self.board, b, a),
         )
     }
 
@@ -459,29 +458,6 @@ fn dissect(stride: u32, x0: u32, y0: u32, width: u32, height: u32, out: &mut Vec
         dissect(stride, x0, y0 + cut + 1, width, height - cut - 1, out);
         out.extend((x0..x0 + width).map(|x| (y0 + cut) * stride + x));
     }
-}
-
-/// What the step from `a` into the adjacent cell `b` costs on `board`, infinity where it is
-/// not a legal move.
-fn step_cost(grid: &Grid, board: Board, a: Pos, b: Pos) -> f64 {
-    let (Some(_), Some(cost)) = (grid.cost(a), grid.cost(b)) else {
-        return f64::INFINITY;
-    };
-    let diagonal = matches!(board, Board::Square(_)) && a.x != b.x && a.y != b.y;
-    if !diagonal {
-        return cost;
-    }
-    let sides = (
-        grid.is_passable(Pos::new(b.x, a.y)),
-        grid.is_passable(Pos::new(a.x, b.y)),
-    );
-    let legal = match board {
-        Board::Square(Diagonal::NoObstacles) => sides.0 && sides.1,
-        Board::Square(Diagonal::AtMostOneObstacle) => sides.0 || sides.1,
-        Board::Square(Diagonal::Always) => true,
-        Board::Square(Diagonal::Never) | Board::Hex(_) => false,
-    };
-    if legal { cost * SQRT_2 } else { f64::INFINITY }
 }
 
 impl CchMetric {
@@ -645,29 +621,7 @@ impl CchQuery {
     ) -> Result<Path, CchError> {
         cch.check(grid)?;
         cch.check_metric(metric)?;
-        let (width, height) = (grid.width(), grid.height());
-        if !grid.contains(start) {
-            return Err(NoPath::StartOutside {
-                pos: start,
-                width,
-                height,
-            }
-            .into());
-        }
-        if !grid.contains(goal) {
-            return Err(NoPath::GoalOutside {
-                pos: goal,
-                width,
-                height,
-            }
-            .into());
-        }
-        if !grid.is_passable(start) {
-            return Err(NoPath::StartBlocked(start).into());
-        }
-        if !grid.is_passable(goal) {
-            return Err(NoPath::GoalBlocked(goal).into());
-        }
+        check_endpoints(grid, start, goal)?;
         let cells = cch.cell.len();
         if self.forward.len() != cells {
             self.forward = vec![f64::INFINITY; cells];
@@ -792,7 +746,7 @@ impl CchQuery {
             } else {
                 (high, low, metric.down[a])
             };
-            let step = step_cost(grid, cch.board, cch.pos(from), cch.pos(to));
+            let step = grid.step_cost(cch.board, cch.pos(from), cch.pos(to));
             if cch.adjacent(cch.pos(from), cch.pos(to)) && step == weight {
                 cells.push(cch.pos(to));
                 cost += step;

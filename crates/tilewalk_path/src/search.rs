@@ -887,7 +887,9 @@ fn trace_push(
     }
 }
 
-fn check_endpoints(grid: &Grid, start: Pos, goal: Pos) -> Result<(), NoPath> {
+/// Why a search from `start` to `goal` on `grid` cannot start: an end outside the grid or
+/// impassable.
+pub(crate) fn check_endpoints(grid: &Grid, start: Pos, goal: Pos) -> Result<(), NoPath> {
     let (width, height) = (grid.width(), grid.height());
     if !grid.contains(start) {
         return Err(NoPath::StartOutside {
