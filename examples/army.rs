@@ -188,25 +188,20 @@ fn main() {
         Some(run)
     };
     let one = scenario("(a) one group, one point", 1, &|units| {
-        vec![MoveOrder {
-            units: units.to_vec(),
-            goal: centre,
-            append: false,
-        }]
+        vec![MoveOrder::new(units.to_vec(), centre)]
     });
     let hundred = scenario("(b) 100 groups, 100 points", 1, &|units| {
         let size = units.len().div_ceil(100).max(1);
         units
             .chunks(size)
             .enumerate()
-            .map(|(i, group)| MoveOrder {
-                units: group.to_vec(),
+            .map(|(i, group)| {
                 // A 10×10 lattice of points across the map's middle half.
-                goal: open_near(
+                let goal = open_near(
                     SIDE / 4 + (i as u32 % 10) * SIDE / 20,
                     SIDE / 4 + (i as u32 / 10) * SIDE / 20,
-                ),
-                append: false,
+                );
+                MoveOrder::new(group.iter().copied(), goal)
             })
             .collect()
     });
@@ -216,11 +211,7 @@ fn main() {
         units
             .iter()
             .step_by(every)
-            .map(|&unit| MoveOrder {
-                units: vec![unit],
-                goal: centre,
-                append: false,
-            })
+            .map(|&unit| MoveOrder::new([unit], centre))
             .collect()
     });
     let ratio = |run: &Option<Run>| match (&baseline, run) {

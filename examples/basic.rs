@@ -28,11 +28,8 @@ fn main() {
         .into_iter()
         .map(|tile| app.world_mut().spawn((Unit, Tile(tile))).id())
         .collect();
-    app.world_mut().write_message(MoveOrder {
-        units: units.clone(),
-        goal: Pos::new(7, 1),
-        append: false,
-    });
+    app.world_mut()
+        .write_message(MoveOrder::new(units.clone(), Pos::new(7, 1)));
     app.update();
 
     for (i, unit) in units.into_iter().enumerate() {

@@ -35,11 +35,7 @@ fn main() {
         .map(|class| {
             let start = Pos::new(0, 3 + u32::from(class.0));
             let unit = app.world_mut().spawn((Unit, class, Tile(start))).id();
-            app.world_mut().write_message(MoveOrder {
-                units: vec![unit],
-                goal,
-                append: false,
-            });
+            app.world_mut().write_message(MoveOrder::new([unit], goal));
             (unit, class)
         })
         .collect();

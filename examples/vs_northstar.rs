@@ -781,11 +781,7 @@ fn tilewalk_crowd(
         .map(|&p| app.world_mut().spawn((Unit, class, Tile(p))).id())
         .collect();
     for (&unit, &goal) in units.iter().zip(goals) {
-        app.world_mut().write_message(MoveOrder {
-            units: vec![unit],
-            goal,
-            append: false,
-        });
+        app.world_mut().write_message(MoveOrder::new([unit], goal));
     }
     let goal_of: std::collections::HashMap<Entity, Pos> =
         units.iter().copied().zip(goals.iter().copied()).collect();

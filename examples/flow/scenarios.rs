@@ -561,10 +561,11 @@ fn started(map: &MapAsset, table: &TerrainTable) -> (App, Vec<Started>) {
 fn group_orders(orders: &[(Team, Pos)], units: &[Started]) -> Vec<MoveOrder> {
     orders
         .iter()
-        .map(|&(team, goal)| MoveOrder {
-            units: units.iter().filter(|u| u.2 == team).map(|u| u.0).collect(),
-            goal,
-            append: false,
+        .map(|&(team, goal)| {
+            MoveOrder::new(
+                units.iter().filter(|u| u.2 == team).map(|u| u.0),
+                goal,
+            )
         })
         .collect()
 }
@@ -607,11 +608,7 @@ pub fn run(
 ) -> Flow {
     let map = MapAsset::parse(&scenario.map).expect("the scenario's map parses");
     let (mut app, units) = started(&map, table);
-    let alone = |unit: Entity, goal: Pos| MoveOrder {
-        units: vec![unit],
-        goal,
-        append: false,
-    };
+    let alone = |unit: Entity, goal: Pos| MoveOrder::new([unit], goal);
     let orders: Vec<MoveOrder> = match &scenario.alone {
         Alone::No => group_orders(&scenario.orders, &units),
         Alone::GroupTiles => {

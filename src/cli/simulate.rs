@@ -145,11 +145,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
         let unit = unit_named(name)?;
         on_map(&format!("order {name}"), *goal)?;
         let append = args.orders[..i].iter().any(|(earlier, _)| earlier == name);
-        orders.push(MoveOrder {
-            units: vec![unit],
-            goal: *goal,
-            append,
-        });
+        orders.push(MoveOrder::new([unit], *goal).with_append(append));
     }
     for (names, goal) in &args.groups {
         on_map(&format!("group {}", names.join(",")), *goal)?;
@@ -163,11 +159,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Failure> {
         }
         let mut seen = HashSet::new();
         group.retain(|e| seen.insert(*e));
-        orders.push(MoveOrder {
-            units: group,
-            goal: *goal,
-            append: false,
-        });
+        orders.push(MoveOrder::new(group, *goal));
     }
     let ordered: HashSet<Entity> = orders.iter().flat_map(|o| o.units.clone()).collect();
     let starts: HashMap<Entity, (Pos, MovementClass)> = world

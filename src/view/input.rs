@@ -242,11 +242,7 @@ fn order_selected(
         units: units.len(),
         goal: Some(goal),
     };
-    orders.write(MoveOrder {
-        units,
-        goal,
-        append: shift(&keys),
-    });
+    orders.write(MoveOrder::new(units, goal).with_append(shift(&keys)));
 }
 
 /// What a map without units is told: how to add some in the tool the map is made with.
@@ -278,9 +274,7 @@ fn keyboard_commands(
 ) {
     // Ctrl+S saves a painted map (view::paint).
     if keys.just_pressed(KeyCode::KeyS) && !ctrl(&keys) && !selected.is_empty() {
-        stops.write(StopOrder {
-            units: selected.iter().collect(),
-        });
+        stops.write(StopOrder::new(&selected));
     }
     if keys.just_pressed(KeyCode::KeyE) {
         view.step(searches.0.len());

@@ -555,11 +555,7 @@ fn mixed_armies_of_a_generated_map_converge_on_one_point_alone_and_as_one_order(
             .map(|(entity, _)| entity)
             .collect();
         let units = army.len();
-        world.write_message(MoveOrder {
-            units: army,
-            goal: Pos::new(24, 18),
-            append: false,
-        });
+        world.write_message(MoveOrder::new(army, Pos::new(24, 18)));
         march(&mut app, 600.0);
         let entries = journal(&app);
         let arrived = arrived(&entries);
@@ -619,12 +615,8 @@ fn two_armies_cross(map: &str) {
         (Team::Blue, Pos::new(50, 20)),
         (Team::Red, Pos::new(10, 30)),
     ] {
-        let units = teams.iter().filter(|u| u.1 == team).map(|u| u.0).collect();
-        world.write_message(MoveOrder {
-            units,
-            goal,
-            append: false,
-        });
+        let units = teams.iter().filter(|u| u.1 == team).map(|u| u.0);
+        world.write_message(MoveOrder::new(units, goal));
     }
     march(&mut app, 600.0);
     assert_all_arrived(&app, 200);
@@ -760,11 +752,7 @@ fn an_army_replays_identically_under_any_budget_run_twice() {
             }
         }
         for (units, goal) in [(blue, Pos::new(50, 24)), (red, Pos::new(12, 24))] {
-            world.write_message(MoveOrder {
-                units,
-                goal,
-                append: false,
-            });
+            world.write_message(MoveOrder::new(units, goal));
         }
         march(&mut app, 200.0);
         journal(&app)
@@ -814,10 +802,11 @@ fn group_orders_are_planned_side_by_side_on_distinct_tiles_and_replay_identicall
         let orders: Vec<MoveOrder> = units
             .chunks(20)
             .enumerate()
-            .map(|(i, chunk)| MoveOrder {
-                units: chunk.iter().map(|u| u.1).collect(),
-                goal: open_near(40 + (i as u32 % 4) * 3, 24 + (i as u32 / 4) * 2),
-                append: false,
+            .map(|(i, chunk)| {
+                MoveOrder::new(
+                    chunk.iter().map(|u| u.1),
+                    open_near(40 + (i as u32 % 4) * 3, 24 + (i as u32 / 4) * 2),
+                )
             })
             .collect();
         assert_eq!(orders.len(), 12);
@@ -1205,8 +1194,7 @@ front blue foot 2,1
         app.update();
     }
     let front = unit(&mut app, "front");
-    app.world_mut()
-        .write_message(StopOrder { units: vec![front] });
+    app.world_mut().write_message(StopOrder::new([front]));
     app.update();
     let stopped = tile(&mut app, "front");
     assert!(path(&mut app, "front").is_none(), "front is stopped");
@@ -1385,10 +1373,8 @@ fn every_unit_arrives_on_random_small_maps() {
             .map(|u| unit(&mut app, &format!("u{u}")))
             .collect();
         app.world_mut()
-            .write_message_batch(orders.iter().map(|(units, goal)| MoveOrder {
-                units: units.iter().map(|&u| entities[u]).collect(),
-                goal: *goal,
-                append: false,
+            .write_message_batch(orders.iter().map(|(units, goal)| {
+                MoveOrder::new(units.iter().map(|&u| entities[u]), *goal)
             }));
         let mut arrived_all = false;
         for frame in 0..(LIVENESS_SECS * 60.0) as usize {

@@ -86,12 +86,9 @@ pub fn unit(app: &mut App, name: &str) -> Entity {
 }
 
 pub fn order(app: &mut App, names: &[&str], goal: Pos, append: bool) {
-    let units = names.iter().map(|n| unit(app, n)).collect();
-    app.world_mut().write_message(MoveOrder {
-        units,
-        goal,
-        append,
-    });
+    let units: Vec<Entity> = names.iter().map(|n| unit(app, n)).collect();
+    app.world_mut()
+        .write_message(MoveOrder::new(units, goal).with_append(append));
 }
 
 pub fn tile(app: &mut App, name: &str) -> Pos {

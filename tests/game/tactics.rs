@@ -440,6 +440,32 @@ fn strikes(app: &App) -> Vec<Struck> {
     app.world().resource::<Strikes>().0.clone()
 }
 
+/// A strike's attacker, target, damage, counter-attack, hit points left (attacker's, then
+/// target's) and removed units.
+type Outcome = (Entity, Entity, u32, Option<u32>, u32, u32, Vec<Entity>);
+
+fn outcome(s: &Struck) -> Outcome {
+    let Struck {
+        attacker,
+        target,
+        damage,
+        counter,
+        attacker_hp,
+        target_hp,
+        ref removed,
+        ..
+    } = *s;
+    (
+        attacker,
+        target,
+        damage,
+        counter,
+        attacker_hp,
+        target_hp,
+        removed.clone(),
+    )
+}
+
 fn strike(app: &mut App, name: &str, target: &str) {
     let (attacker, target) = (unit(app, name), unit(app, target));
     app.world_mut().write_message(Strike { attacker, target });
@@ -500,16 +526,8 @@ fn a_strike_after_a_move_deals_the_tables_damage_and_the_defender_strikes_back()
     );
     strike(&mut app, "knight", "orc");
     assert_eq!(
-        strikes(&app),
-        [Struck {
-            attacker: knight,
-            target: orc,
-            damage: 5,
-            counter: Some(7),
-            attacker_hp: 13,
-            target_hp: 15,
-            removed: vec![],
-        }],
+        strikes(&app).iter().map(outcome).collect::<Vec<_>>(),
+        [(knight, orc, 5, Some(7), 13, 15, vec![])],
         "the strike is what the forecast said"
     );
     assert_eq!(app.world().get::<Health>(orc), Some(&Health(15)));
@@ -689,16 +707,8 @@ orc    red  foot 2,0
     end_turn(&mut app);
     let (squire, orc) = (unit(&mut app, "squire"), unit(&mut app, "orc"));
     assert_eq!(
-        strikes(&app)[1],
-        Struck {
-            attacker: orc,
-            target: squire,
-            damage: 7,
-            counter: Some(7),
-            attacker_hp: 6,
-            target_hp: 6,
-            removed: vec![],
-        }
+        outcome(&strikes(&app)[1]),
+        (orc, squire, 7, Some(7), 6, 6, vec![])
     );
     assert_eq!(hp(&mut app, "knight"), Some(20));
 

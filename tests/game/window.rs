@@ -1419,11 +1419,7 @@ fn debug_plugin_scene(shot: PathBuf) {
             // records of the one before.
             if *frame == 10 {
                 for (unit, goal) in [(red, Pos::new(10, 6)), (blue, Pos::new(10, 1))] {
-                    orders.write(MoveOrder {
-                        units: vec![unit],
-                        goal,
-                        append: false,
-                    });
+                    orders.write(MoveOrder::new([unit], goal));
                 }
             }
             let ready = refused.read().count() > 0

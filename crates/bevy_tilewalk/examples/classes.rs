@@ -88,11 +88,7 @@ fn main() {
                 .spawn((Unit, class, Tile(Pos::new(0, u32::from(class.0)))))
                 .id();
             let goal = Pos::new(width - 1, 3 + u32::from(class.0));
-            app.world_mut().write_message(MoveOrder {
-                units: vec![unit],
-                goal,
-                append: false,
-            });
+            app.world_mut().write_message(MoveOrder::new([unit], goal));
             (unit, class, goal)
         })
         .collect();

@@ -42,11 +42,7 @@ fn main() {
         .collect();
     app.insert_resource(nav);
     for (&(_, unit), goal) in units.iter().zip([Pos::new(7, 1), Pos::new(7, 2)]) {
-        app.world_mut().write_message(MoveOrder {
-            units: vec![unit],
-            goal,
-            append: false,
-        });
+        app.world_mut().write_message(MoveOrder::new([unit], goal));
     }
     app.update();
     for &(name, unit) in &units {

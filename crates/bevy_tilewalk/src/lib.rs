@@ -20,12 +20,16 @@
 //!   ([`Refusal::GaveUp`]).
 //! - **Re-plans**: a [`NavigationChanged`] re-plans the paths that cross a changed tile, and
 //!   every path of a class that got cheaper somewhere.
+//! - **Outcomes** are messages and entity events on their unit: [`Arrived`] and
+//!   [`OrderRefused`] are triggered last in [`TilewalkSystems::Move`], so an observer on a
+//!   unit runs in the frame its message is written.
 //!
 //! The repository's `docs/armies.md` tells the crowd rules in full, and
 //! `docs/design/plugin.md` why the interface is the one it is.
 #![deny(missing_docs)]
 
 pub mod debug;
+mod events;
 mod movement;
 mod navigation;
 mod pathing;
@@ -38,6 +42,7 @@ mod units;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 
+pub use events::MoveCommands;
 pub use movement::{Arrived, MAX_REPLANS, WAIT_FOR_IDLE_SECS, free_walk_seconds};
 #[cfg(feature = "bevy_ecs_tilemap")]
 pub use navigation::board_of;
@@ -59,10 +64,11 @@ pub use units::{Motion, MovementClass, Precedence, Selected, Stride, Team, Tile,
 pub mod prelude {
     #[cfg(feature = "debug")]
     pub use crate::debug::TilewalkDebugPlugin;
+    pub use crate::path::Board;
     pub use crate::{
-        Arrived, ClassSpec, Motion, MoveOrder, MovementClass, Navigation, NavigationChanged,
-        OrderRefused, Path, Pending, Pos, Refusal, ShortOfGoal, StopOrder, Team, Tile,
-        TilewalkPlugin, TilewalkSystems, Unit, UnreachableGoals,
+        Arrived, ClassSpec, Motion, MoveCommands, MoveOrder, MovementClass, Navigation,
+        NavigationChanged, OrderRefused, Path, Pending, Pos, Refusal, ShortOfGoal, StopOrder, Team,
+        Tile, TilewalkPlugin, TilewalkSystems, Unit, UnreachableGoals,
     };
 }
 
@@ -85,14 +91,18 @@ pub enum TilewalkSystems {
     /// [`TacticsRules`]: crate::tactics::TacticsRules
     Turns,
     /// Orders and navigation changes become path requests, served under the
-    /// [`PathBudget`]: [`Pending`] until a [`Path`] arrives.
+    /// [`PathBudget`]: [`Pending`] until a [`Path`] arrives. Without a [`Navigation`], move
+    /// orders are kept here until one is inserted.
     Plan,
-    /// Units walk their paths with the crowd rules; [`Arrived`] and [`OrderRefused`] come out.
+    /// Units walk their paths with the crowd rules; [`Arrived`] and [`OrderRefused`] come out,
+    /// as messages and, last in the set, as entity events on their units (for observers).
     Move,
 }
 
 /// The simulation of tile-based unit movement: add it, insert a [`Navigation`], spawn
-/// [`Unit`]s and write [`MoveOrder`]s. It needs no window: `MinimalPlugins` are enough.
+/// [`Unit`]s and write [`MoveOrder`]s (or [`MoveCommands::move_to`] on a unit). It needs no
+/// window: `MinimalPlugins` are enough. Orders written before the navigation is inserted
+/// wait for it.
 #[derive(Clone, Debug)]
 pub struct TilewalkPlugin {
     /// The schedule the systems run in: `Update` walks units by the frame's time, a fixed

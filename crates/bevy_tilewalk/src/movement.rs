@@ -119,11 +119,14 @@ pub fn free_walk_seconds(
         .map_or(0.0, |found| found.path.cost / nav.speed(class))
 }
 
-/// A unit reached the end of its path.
-#[derive(Message, Reflect, Clone, Copy, Debug)]
-#[reflect(opaque, Debug, Clone)]
+/// A unit reached the end of its path: a message and, on the unit, an entity event
+/// (`commands.entity(unit).observe(|arrived: On<Arrived>| ...)`).
+#[derive(Message, EntityEvent, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(opaque, Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Arrived {
     /// The unit.
+    #[event_target]
     pub unit: Entity,
     /// The tile it stands on.
     pub tile: Pos,
@@ -137,7 +140,8 @@ pub struct Arrived {
 pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
     app.add_message::<Arrived>().add_systems(
         schedule,
-        follow_paths
+        (follow_paths, crate::events::trigger_outcomes)
+            .chain()
             .in_set(TilewalkSystems::Move)
             .run_if(resource_exists::<Navigation>),
     );

@@ -136,6 +136,19 @@ impl Navigation {
         Self::new(board, classes, grids)
     }
 
+    /// A `width` × `height` navigation of one movement class, every tile passable at cost 1:
+    /// an open field, the shortest start (`Navigation::uniform(Board::default(), 8, 8,
+    /// ClassSpec::new("foot", 3.0))`). Fails on a speed that is not a positive number or a
+    /// size the core's grids refuse.
+    pub fn uniform(
+        board: Board,
+        width: u32,
+        height: u32,
+        class: ClassSpec,
+    ) -> Result<Self, NavigationError> {
+        Self::from_fn(board, width, height, vec![class], |_, _| Some(1.0))
+    }
+
     /// The board's shape: which tiles are adjacent.
     pub fn board(&self) -> Board {
         self.board

@@ -355,6 +355,7 @@ pub struct CancelMove {
 /// stands on `path`'s last tile already; `path` is the way it went, from the tile it left.
 #[derive(Message, Reflect, Clone, Debug)]
 #[reflect(Debug, Clone)]
+#[non_exhaustive]
 pub struct TacticsMoved {
     /// The unit.
     pub unit: Entity,
@@ -366,6 +367,7 @@ pub struct TacticsMoved {
 /// game.
 #[derive(Message, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Won {
     /// The side left standing.
     pub team: Team,
@@ -379,13 +381,18 @@ pub struct Won {
 #[reflect(Component, Default, Debug, Clone)]
 pub struct Presenting;
 
-/// A strike was resolved.
-#[derive(Message, Reflect, Clone, Debug, PartialEq, Eq)]
+/// A strike was resolved: a message and, on the unit struck (`target`), an entity event
+/// (`commands.entity(unit).observe(|struck: On<Struck>| ...)`). Its observers run before the
+/// strike is applied to the world ([`apply_strike`]), so they run for a unit the strike
+/// removes too, while it still exists.
+#[derive(Message, EntityEvent, Reflect, Clone, Debug, PartialEq, Eq)]
 #[reflect(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Struck {
     /// The attacker.
     pub attacker: Entity,
     /// The unit struck.
+    #[event_target]
     pub target: Entity,
     /// The damage the strike dealt.
     pub damage: u32,
@@ -402,6 +409,7 @@ pub struct Struck {
 /// A unit waited: its action is over.
 #[derive(Message, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Waited {
     /// The unit.
     pub unit: Entity,
@@ -410,6 +418,7 @@ pub struct Waited {
 /// A unit's move was taken back.
 #[derive(Message, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MoveCancelled {
     /// The unit.
     pub unit: Entity,
@@ -1054,6 +1063,7 @@ fn apply_actions(
         match still.check(board.check_strike(&attacker, &target, *turn)) {
             Ok(forecast) => {
                 let outcome = board.resolve_strike(attacker.entity, target.entity, forecast);
+                commands.trigger(outcome.clone());
                 apply_strike(&mut commands, &outcome);
                 let ended = !outcome.removed.is_empty();
                 struck.write(outcome);
@@ -1155,6 +1165,7 @@ fn walk_enemy_moves(
             && let Ok(forecast) = board.check_strike(&attacker, &target, *turn)
         {
             let outcome = board.resolve_strike(attacker.entity, target.entity, forecast);
+            commands.trigger(outcome.clone());
             apply_strike(&mut commands, &outcome);
             let ended = !outcome.removed.is_empty();
             struck.write(outcome);

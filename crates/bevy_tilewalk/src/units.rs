@@ -7,7 +7,9 @@ use tilewalk_path::Pos;
 
 use crate::remote::PosReflect;
 
-/// A unit on the map: an entity that holds a [`Tile`] and walks [`Path`](crate::Path)s.
+/// A unit on the map: an entity that holds a [`Tile`] and walks [`Path`](crate::Path)s. Spawn
+/// it with its [`Tile`]: an order for a unit without one is refused
+/// ([`Refusal::MissingComponent`](crate::Refusal::MissingComponent)).
 #[derive(Component, Reflect, Clone, Copy, Debug, Default)]
 #[reflect(Component, Default, Debug, Clone)]
 #[require(Motion, Walk, Team, MovementClass)]
@@ -60,7 +62,8 @@ impl std::fmt::Display for Team {
 
 /// How a unit moves: an index into the [`Navigation`](crate::Navigation)'s classes, each
 /// with its own cost grid and speed. [`Navigation::class`](crate::Navigation::class) finds one
-/// by name.
+/// by name. A class past the navigation's list is named in a warning, once per unit and
+/// class, and the unit moves as the first class.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[reflect(Component, Default, Debug, Clone, PartialEq, Hash)]
 pub struct MovementClass(pub u8);

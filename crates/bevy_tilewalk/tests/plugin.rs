@@ -34,11 +34,8 @@ fn spawn(app: &mut App, class: MovementClass, at: (u32, u32)) -> Entity {
 }
 
 fn order(app: &mut App, units: &[Entity], goal: (u32, u32)) {
-    app.world_mut().write_message(MoveOrder {
-        units: units.to_vec(),
-        goal: Pos::new(goal.0, goal.1),
-        append: false,
-    });
+    app.world_mut()
+        .write_message(MoveOrder::new(units.to_vec(), Pos::new(goal.0, goal.1)));
 }
 
 /// Runs until no unit has a path or waits for one (at most `seconds`), collecting arrivals.

@@ -142,12 +142,8 @@ fn click(
         }
     }
     if buttons.just_pressed(MouseButton::Right) {
-        let selected = units.iter().filter(|u| u.2).map(|u| u.0).collect();
-        orders.write(MoveOrder {
-            units: selected,
-            goal: tile,
-            append: false,
-        });
+        let selected = units.iter().filter(|u| u.2).map(|u| u.0);
+        orders.write(MoveOrder::new(selected, tile));
     }
 }
 

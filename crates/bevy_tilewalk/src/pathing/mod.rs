@@ -9,6 +9,8 @@ mod types;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use bevy::ecs::entity::EntityHashSet;
+use bevy::ecs::message::MessageCursor;
 use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::prelude::*;
 use tilewalk_path::{Pos, SearchContext, Way, spread_by_load, walk_cost};
@@ -27,7 +29,7 @@ pub(crate) use types::{Replan, Side, Squad, StoppedShort};
 
 use crate::TilewalkSystems;
 use crate::navigation::{Navigation, NavigationChanged};
-use crate::units::{MovementClass, Unit, precedence};
+use crate::units::{MovementClass, Team, Tile, Unit, precedence};
 
 pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
     app.add_message::<MoveOrder>()
@@ -40,20 +42,72 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .init_resource::<RecordSearches>()
         .init_resource::<Requests>()
         .init_resource::<PathWork>()
+        .init_resource::<Inbox>()
         .add_systems(
             schedule,
             (
-                requests::reserve_planner,
-                spread_crossings,
+                (requests::reserve_planner, spread_crossings)
+                    .chain()
+                    .run_if(resource_exists::<Navigation>),
                 stop_units,
-                plan_orders,
-                replan_paths,
-                requests::serve_requests,
+                keep_orders.run_if(not(resource_exists::<Navigation>)),
+                (
+                    check_classes,
+                    plan_orders,
+                    replan_paths,
+                    requests::serve_requests,
+                )
+                    .chain()
+                    .run_if(resource_exists::<Navigation>),
             )
                 .chain()
-                .in_set(TilewalkSystems::Plan)
-                .run_if(resource_exists::<Navigation>),
+                .in_set(TilewalkSystems::Plan),
         );
+}
+
+/// The move orders planning has read: one cursor, so that an order is read once whichever
+/// system reads it, and the orders written while there was no [`Navigation`] (a map still
+/// loading), which wait here until one is inserted and are then planned first.
+#[derive(Resource, Default)]
+struct Inbox {
+    cursor: MessageCursor<MoveOrder>,
+    waiting: Vec<MoveOrder>,
+}
+
+/// Keeps the move orders written while there is no navigation, for when there is one.
+fn keep_orders(mut inbox: ResMut<Inbox>, orders: Res<Messages<MoveOrder>>) {
+    let Inbox { cursor, waiting } = &mut *inbox;
+    waiting.extend(cursor.read(&orders).cloned());
+}
+
+/// Warns, once per unit and class, of a unit whose [`MovementClass`] the navigation does not
+/// have: it walks, and its orders are planned, as the first class (whose grid and speed
+/// [`Navigation::grid`] and [`Navigation::speed`] give for a class past the list). Units are
+/// checked when their class is set and, after the navigation changes, all of them.
+fn check_classes(
+    nav: Res<Navigation>,
+    units: Query<(Entity, Ref<MovementClass>), With<Unit>>,
+    mut warned: Local<HashSet<(Entity, MovementClass)>>,
+) {
+    let count = nav.classes().len();
+    for (unit, class) in &units {
+        if class.index() < count || !(nav.is_changed() || class.is_changed()) {
+            continue;
+        }
+        if warned.insert((unit, *class)) {
+            warn!(
+                "unit {unit} has movement class {}, but the navigation has {count} classes \
+                 ({}): it moves as the first, `{}`",
+                class.0,
+                nav.classes()
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                nav.name(MovementClass(0)),
+            );
+        }
+    }
 }
 
 /// How much one movement class of a group order may search to spread its ways over the
@@ -123,13 +177,20 @@ fn spread_crossings(
     }
 }
 
+/// Stops units: their requests are dropped, their paths removed, and they leave the orders
+/// waiting for a navigation. Runs with or without one.
 fn stop_units(
     mut commands: Commands,
     mut stops: MessageReader<StopOrder>,
     mut requests: ResMut<Requests>,
+    mut inbox: ResMut<Inbox>,
     walking: Query<(), With<Path>>,
 ) {
     for stop in stops.read() {
+        for order in &mut inbox.waiting {
+            order.units.retain(|unit| !stop.units.contains(unit));
+        }
+        inbox.waiting.retain(|order| !order.units.is_empty());
         for &unit in &stop.units {
             let waited = requests.cancel(&mut commands, unit);
             if waited || walking.contains(unit) {
@@ -142,27 +203,59 @@ fn stop_units(
 /// Checks each order's goal (a refusal says why at once) and queues the request: one group
 /// order for a new trip of two or more units, one request per unit otherwise. A goal a unit
 /// cannot reach is replaced by the reachable tile nearest it ([`UnreachableGoals`]): units
-/// that share a replacement share a request.
+/// that share a replacement share a request. The orders that waited for the navigation
+/// come first. An ordered entity that lacks a unit's components is refused and named in a
+/// warning (once per entity); one that does not exist is left out.
 fn plan_orders(
     mut commands: Commands,
-    mut orders: MessageReader<MoveOrder>,
+    (mut inbox, orders): (ResMut<Inbox>, Res<Messages<MoveOrder>>),
     mut refused: MessageWriter<OrderRefused>,
     mut requests: ResMut<Requests>,
     mut searches: ResMut<Searches>,
     nav: Res<Navigation>,
     rule: Option<Res<UnreachableGoals>>,
     units: Query<Planned, With<Unit>>,
+    parts: Query<(Has<Unit>, Has<Tile>, Has<MovementClass>, Has<Team>)>,
+    mut warned: Local<EntityHashSet>,
 ) {
-    if !orders.is_empty() {
+    let waited = std::mem::take(&mut inbox.waiting);
+    if !waited.is_empty() || !inbox.cursor.is_empty(&orders) {
         searches.0.clear();
     }
     let rule = rule.map_or_else(UnreachableGoals::default, |r| *r);
-    for order in orders.read() {
-        let mut ordered: Vec<PlannedItem> = order
-            .units
-            .iter()
-            .filter_map(|&e| units.get(e).ok())
-            .collect();
+    for order in waited.iter().chain(inbox.cursor.read(&orders)) {
+        let mut ordered: Vec<PlannedItem> = Vec::with_capacity(order.units.len());
+        for &entity in &order.units {
+            if let Ok(unit) = units.get(entity) {
+                ordered.push(unit);
+                continue;
+            }
+            // An entity that does not exist is left out; one that lacks a component is told.
+            let Ok((unit, tile, class, team)) = parts.get(entity) else {
+                continue;
+            };
+            let Some(component) = [
+                (unit, "Unit"),
+                (tile, "Tile"),
+                (class, "MovementClass"),
+                (team, "Team"),
+            ]
+            .into_iter()
+            .find_map(|(has, name)| (!has).then_some(name)) else {
+                continue;
+            };
+            if warned.insert(entity) {
+                warn!(
+                    "entity {entity} was ordered to move, but it has no `{component}` \
+                     component: the order is refused for it (a unit needs `Unit` and `Tile`)"
+                );
+            }
+            refused.write(OrderRefused::new(
+                entity,
+                order.goal,
+                Refusal::MissingComponent { component },
+            ));
+        }
         ordered.sort_by_key(|u| precedence(u.entity, u.precedence));
         // The units by where they go: the goal first, then each nearest tile in the order
         // first met (units of one class in one region share one).
@@ -196,11 +289,7 @@ fn plan_orders(
                     None => aims.push((tile, short, vec![unit.entity])),
                 },
                 Err(reason) => {
-                    refused.write(OrderRefused {
-                        unit: unit.entity,
-                        goal: order.goal,
-                        reason,
-                    });
+                    refused.write(OrderRefused::new(unit.entity, order.goal, reason));
                 }
             }
         }

@@ -1297,11 +1297,7 @@ mod tests {
                     };
                     let units = vec![unit(i * 32), unit(i * 32 + 1)];
                     let goal = Pos::new(i * 32 + 4, row + 40);
-                    MoveOrder {
-                        units,
-                        goal,
-                        append: false,
-                    }
+                    MoveOrder::new(units, goal)
                 })
                 .collect();
             app.world_mut().write_message_batch(orders);

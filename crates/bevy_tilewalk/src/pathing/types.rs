@@ -16,8 +16,16 @@ use crate::units::{MovementClass, Precedence, Selected, Team, Tile, Walk};
 /// whole group at once (a unit alone gets its own A*, the clicked tile when it is free). With
 /// `append`, the trip is added after each unit's current path, to the free tile nearest the
 /// click in a straight line. The units wait ([`Pending`]) until their paths are served.
-#[derive(Message, Reflect, Clone, Debug)]
-#[reflect(opaque, Debug, Clone)]
+///
+/// Build one with [`MoveOrder::new`] (and [`MoveOrder::with_append`]), or order one unit
+/// with [`MoveCommands::move_to`](crate::MoveCommands::move_to). An order written before the
+/// [`Navigation`] exists waits for it, and is served once it is inserted. An entity of the
+/// order that is no unit (it lacks [`Unit`](crate::Unit) or [`Tile`]) is refused
+/// ([`Refusal::MissingComponent`]) and named in a warning, once per entity; an entity that
+/// no longer exists (a unit that died between the click and the order) is left out.
+#[derive(Message, Reflect, Clone, Debug, PartialEq)]
+#[reflect(opaque, Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MoveOrder {
     /// The units ordered; the order they are listed in does not matter.
     pub units: Vec<Entity>,
@@ -27,19 +35,55 @@ pub struct MoveOrder {
     pub append: bool,
 }
 
+impl MoveOrder {
+    /// Orders `units` to `goal`, replacing their paths.
+    pub fn new(units: impl IntoIterator<Item = Entity>, goal: Pos) -> Self {
+        Self {
+            units: units.into_iter().collect(),
+            goal,
+            append: false,
+        }
+    }
+
+    /// With `append`, the trip comes after each unit's current path instead of replacing it
+    /// (a waypoint).
+    pub fn with_append(mut self, append: bool) -> Self {
+        self.append = append;
+        self
+    }
+}
+
 /// Drops the units' paths and the requests they wait for; a step under way is finished.
-#[derive(Message, Reflect, Clone, Debug)]
-#[reflect(Debug, Clone)]
+/// Build one with [`StopOrder::new`]. It also takes the units out of the orders still
+/// waiting for the [`Navigation`].
+#[derive(Message, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct StopOrder {
     /// The units stopped.
     pub units: Vec<Entity>,
 }
 
-/// An order, or a path, that could not be carried out, and why.
-#[derive(Message, Reflect, Clone, Debug)]
-#[reflect(opaque, Debug, Clone)]
+impl StopOrder {
+    /// Stops `units`.
+    pub fn new(units: impl IntoIterator<Item = Entity>) -> Self {
+        Self {
+            units: units.into_iter().collect(),
+        }
+    }
+}
+
+/// An order, or a path, that could not be carried out, and why. It is a message and, on the
+/// unit, an entity event: `commands.entity(unit).observe(|refused: On<OrderRefused>| ...)`
+/// runs for this unit's refusals, an observer added with `App::add_observer` for every
+/// unit's. The observers run in the frame the message is written, after
+/// [`TilewalkSystems::Move`](crate::TilewalkSystems::Move).
+#[derive(Message, EntityEvent, Reflect, Clone, Debug, PartialEq)]
+#[reflect(opaque, Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct OrderRefused {
     /// The unit refused.
+    #[event_target]
     pub unit: Entity,
     /// The tile it was ordered to.
     pub goal: Pos,
@@ -47,10 +91,28 @@ pub struct OrderRefused {
     pub reason: Refusal,
 }
 
+impl OrderRefused {
+    /// `unit`'s order to `goal` refused for `reason`.
+    pub fn new(unit: Entity, goal: Pos, reason: Refusal) -> Self {
+        Self { unit, goal, reason }
+    }
+}
+
 /// Why an order (real-time or tactics) was refused or given up. Its [`Refusal::message`]
-/// names the unit, the classes and the terrain as the host labels them ([`Labels`]).
+/// names the unit, the classes and the terrain as the host labels them ([`Labels`]); its
+/// `Display` is the same sentence without the host's names: the refused unit's name and
+/// colon left out (`(3,4) is outside the map`), or "the unit" where the sentence names it
+/// (`the unit has already moved this turn`), classes by index and other units by entity. It
+/// implements `std::error::Error`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Refusal {
+    /// The ordered entity is no unit the plugin can move: it lacks this component
+    /// ([`Unit`](crate::Unit), or [`Tile`], or a component a unit requires that was removed).
+    MissingComponent {
+        /// The component's name.
+        component: &'static str,
+    },
     /// The goal is off the map.
     OutsideMap {
         /// The goal.
@@ -228,50 +290,106 @@ impl Labels for Navigation {
 impl Refusal {
     /// What a player reads: `unit` is the refused unit's name.
     pub fn message(&self, unit: &str, labels: &impl Labels) -> String {
+        let mut message = String::new();
+        // Writing into a `String` does not fail.
+        let _ = self.write(&mut message, Some(unit), labels);
+        message
+    }
+
+    /// The sentence, about `unit` or, with none, "the unit" (a sentence that starts with the
+    /// unit's name and a colon leaves both out).
+    fn write(
+        &self,
+        out: &mut impl std::fmt::Write,
+        unit: Option<&str>,
+        labels: &impl Labels,
+    ) -> std::fmt::Result {
+        let who = unit.unwrap_or("the unit");
+        if let Some(unit) = unit.filter(|_| self.starts_with_unit()) {
+            write!(out, "{unit}: ")?;
+        }
         match *self {
-            Self::OutsideMap { goal } => format!("{unit}: {goal} is outside the map"),
+            Self::MissingComponent { component } => {
+                write!(out, "it has no {component} component, so it cannot move")
+            }
+            Self::OutsideMap { goal } => write!(out, "{goal} is outside the map"),
             Self::Impassable { goal, class } => {
                 let class = labels.class(class);
                 match labels.terrain(goal) {
-                    Some(terrain) => {
-                        format!("{unit}: {terrain} at {goal} is impassable for {class}")
-                    }
-                    None => format!("{unit}: {goal} is impassable for {class}"),
+                    Some(terrain) => write!(out, "{terrain} at {goal} is impassable for {class}"),
+                    None => write!(out, "{goal} is impassable for {class}"),
                 }
             }
-            Self::StandsOnImpassable { class } => format!(
-                "{unit}: it stands on terrain impassable for {}",
+            Self::StandsOnImpassable { class } => write!(
+                out,
+                "it stands on terrain impassable for {}",
                 labels.class(class)
             ),
-            Self::Unreachable { goal, why } => format!("{unit}: {goal} cannot be reached: {why}"),
-            Self::NoFreeTile => format!("{unit}: no free tile near there"),
-            Self::NoPath { why } => format!("{unit}: {why}"),
-            Self::NoWayOn { goal, why } => format!("{unit}: no way on to {goal}: {why}"),
-            Self::GaveUp { blocker, at } => format!(
-                "{unit}: gave up, {} blocks the way at {at}",
+            Self::Unreachable { goal, why } => write!(out, "{goal} cannot be reached: {why}"),
+            Self::NoFreeTile => write!(out, "no free tile near there"),
+            Self::NoPath { why } => write!(out, "{why}"),
+            Self::NoWayOn { goal, why } => write!(out, "no way on to {goal}: {why}"),
+            Self::GaveUp { blocker, at } => write!(
+                out,
+                "gave up, {} blocks the way at {at}",
                 labels.unit(blocker)
             ),
-            Self::NotYourTurn { turn } => format!("{unit} cannot move: it is {turn}'s turn"),
-            Self::AlreadyMoved => format!("{unit} has already moved this turn"),
-            Self::Occupied { to } => format!("{unit} cannot stop on {to}: a unit stands there"),
-            Self::OutOfRange { to } => format!("{to} is out of {unit}'s range"),
-            Self::StillMoving => "wait: units are still moving".to_owned(),
-            Self::AlreadyActed => format!("{unit} has already acted this turn"),
-            Self::NotMoved => format!("{unit} has not moved this turn"),
+            Self::NotYourTurn { turn } => write!(out, "{who} cannot move: it is {turn}'s turn"),
+            Self::AlreadyMoved => write!(out, "{who} has already moved this turn"),
+            Self::Occupied { to } => write!(out, "{who} cannot stop on {to}: a unit stands there"),
+            Self::OutOfRange { to } => write!(out, "{to} is out of {who}'s range"),
+            Self::StillMoving => write!(out, "wait: units are still moving"),
+            Self::AlreadyActed => write!(out, "{who} has already acted this turn"),
+            Self::NotMoved => write!(out, "{who} has not moved this turn"),
             Self::OutOfReach { target } => {
-                format!("{} is out of {unit}'s reach", labels.unit(target))
+                write!(out, "{} is out of {who}'s reach", labels.unit(target))
             }
             Self::NotAnEnemy { target } => {
-                format!("{unit} cannot strike {}: not an enemy", labels.unit(target))
+                write!(
+                    out,
+                    "{who} cannot strike {}: not an enemy",
+                    labels.unit(target)
+                )
             }
         }
     }
+
+    /// Whether its message is the unit's name, a colon and the reason (the real-time
+    /// refusals); the tactics ones name the unit inside the sentence.
+    fn starts_with_unit(&self) -> bool {
+        matches!(
+            self,
+            Self::MissingComponent { .. }
+                | Self::OutsideMap { .. }
+                | Self::Impassable { .. }
+                | Self::StandsOnImpassable { .. }
+                | Self::Unreachable { .. }
+                | Self::NoFreeTile
+                | Self::NoPath { .. }
+                | Self::NoWayOn { .. }
+                | Self::GaveUp { .. }
+        )
+    }
 }
+
+/// The labels of `Refusal`'s `Display`: every default.
+struct PlainLabels;
+
+impl Labels for PlainLabels {}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.write(f, None, &PlainLabels)
+    }
+}
+
+impl std::error::Error for Refusal {}
 
 /// A unit standing on terrain impassable for its class (a designer made it so, or the map
 /// placed it there) leaves it by its first step, onto the neighbour that makes its way cheapest.
 #[derive(Message, Reflect, Clone, Copy, Debug)]
 #[reflect(opaque, Debug, Clone)]
+#[non_exhaustive]
 pub struct SteppingOff {
     /// The unit.
     pub unit: Entity,
