@@ -1031,3 +1031,234 @@ fn order_goal_tells_what_an_order_does_and_why_it_is_refused() {
         short(3, ShortOfWhy::Unreachable)
     );
 }
+
+/// A field of one class, cost 1 everywhere, walked at 4 tiles a second.
+fn field(width: u32, height: u32) -> Navigation {
+    Navigation::uniform(Board::default(), width, height, ClassSpec::new("foot", 4.0)).unwrap()
+}
+
+/// What observers saw, in the order they ran.
+#[derive(Resource, Default)]
+struct Seen(Vec<String>);
+
+#[test]
+fn observers_on_a_unit_see_its_own_arrival_and_refusals_and_a_global_one_every_unit() {
+    let mut app = new_app(field(8, 3));
+    app.init_resource::<Seen>();
+    let knight = spawn(&mut app, MovementClass(0), (0, 0));
+    let squire = spawn(&mut app, MovementClass(0), (0, 2));
+    app.world_mut()
+        .entity_mut(knight)
+        .observe(|arrived: On<Arrived>, mut seen: ResMut<Seen>| {
+            seen.0.push(format!("knight arrived at {}", arrived.tile));
+        });
+    app.world_mut().entity_mut(knight).observe(
+        |refused: On<OrderRefused>, mut seen: ResMut<Seen>| {
+            seen.0.push(format!("knight refused: {}", refused.reason));
+        },
+    );
+    app.add_observer(|arrived: On<Arrived>, mut seen: ResMut<Seen>| {
+        seen.0
+            .push(format!("{} arrived at {}", arrived.unit, arrived.tile));
+    });
+    // Each unit is ordered on its own entity: the squire by command, the knight on the world.
+    app.world_mut()
+        .commands()
+        .entity(squire)
+        .move_to(Pos::new(7, 2));
+    app.world_mut().flush();
+    app.world_mut().entity_mut(knight).move_to(Pos::new(5, 0));
+    let arrivals = run(&mut app, 10.0);
+    assert_eq!(arrivals.len(), 2, "{arrivals:?}");
+    let mut seen = std::mem::take(&mut app.world_mut().resource_mut::<Seen>().0);
+    seen.sort();
+    // The knight's own observer runs once, with the tile it stands on; the global one runs
+    // for both units.
+    let mut expected = [
+        "knight arrived at (5,0)".to_owned(),
+        format!("{knight} arrived at (5,0)"),
+        format!("{squire} arrived at (7,2)"),
+    ];
+    expected.sort();
+    assert_eq!(seen, expected);
+    assert_eq!(tile_of(&app, knight), Pos::new(5, 0));
+    // A refusal reaches the knight's observer with its reason, and the squire's does not.
+    app.world_mut().entity_mut(knight).move_to(Pos::new(9, 9));
+    app.world_mut().entity_mut(squire).move_to(Pos::new(9, 9));
+    app.update();
+    assert_eq!(
+        app.world().resource::<Seen>().0,
+        ["knight refused: (9,9) is outside the map"]
+    );
+}
+
+#[test]
+fn a_struck_unit_observes_the_strike_even_when_it_removes_the_unit() {
+    let mut app = new_app(field(4, 1));
+    app.init_resource::<Seen>();
+    app.insert_resource(TacticsRules {
+        hit_points: PerClass::from([("*", 4)]),
+        damage: PerClass::from([("foot", 4)]),
+        ..default()
+    });
+    let knight = spawn(&mut app, MovementClass(0), (1, 0));
+    let orc = spawn(&mut app, MovementClass(0), (2, 0));
+    app.world_mut().entity_mut(orc).insert(Team::Red).observe(
+        |struck: On<Struck>, mut seen: ResMut<Seen>, units: Query<(), With<Unit>>| {
+            let here = units.contains(struck.target);
+            seen.0.push(format!(
+                "struck for {}, {} hp left, removed {:?}, still here: {here}",
+                struck.damage,
+                struck.target_hp,
+                struck.removed == [struck.target]
+            ));
+        },
+    );
+    app.world_mut().write_message(Strike {
+        attacker: knight,
+        target: orc,
+    });
+    app.update();
+    assert_eq!(
+        app.world().resource::<Seen>().0,
+        ["struck for 4, 0 hp left, removed true, still here: true"]
+    );
+    assert!(app.world().get_entity(orc).is_err(), "the orc is removed");
+}
+
+#[test]
+fn orders_written_before_the_navigation_wait_for_it_and_stops_take_units_out() {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, TilewalkPlugin::default()))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            STEP,
+        )));
+    let knight = spawn(&mut app, MovementClass(0), (0, 0));
+    let squire = spawn(&mut app, MovementClass(0), (0, 2));
+    order(&mut app, &[knight], (5, 1));
+    order(&mut app, &[squire], (6, 2));
+    // The map is still loading: many frames pass, longer than a message lives. The squire is
+    // stopped (a frame after its order: a stop and an order of one frame leave the order).
+    for frame in 0..10 {
+        app.update();
+        if frame == 3 {
+            app.world_mut().write_message(StopOrder::new([squire]));
+        }
+    }
+    assert!(app.world().get::<Path>(knight).is_none());
+    app.insert_resource(field(8, 3));
+    let arrivals = run(&mut app, 10.0);
+    let arrived: Vec<(Entity, Pos)> = arrivals.iter().map(|a| (a.unit, a.tile)).collect();
+    assert_eq!(arrived, [(knight, Pos::new(5, 1))]);
+    assert_eq!(
+        tile_of(&app, squire),
+        Pos::new(0, 2),
+        "the stopped squire stays"
+    );
+}
+
+#[test]
+fn an_ordered_entity_that_is_no_unit_is_refused_and_the_others_go() {
+    let mut app = new_app(field(8, 3));
+    let knight = spawn(&mut app, MovementClass(0), (0, 0));
+    let no_tile = app.world_mut().spawn(Unit).id();
+    let no_unit = app.world_mut().spawn(Tile(Pos::new(0, 1))).id();
+    let gone = spawn(&mut app, MovementClass(0), (0, 2));
+    app.world_mut().despawn(gone);
+    for _ in 0..2 {
+        order(&mut app, &[no_tile, knight, no_unit, gone], (6, 1));
+        app.update();
+        // Each order refuses the two, whatever was told before; the despawned one is left out.
+        let refused: Vec<(Entity, Refusal)> = refusals(&mut app)
+            .into_iter()
+            .map(|r| (r.unit, r.reason))
+            .collect();
+        assert_eq!(
+            refused,
+            [
+                (no_tile, Refusal::MissingComponent { component: "Tile" }),
+                (no_unit, Refusal::MissingComponent { component: "Unit" }),
+            ]
+        );
+    }
+    assert_eq!(
+        Refusal::MissingComponent { component: "Tile" }.to_string(),
+        "it has no Tile component, so it cannot move"
+    );
+    let arrivals = run(&mut app, 10.0);
+    assert_eq!(arrivals.len(), 1);
+    assert_eq!(
+        (arrivals[0].unit, arrivals[0].tile),
+        (knight, Pos::new(6, 1))
+    );
+}
+
+#[test]
+fn a_unit_of_a_class_the_navigation_lacks_moves_as_the_first_class() {
+    // One class, walked at 4 tiles a second; the unit claims class 5.
+    let mut app = new_app(field(8, 1));
+    let stray = spawn(&mut app, MovementClass(5), (0, 0));
+    order(&mut app, &[stray], (4, 0));
+    let arrivals = run(&mut app, 10.0);
+    assert_eq!(arrivals.len(), 1, "it is warned of, and walks");
+    assert_eq!(arrivals[0].tile, Pos::new(4, 0));
+    // Four tiles at the first class's speed: a second.
+    assert!(
+        (arrivals[0].seconds - 1.0).abs() < 1e-6,
+        "{}",
+        arrivals[0].seconds
+    );
+}
+
+#[test]
+fn refusals_read_without_the_hosts_names_and_are_errors() {
+    let nav = field(3, 3);
+    let refusals = [
+        (
+            Refusal::OutsideMap {
+                goal: Pos::new(9, 9),
+            },
+            "(9,9) is outside the map",
+            "knight: (9,9) is outside the map",
+        ),
+        (
+            Refusal::Impassable {
+                goal: Pos::new(1, 1),
+                class: MovementClass(0),
+            },
+            "(1,1) is impassable for class 0",
+            "knight: (1,1) is impassable for foot",
+        ),
+        (
+            Refusal::AlreadyMoved,
+            "the unit has already moved this turn",
+            "knight has already moved this turn",
+        ),
+        (
+            Refusal::OutOfRange { to: Pos::new(2, 0) },
+            "(2,0) is out of the unit's range",
+            "(2,0) is out of knight's range",
+        ),
+    ];
+    for (refusal, plain, labelled) in refusals {
+        assert_eq!(refusal.to_string(), plain);
+        assert_eq!(refusal.message("knight", &nav), labelled);
+        let error: Box<dyn std::error::Error> = Box::new(refusal);
+        assert_eq!(error.to_string(), plain);
+    }
+}
+
+#[test]
+fn a_uniform_navigation_is_one_open_class_and_refuses_a_bad_speed() {
+    let nav = field(5, 2);
+    assert_eq!(nav.classes(), [ClassSpec::new("foot", 4.0)]);
+    assert!(
+        nav.cells()
+            .all(|p| nav.grid(MovementClass(0)).cost(p) == Some(1.0))
+    );
+    assert_eq!((nav.width(), nav.height()), (5, 2));
+    assert!(matches!(
+        Navigation::uniform(Board::default(), 5, 2, ClassSpec::new("foot", 0.0)),
+        Err(bevy_tilewalk::NavigationError::Speed { .. })
+    ));
+}
