@@ -562,10 +562,7 @@ fn group_orders(orders: &[(Team, Pos)], units: &[Started]) -> Vec<MoveOrder> {
     orders
         .iter()
         .map(|&(team, goal)| {
-            MoveOrder::new(
-                units.iter().filter(|u| u.2 == team).map(|u| u.0),
-                goal,
-            )
+            MoveOrder::new(units.iter().filter(|u| u.2 == team).map(|u| u.0), goal)
         })
         .collect()
 }

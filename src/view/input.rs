@@ -274,7 +274,7 @@ fn keyboard_commands(
 ) {
     // Ctrl+S saves a painted map (view::paint).
     if keys.just_pressed(KeyCode::KeyS) && !ctrl(&keys) && !selected.is_empty() {
-        stops.write(StopOrder::new(&selected));
+        stops.write(StopOrder::new(selected.iter()));
     }
     if keys.just_pressed(KeyCode::KeyE) {
         view.step(searches.0.len());

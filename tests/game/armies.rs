@@ -1372,10 +1372,11 @@ fn every_unit_arrives_on_random_small_maps() {
         let entities: Vec<Entity> = (0..count)
             .map(|u| unit(&mut app, &format!("u{u}")))
             .collect();
-        app.world_mut()
-            .write_message_batch(orders.iter().map(|(units, goal)| {
-                MoveOrder::new(units.iter().map(|&u| entities[u]), *goal)
-            }));
+        app.world_mut().write_message_batch(
+            orders
+                .iter()
+                .map(|(units, goal)| MoveOrder::new(units.iter().map(|&u| entities[u]), *goal)),
+        );
         let mut arrived_all = false;
         for frame in 0..(LIVENESS_SECS * 60.0) as usize {
             app.update();

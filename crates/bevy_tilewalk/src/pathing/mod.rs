@@ -200,6 +200,9 @@ fn stop_units(
     }
 }
 
+/// Which of a unit's components an entity has: `Unit`, `Tile`, `MovementClass`, `Team`.
+type UnitParts = (Has<Unit>, Has<Tile>, Has<MovementClass>, Has<Team>);
+
 /// Checks each order's goal (a refusal says why at once) and queues the request: one group
 /// order for a new trip of two or more units, one request per unit otherwise. A goal a unit
 /// cannot reach is replaced by the reachable tile nearest it ([`UnreachableGoals`]): units
@@ -215,7 +218,7 @@ fn plan_orders(
     nav: Res<Navigation>,
     rule: Option<Res<UnreachableGoals>>,
     units: Query<Planned, With<Unit>>,
-    parts: Query<(Has<Unit>, Has<Tile>, Has<MovementClass>, Has<Team>)>,
+    parts: Query<UnitParts>,
     mut warned: Local<EntityHashSet>,
 ) {
     let waited = std::mem::take(&mut inbox.waiting);
