@@ -229,6 +229,9 @@ struct BlueAiTurn {
     steps: VecDeque<Step>,
 }
 
+/// A unit walking a path, or one whose move or strike the window is still showing.
+type Busy = Or<(With<Path>, With<Presenting>)>;
+
 enum Step {
     Move(TacticsMove),
     Strike(Strike),
@@ -298,7 +301,7 @@ fn play_blue_ai(
         Option<Res<TerrainDefence>>,
     ),
     units: PieceQuery,
-    busy: Query<(), Or<(With<Path>, With<Presenting>)>>,
+    busy: Query<(), Busy>,
     (mut moves, mut strikes, mut ends): (
         MessageWriter<TacticsMove>,
         MessageWriter<Strike>,
