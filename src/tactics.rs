@@ -1,17 +1,20 @@
-//! Tactics mode: which game is played ([`Mode`]), the rules file `assets/tactics.ron`
-//! read into the plugin's [`TacticsRules`] and kept in step with it, and the plugin's
-//! [`TerrainDefence`] kept in step with the level's terrain. Ranges, moves, combat and turns
-//! are `bevy_tilewalk`'s.
+//! Tactics mode: which game is played ([`Mode`]), who plays each side ([`Players`]: blue
+//! played by an AI, red by another AI than the rules file's), the rules file
+//! `assets/tactics.ron` read into the plugin's [`TacticsRules`] and kept in step with it, and
+//! the plugin's [`TerrainDefence`] kept in step with the level's terrain. Ranges, moves,
+//! combat and turns are `bevy_tilewalk`'s.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::{
-    EnemyTurn, MAX_ATTACK_RANGE, MAX_MOVEMENT_POINTS, Mind, PerClass, Personality, Piece,
-    RulesError, TacticsBoard, TacticsRules, TerrainDefence, Turn, ZoneOfControl,
+    EndTurn, EnemyTurn, MAX_ATTACK_RANGE, MAX_MOVEMENT_POINTS, Mind, PerClass, Personality, Piece,
+    PieceQuery, Presenting, RulesError, Strike, TacticsBoard, TacticsMove, TacticsRules,
+    TerrainDefence, Turn, ZoneOfControl,
 };
-use bevy_tilewalk::{ClassSpec, Navigation};
+use bevy_tilewalk::{ClassSpec, Navigation, Path, Team};
 use serde::Deserialize;
+use tilewalk_path::SearchContext;
 use tilewalk_path::formats::ParseError;
 
 use crate::AppSystems;
@@ -206,8 +209,39 @@ fn entry_at(text: &str, key: &str, class: &str, message: String) -> ParseError {
     ParseError::new(line + 1, chars + 1, message)
 }
 
+/// Who plays each side of a tactics game (`play --mode tactics --blue NAME --red NAME`).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Players {
+    /// The AI that plays blue's turns (each unit's move and strike, then the end of the
+    /// turn); `None`: a person plays blue.
+    pub blue: Option<Mind>,
+    /// The AI that plays red's turns, in place of the rules file's `ai`; `None`: the rules
+    /// file's.
+    pub red: Option<Mind>,
+}
+
+/// Blue's turn as its AI planned it: the moves, strikes and the end of the turn still to
+/// send, one at a time, each once every unit stands still.
+#[derive(Resource, Default)]
+struct BlueAiTurn {
+    /// The turn planned.
+    turn: Option<u32>,
+    steps: VecDeque<Step>,
+}
+
+/// A unit walking a path, or one whose move or strike the window is still showing.
+type Busy = Or<(With<Path>, With<Presenting>)>;
+
+enum Step {
+    Move(TacticsMove),
+    Strike(Strike),
+    End,
+}
+
 pub(super) fn plugin(app: &mut App) {
     app.init_state::<Mode>()
+        .init_resource::<Players>()
+        .init_resource::<BlueAiTurn>()
         .add_message::<RestartLevel>()
         .configure_sets(
             Update,
@@ -218,16 +252,105 @@ pub(super) fn plugin(app: &mut App) {
             (
                 sync_defence.run_if(resource_exists_and_changed::<Level>),
                 restart_turns,
+                apply_red_player,
             )
                 .in_set(AppSystems::Load),
+        )
+        .add_systems(
+            Update,
+            play_blue_ai
+                .before(bevy_tilewalk::TilewalkSystems::Turns)
+                .run_if(
+                    in_state(Mode::Tactics)
+                        .and_then(resource_exists::<Navigation>)
+                        .and_then(resource_exists::<TacticsRules>),
+                ),
         );
 }
 
 /// The map started afresh ([`RestartLevel`]): blue's turn 1, no enemy turn under way.
-fn restart_turns(mut commands: Commands, mut restarts: MessageReader<RestartLevel>) {
+fn restart_turns(
+    mut commands: Commands,
+    mut restarts: MessageReader<RestartLevel>,
+    mut blue: ResMut<BlueAiTurn>,
+) {
     if restarts.read().count() > 0 {
         commands.insert_resource(Turn::default());
         commands.insert_resource(EnemyTurn::default());
+        *blue = BlueAiTurn::default();
+    }
+}
+
+/// Red's AI is [`Players::red`] where it is given, whatever the rules file says.
+fn apply_red_player(players: Res<Players>, rules: Option<ResMut<TacticsRules>>) {
+    if let (Some(red), Some(mut rules)) = (players.red, rules)
+        && rules.ai != red
+    {
+        rules.ai = red;
+    }
+}
+
+/// Plays blue's turn when an AI plays blue ([`Players::blue`]): the plan made at the turn's
+/// start, sent one move or strike a frame once every unit stands still, as a player's orders
+/// are; then the end of the turn. Nothing once a side has won.
+fn play_blue_ai(
+    (players, turn, mut plan): (Res<Players>, Res<Turn>, ResMut<BlueAiTurn>),
+    (nav, rules, defence): (
+        Res<Navigation>,
+        Res<TacticsRules>,
+        Option<Res<TerrainDefence>>,
+    ),
+    units: PieceQuery,
+    busy: Query<(), Busy>,
+    (mut moves, mut strikes, mut ends): (
+        MessageWriter<TacticsMove>,
+        MessageWriter<Strike>,
+        MessageWriter<EndTurn>,
+    ),
+    mut context: Local<SearchContext>,
+) {
+    let Some(mind) = players.blue else {
+        return;
+    };
+    if turn.team != Team::Blue || !busy.is_empty() {
+        return;
+    }
+    let mut board = TacticsBoard::new(&nav, &rules, &units).with_defence(defence.as_deref());
+    if board.winner().is_some() {
+        return;
+    }
+    if plan.turn != Some(turn.number) {
+        let orders = board.play_side(&mut context, Team::Blue, mind);
+        plan.turn = Some(turn.number);
+        plan.steps = orders
+            .into_iter()
+            .flat_map(|o| {
+                let to = o.path.map(|p| p.goal());
+                [
+                    to.map(|to| Step::Move(TacticsMove { unit: o.unit, to })),
+                    o.strike.map(|target| {
+                        Step::Strike(Strike {
+                            attacker: o.unit,
+                            target,
+                        })
+                    }),
+                ]
+            })
+            .flatten()
+            .chain([Step::End])
+            .collect();
+    }
+    match plan.steps.pop_front() {
+        Some(Step::Move(order)) => {
+            moves.write(order);
+        }
+        Some(Step::Strike(order)) => {
+            strikes.write(order);
+        }
+        Some(Step::End) => {
+            ends.write(EndTurn);
+        }
+        None => {}
     }
 }
 

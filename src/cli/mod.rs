@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use bevy::asset::io::AssetSourceId;
 use bevy::asset::io::file::FileAssetReader;
 use bevy::prelude::*;
+use bevy_tilewalk::tactics::Mind;
 use clap::{Parser, Subcommand};
 use tilewalk_path::Pos;
 
@@ -65,12 +66,52 @@ struct PlayArgs {
     /// Real-time play, turn-based tactics (rules in assets/tactics.ron), or the search lab.
     #[arg(long, value_enum, default_value_t = ModeArg::Realtime)]
     mode: ModeArg,
+    /// Who plays blue in tactics mode: `person` (the default), or an AI (`planner`,
+    /// `greedy`) that plays blue's turns itself.
+    #[arg(long, value_parser = blue_arg)]
+    blue: Option<BluePlayer>,
+    /// Who plays red in tactics mode: an AI, `planner` or `greedy` (default: the rules file's
+    /// `ai`, `planner` unless it says otherwise).
+    #[arg(long, value_parser = red_arg)]
+    red: Option<Mind>,
     /// The lab's start marker (X,Y), instead of a tile near the west edge.
     #[arg(long, value_parser = path::pos_arg, allow_hyphen_values = true)]
     from: Option<Pos>,
     /// The lab's goal marker (X,Y), instead of a tile near the east edge.
     #[arg(long, value_parser = path::pos_arg, allow_hyphen_values = true)]
     to: Option<Pos>,
+}
+
+/// Who plays blue: a person (`None`) or an AI.
+#[derive(Clone, Copy, Debug)]
+struct BluePlayer(Option<Mind>);
+
+fn blue_arg(name: &str) -> Result<BluePlayer, String> {
+    match name {
+        "person" => Ok(BluePlayer(None)),
+        _ => Mind::parse(name)
+            .map(|mind| BluePlayer(Some(mind)))
+            .ok_or_else(|| {
+                format!(
+                    "`{name}` cannot play blue (the players: person, {})",
+                    minds()
+                )
+            }),
+    }
+}
+
+/// Who plays red: an AI.
+fn red_arg(name: &str) -> Result<Mind, String> {
+    Mind::parse(name).ok_or_else(|| match name {
+        "person" => format!("a person plays blue; red is played by an AI ({})", minds()),
+        _ => format!("`{name}` cannot play red (the AIs: {})", minds()),
+    })
+}
+
+/// The AIs' names, for a message.
+fn minds() -> String {
+    let names: Vec<&str> = Mind::ALL.iter().map(|m| m.name()).collect();
+    names.join(", ")
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
@@ -285,6 +326,11 @@ pub(crate) fn is_tmx(file: &FsPath) -> bool {
 }
 
 fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
+    if !matches!(args.mode, ModeArg::Tactics) && (args.blue.is_some() || args.red.is_some()) {
+        return Err("--blue and --red choose the players of --mode tactics"
+            .to_owned()
+            .into());
+    }
     // The window draws with the textures of `assets/`, and reads its terrain table and
     // tactics rules there (hot-reloaded); without that folder, the copies built into the
     // binary serve instead.
@@ -362,7 +408,11 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
     .insert_resource(crate::assets::MapLevel(args.level))
     .insert_resource(crate::view::ScreenshotPath(args.screenshot))
     .insert_resource(rules)
-    .add_plugins(crate::game_plugin);
+    .add_plugins(crate::game_plugin)
+    .insert_resource(crate::tactics::Players {
+        blue: args.blue.and_then(|b| b.0),
+        red: args.red,
+    });
     app.insert_resource(crate::view::LabEnds {
         start: args.from,
         goal: args.to,
@@ -480,4 +530,32 @@ fn generated_summary(text: &str) -> Result<(u64, [usize; 2]), String> {
             side(bevy_tilewalk::Team::Red),
         ],
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The players of `play`: a person or an AI for blue, an AI for red; none given: a
+    /// person plays blue and the rules file's AI red.
+    #[test]
+    fn play_takes_the_players_of_each_side() {
+        let players = |args: &[&str]| {
+            let cli = Cli::try_parse_from(["tilewalk", "play"].iter().chain(args)).unwrap();
+            match cli.command {
+                Some(Command::Play(play)) => (play.blue.and_then(|b| b.0), play.red),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(players(&[]), (None, None));
+        assert_eq!(
+            players(&["--blue", "greedy", "--red", "planner"]),
+            (Some(Mind::Greedy), Some(Mind::Planner))
+        );
+        assert_eq!(
+            players(&["--blue", "person", "--red", "greedy"]),
+            (None, Some(Mind::Greedy))
+        );
+        assert_eq!(players(&["--blue", "planner"]), (Some(Mind::Planner), None));
+    }
 }

@@ -25,7 +25,7 @@ use super::{Cursor, Notice, TileShape, outline, route_line};
 use crate::AppSystems;
 use crate::journal::{Entry, EventLog, Journal};
 use crate::level::{Level, RestartLevel};
-use crate::tactics::{Mode, strike_hint};
+use crate::tactics::{Mode, Players, strike_hint};
 use crate::units::UNIT_Z;
 
 /// The range shown for the selected unit, computed when the board, the rules, the selection
@@ -161,8 +161,9 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(
             Update,
             (
-                (order_moves, end_turn_with_key, act_with_keys)
-                    .run_if(resource_equals(GameOver(None))),
+                (order_moves, act_with_keys)
+                    .run_if(resource_equals(GameOver(None)).and_then(blue_is_a_person)),
+                end_turn_with_key.run_if(resource_equals(GameOver(None))),
                 restart_with_r,
                 skip_show,
             )
@@ -242,12 +243,14 @@ fn spawn_turn_panel(
                     |press: On<Pointer<Press>>,
                      mut end: MessageWriter<EndTurn>,
                      mut restart: MessageWriter<RestartLevel>,
-                     over: Res<GameOver>| {
+                     (over, players): (Res<GameOver>, Res<Players>)| {
                         // On the press, where the pointer is this frame (see view::input).
                         if press.button != PointerButton::Primary {
                             return;
                         }
                         match over.0 {
+                            // Blue's AI ends its own turns.
+                            None if players.blue.is_some() => {}
                             None => {
                                 end.write(EndTurn);
                             }
@@ -506,12 +509,18 @@ fn finish_game(
     }
 }
 
+/// Whether a person plays blue (no AI does): only then do clicks and keys give blue orders.
+fn blue_is_a_person(players: Res<Players>) -> bool {
+    players.blue.is_none()
+}
+
 fn end_turn_with_key(
     keys: Res<ButtonInput<KeyCode>>,
+    players: Res<Players>,
     mut end: MessageWriter<EndTurn>,
     mut show: ResMut<ShowThreat>,
 ) {
-    if keys.any_just_pressed([KeyCode::Enter, KeyCode::NumpadEnter]) {
+    if players.blue.is_none() && keys.any_just_pressed([KeyCode::Enter, KeyCode::NumpadEnter]) {
         end.write(EndTurn);
     }
     if keys.just_pressed(KeyCode::KeyT) {
@@ -1004,13 +1013,20 @@ fn update_turn_log(
 }
 
 fn update_turn_text(
-    turn: Res<Turn>,
-    enemy: Res<EnemyTurn>,
+    (turn, enemy, players): (Res<Turn>, Res<EnemyTurn>, Res<Players>),
     over: Res<GameOver>,
     text: Single<(&mut Text, Ref<TurnText>)>,
 ) {
     let (mut text, panel) = text.into_inner();
     if !(turn.is_changed() || enemy.is_changed() || over.is_changed() || panel.is_added()) {
+        return;
+    }
+    if let (None, Team::Blue, Some(mind)) = (over.0, turn.team, players.blue) {
+        text.0 = format!(
+            "turn {}: blue's AI ({}) is moving",
+            turn.number,
+            mind.name()
+        );
         return;
     }
     let acting = enemy.queue.len() + usize::from(enemy.acting.is_some());

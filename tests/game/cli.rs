@@ -1287,3 +1287,35 @@ fn duel_plays_whole_games_and_sums_them_up() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("planner, greedy"));
 }
+
+/// `play --blue/--red`: a name that is not a player of that side, or players chosen outside
+/// tactics mode, are refused before a window opens (exit 2, and what the choices are).
+#[test]
+fn play_refuses_players_it_does_not_know_before_a_window_opens() {
+    let cases = [
+        (
+            vec!["--mode", "tactics", "--blue", "clever"],
+            "`clever` cannot play blue (the players: person, planner, greedy)",
+        ),
+        (
+            vec!["--mode", "tactics", "--red", "clever"],
+            "`clever` cannot play red (the AIs: planner, greedy)",
+        ),
+        (
+            vec!["--mode", "tactics", "--red", "person"],
+            "red is played by an AI (planner, greedy)",
+        ),
+        (
+            vec!["--blue", "planner"],
+            "--blue and --red choose the players of --mode tactics",
+        ),
+    ];
+    for (extra, expected) in cases {
+        let mut args = vec!["play"];
+        args.extend(&extra);
+        let output = tilewalk(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains(expected), "{extra:?}: {stderr}");
+    }
+}

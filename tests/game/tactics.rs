@@ -1207,3 +1207,43 @@ imp    red  foot 17,0
     assert_eq!(struck.len(), 1, "{struck:?}");
     assert_eq!(struck[0].attacker, unit(&mut app, "orc"));
 }
+
+/// Both sides played by AIs (`play --mode tactics --blue planner --red greedy`): blue's AI
+/// plays its turns through the orders a player gives and ends them itself, so the game plays
+/// itself to its end: the same winner, on the same turn, as the same two AIs on the board
+/// (`duel`).
+#[test]
+fn with_both_sides_played_by_ais_the_game_plays_itself_to_the_end() {
+    let shipped = parse_rules(include_str!("../../assets/tactics.ron")).unwrap();
+    let map = tilewalk::map::generate::skirmish(7, "square-4".parse().unwrap(), 14, 10, 4);
+    let mut app = tactics_app(&map, shipped);
+    app.insert_resource(tilewalk::tactics::Players {
+        blue: Some(Mind::Planner),
+        red: Some(Mind::Greedy),
+    });
+    let expected = with_board(app.world_mut(), |board, context| {
+        let start = board.pieces.clone();
+        let mut outcome = None;
+        'game: for turn in 1..=40 {
+            for (team, mind) in [(Team::Blue, Mind::Planner), (Team::Red, Mind::Greedy)] {
+                board.play_side(context, team, mind);
+                if let Some(winner) = board.winner() {
+                    outcome = Some((winner, turn));
+                    break 'game;
+                }
+            }
+        }
+        board.pieces = start;
+        outcome
+    })
+    .unwrap();
+    let (winner, turn) = expected.expect("the planner beats the greedy AI on this map");
+    for _ in 0..20_000 {
+        app.update();
+        if self::winner(&mut app).is_some() {
+            break;
+        }
+    }
+    assert_eq!(self::winner(&mut app), Some(winner));
+    assert_eq!(app.world().resource::<Turn>().number, turn);
+}

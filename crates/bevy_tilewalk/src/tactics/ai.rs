@@ -575,8 +575,8 @@ impl<'b, 'a> Planner<'b, 'a> {
 
     /// The score of `piece` ending its move on `stand` and striking `target` from there (or
     /// not striking): what the strike gains less what the counter-attack costs, then what the
-    /// tile risks next turn, its defence, the support of allies and the way closed in (or,
-    /// wounded, the way pulled back). `None` for a strike whose counter-attack would remove
+    /// tile risks next turn, its defence, the support of allies and, for a sound unit, the
+    /// way closed in. `None` for a strike whose counter-attack would remove
     /// the unit for less than it takes (and `spared` is set).
     fn score(
         &self,
@@ -632,8 +632,10 @@ impl<'b, 'a> Planner<'b, 'a> {
         if hp == 0 {
             return Some(score);
         }
+        // Wounds do not heal: a wounded unit weighs the threat as a sound one does (a tile
+        // where it would be removed still costs its whole worth), so it is not chased round
+        // the map by a threat it overrates.
         let wounded = self.wounded(piece, hp);
-        let caution = weights.caution * if wounded { 2.5 } else { 1.0 };
         let allies = board
             .pieces
             .iter()
@@ -687,7 +689,7 @@ impl<'b, 'a> Planner<'b, 'a> {
         } else if taken > 0 && allies == 0 {
             risk += 0.25 * worth;
         }
-        score -= caution * risk;
+        score -= weights.caution * risk;
         let defence = f64::from(board.defence.at(stand));
         score += (if wounded { 0.3 } else { 0.1 }) * worth * defence / full;
         score += 0.03 * worth * allies.min(2) as f64;
@@ -699,13 +701,11 @@ impl<'b, 'a> Planner<'b, 'a> {
             self.field(piece.class, piece.tile),
             self.field(piece.class, stand),
         );
-        if here.is_finite() && there.is_finite() {
+        // A wounded unit gains nothing for the way it closes in, nor for the way it runs: it
+        // ends out of a reach that would remove it, in cover where it can, and no further.
+        if !wounded && here.is_finite() && there.is_finite() {
             let closed_in = (here - there) / points;
-            score += if wounded {
-                -0.1 * worth * closed_in
-            } else {
-                (if bold { 0.6 } else { 0.15 }) * weights.approach * worth * closed_in
-            };
+            score += (if bold { 0.6 } else { 0.15 }) * weights.approach * worth * closed_in;
         }
         Some(score)
     }
