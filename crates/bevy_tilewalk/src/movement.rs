@@ -78,7 +78,7 @@
 use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::ecs::query::QueryData;
 use bevy::ecs::schedule::InternedScheduleLabel;
-use bevy::platform::collections::{HashMap, HashSet};
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use tilewalk_path::{Board, Pos, SearchContext, SearchOptions};
 
@@ -253,6 +253,8 @@ fn follow_paths(
         waiters,
         arrivals,
         headings,
+        claimed,
+        wanted,
     } = &mut *scratch;
     // 1. Steps under way go on; units whose path is done arrive; the others want a tile.
     take_stock(
@@ -268,16 +270,26 @@ fn follow_paths(
     );
     arrived.write_batch(arrivals.iter().map(|a| a.1));
     // 2. Who steps, who waits, who is pushed, who trades.
-    let settled = Resolver::new(&nav, waiters, holders, doing, headings).settle();
+    let settled = Resolver::new(
+        &nav,
+        waiters,
+        holders,
+        doing,
+        headings,
+        std::mem::take(claimed),
+        std::mem::take(wanted),
+    )
+    .settle();
     // 3. Walks change hands, steps start, waits run out.
     let rewrites = trade_walks(&mut commands, &nav, &units, waiters, doing, &settled);
-    act(
+    (*claimed, *wanted) = act(
         &mut commands,
         &nav,
         &mut units,
         waiters,
         settled,
         rewrites,
+        holders,
         doing,
         headings,
         &mut replan,
@@ -294,19 +306,20 @@ fn take_stock(
     time: &Time,
     nav: &Navigation,
     units: &mut Query<Walker, With<Unit>>,
-    holders: &mut HashMap<Pos, Entity>,
+    holders: &mut TileMap<Entity>,
     doing: &mut EntityHashMap<Doer>,
     waiters: &mut Vec<Waiter>,
     arrivals: &mut Vec<((u32, u32), Arrived)>,
-    headings: &mut HashMap<Pos, (i32, i32)>,
+    headings: &mut TileMap<(i32, i32)>,
 ) {
     let now = time.elapsed_secs_f64();
     let delta = time.delta_secs();
-    holders.clear();
+    let count = units.iter().len();
+    holders.clear(nav, count);
     doing.clear();
     waiters.clear();
     arrivals.clear();
-    headings.clear();
+    headings.clear(nav, count);
     for mut unit in units.iter_mut() {
         let (precedence, index, _) = precedence(unit.entity, unit.precedence);
         let rank = (precedence, index);
@@ -379,6 +392,7 @@ fn take_stock(
                 },
                 class: *unit.class,
                 stopped_short: unit.stopped_short,
+                tile: unit.tile.0,
             },
         );
     }
@@ -405,7 +419,7 @@ fn heading(from: Pos, to: Pos) -> (i32, i32) {
 /// How many units on `at` and the tiles around it head against `heading` (the angle
 /// between their ways over a right angle): the discomfort of walking there, as continuum
 /// crowds price a cell by the crowd's flow through it (Treuille et al. 2006).
-fn opposing(headings: &HashMap<Pos, (i32, i32)>, at: Pos, heading: (i32, i32)) -> u32 {
+fn opposing(headings: &TileMap<(i32, i32)>, at: Pos, heading: (i32, i32)) -> u32 {
     let mut count = 0;
     for dy in -1..=1_i64 {
         for dx in -1..=1_i64 {
@@ -479,13 +493,21 @@ fn act(
     waiters: &[Waiter],
     settled: Settled,
     mut rewrites: HashMap<usize, (Vec<Pos>, usize)>,
+    holders: &TileMap<Entity>,
     doing: &EntityHashMap<Doer>,
-    headings: &HashMap<Pos, (i32, i32)>,
+    headings: &TileMap<(i32, i32)>,
     replan: &mut MessageWriter<Replan>,
     refused: &mut MessageWriter<OrderRefused>,
-) {
-    let mut held = settled.held;
-    for (i, (w, outcome)) in waiters.iter().zip(settled.outcomes).enumerate() {
+) -> (TileMap<Entity>, TileMap<()>) {
+    let Settled {
+        outcomes,
+        aside,
+        mut claimed,
+        leaving,
+        wanted,
+        ..
+    } = settled;
+    for (i, (w, outcome)) in waiters.iter().zip(outcomes).enumerate() {
         let Ok(unit) = units.get_mut(w.entity) else {
             continue;
         };
@@ -557,7 +579,11 @@ fn act(
                     && !w.pass_through
                     && let Some((cells, extra)) = lane(
                         nav,
-                        &held,
+                        // The tiles held once this frame's steps have started.
+                        |p| {
+                            claimed.contains_key(&p)
+                                || holders.get(&p).is_some_and(|u| !leaving.contains(u))
+                        },
                         headings,
                         class,
                         w.from,
@@ -570,7 +596,7 @@ fn act(
                     path.cells.extend(cells);
                     path.cost += extra;
                     let to = path.cells[next];
-                    held.insert(to);
+                    claimed.insert(to, w.entity);
                     walk.queued = 0.0;
                     begin_step(
                         nav,
@@ -641,7 +667,7 @@ fn act(
     }
     // Units at rest pushed aside step off at once (the pusher steps onto their tile this
     // frame) and come back once the way is clear.
-    for (unit, from, to) in settled.aside {
+    for (unit, from, to) in aside {
         let class = doing[&unit].class;
         let Ok(mut pushed) = units.get_mut(unit) else {
             continue;
@@ -662,6 +688,7 @@ fn act(
         );
         commands.entity(unit).insert((path, walk));
     }
+    (claimed, wanted)
 }
 
 /// Starts the step from `from` onto `to`, the path's next tile, `left` seconds into it.
@@ -711,8 +738,8 @@ const LANE_WAIT_SECS: f64 = 0.25;
 /// offset is no translation).
 fn lane(
     nav: &Navigation,
-    held: &HashSet<Pos>,
-    headings: &HashMap<Pos, (i32, i32)>,
+    held: impl Fn(Pos) -> bool,
+    headings: &TileMap<(i32, i32)>,
     class: MovementClass,
     from: Pos,
     rest: &[Pos],
@@ -738,6 +765,15 @@ fn lane(
     // Against the stream on the path's own next tile, the lane's discomfort is what it
     // saves: a lane beside an opposing file costs no more than queuing in front of it.
     let ahead = opposing(headings, rest[0], way);
+    // The path's own steps, the same for every lane: `path_steps[i]` enters `rest[i + 1]`.
+    let mut path_steps: Vec<Option<f64>> = Vec::new();
+    let mut path_step = |i: usize| {
+        while path_steps.len() <= i {
+            let k = path_steps.len();
+            path_steps.push(step(rest[k], rest[k + 1]));
+        }
+        path_steps[i]
+    };
     // (tiles in the lane, extra cost with the discomfort, the offset, the discomfort's cost)
     let mut best: Option<(usize, f64, (i64, i64), f64)> = None;
     for n in nav.board().neighbours(from, width, height) {
@@ -745,7 +781,7 @@ fn lane(
             i64::from(n.x) - i64::from(rest[0].x),
             i64::from(n.y) - i64::from(rest[0].y),
         );
-        if n == rest[0] || d.0.abs() > 1 || d.1.abs() > 1 || held.contains(&n) {
+        if n == rest[0] || d.0.abs() > 1 || d.1.abs() > 1 || held(n) {
             continue;
         }
         let Some(mut lane_cost) = step(from, n) else {
@@ -760,7 +796,7 @@ fn lane(
             if adjacent(at, rest[i + 1])
                 && let Some(back) = step(at, rest[i + 1])
             {
-                let extra = lane_cost + back - path_cost - step(rest[i], rest[i + 1])?;
+                let extra = lane_cost + back - path_cost - path_step(i)?;
                 if i >= 2 && extra <= slack && best.is_none_or(|b| i + 1 > b.0) {
                     best = Some((i + 1, extra, d, discomfort));
                 }
@@ -772,7 +808,7 @@ fn lane(
                 break;
             };
             lane_cost += c;
-            path_cost += step(rest[i], rest[i + 1])?;
+            path_cost += path_step(i)?;
             at = q;
         }
     }
@@ -790,13 +826,102 @@ fn lane(
 #[derive(Default)]
 struct Scratch {
     /// Who holds each tile.
-    holders: HashMap<Pos, Entity>,
+    holders: TileMap<Entity>,
     doing: EntityHashMap<Doer>,
     waiters: Vec<Waiter>,
     /// This frame's arrivals, with their units' ranks, written in that order.
     arrivals: Vec<((u32, u32), Arrived)>,
     /// Which way the unit on each tile is going, for the units under way or waiting.
-    headings: HashMap<Pos, (i32, i32)>,
+    headings: TileMap<(i32, i32)>,
+    /// [`Resolver::claimed`]'s memory between frames.
+    claimed: TileMap<Entity>,
+    /// [`Resolver::wanted`]'s memory between frames.
+    wanted: TileMap<()>,
+}
+
+/// A map of [`DENSE_TILES_A_UNIT`] tiles a unit or fewer keeps a [`TileMap`] in a flat array;
+/// a bigger one, where few units stand on many tiles, in a hash map (a 4-million-tile map
+/// with a few units would otherwise take tens of bytes a tile for them).
+const DENSE_TILES_A_UNIT: usize = 64;
+
+/// A value for some tiles of the map, looked up by the walkers' rules many times a frame. A
+/// map crowded enough ([`DENSE_TILES_A_UNIT`]) keeps them in a flat array the size of the
+/// map, emptied between frames at no cost (an entry counts only while it carries the
+/// current round); the tiles off the map (a unit holds one only after the map shrank under
+/// it) and a sparse map's tiles are in a hash map.
+struct TileMap<T> {
+    width: u32,
+    height: u32,
+    round: u32,
+    cells: Vec<(u32, Option<T>)>,
+    outside: HashMap<Pos, T>,
+}
+
+impl<T> Default for TileMap<T> {
+    fn default() -> Self {
+        Self {
+            width: 0,
+            height: 0,
+            round: 0,
+            cells: Vec::new(),
+            outside: HashMap::default(),
+        }
+    }
+}
+
+impl<T: Copy> TileMap<T> {
+    /// Empties the map, for `nav`'s map with `units` units on it.
+    fn clear(&mut self, nav: &Navigation, units: usize) {
+        let tiles = nav.width() as usize * nav.height() as usize;
+        let (width, height) = if tiles <= DENSE_TILES_A_UNIT.saturating_mul(units) {
+            (nav.width(), nav.height())
+        } else {
+            (0, 0)
+        };
+        if (width, height) != (self.width, self.height) || self.round == u32::MAX {
+            self.cells = vec![(0, None); width as usize * height as usize];
+            (self.width, self.height, self.round) = (width, height, 0);
+        }
+        self.round += 1;
+        self.outside.clear();
+    }
+
+    fn index(&self, tile: Pos) -> Option<usize> {
+        (tile.x < self.width && tile.y < self.height)
+            .then(|| tile.y as usize * self.width as usize + tile.x as usize)
+    }
+
+    fn get(&self, tile: &Pos) -> Option<&T> {
+        match self.index(*tile) {
+            Some(i) => match &self.cells[i] {
+                (round, value) if *round == self.round => value.as_ref(),
+                _ => None,
+            },
+            None => self.outside.get(tile),
+        }
+    }
+
+    fn contains_key(&self, tile: &Pos) -> bool {
+        self.get(tile).is_some()
+    }
+
+    fn insert(&mut self, tile: Pos, value: T) {
+        match self.index(tile) {
+            Some(i) => self.cells[i] = (self.round, Some(value)),
+            None => {
+                self.outside.insert(tile, value);
+            }
+        }
+    }
+
+    fn remove(&mut self, tile: &Pos) {
+        match self.index(*tile) {
+            Some(i) => self.cells[i] = (0, None),
+            None => {
+                self.outside.remove(tile);
+            }
+        }
+    }
 }
 
 /// A unit as the others see it this frame.
@@ -807,6 +932,8 @@ struct Doer {
     class: MovementClass,
     /// Its last walk ended before its goal ([`StoppedShort`]).
     stopped_short: bool,
+    /// The tile it holds.
+    tile: Pos,
 }
 
 impl Doer {
@@ -874,8 +1001,12 @@ struct Settled {
     /// Squadmates trading walks while they step ([`Outcome::TakeOver`]): the pusher's
     /// index, and the index of the one that takes its walk over.
     handed: Vec<(usize, usize)>,
-    /// The tiles held once this frame's steps have started.
-    held: HashSet<Pos>,
+    /// Who ends the frame on each tile it claimed ([`Resolver::claimed`]).
+    claimed: TileMap<Entity>,
+    /// The standing units that leave their tile this frame.
+    leaving: EntityHashSet,
+    /// [`Resolver::wanted`], handed back for the next frame.
+    wanted: TileMap<()>,
 }
 
 /// Priority inheritance with backtracking (PIBT, Okumura et al. 2022), in continuous time
@@ -891,11 +1022,11 @@ struct Resolver<'a> {
     nav: &'a Navigation,
     waiters: &'a [Waiter],
     /// Who holds each tile at the frame's start (a unit under way: the tile it steps into).
-    holders: &'a HashMap<Pos, Entity>,
+    holders: &'a TileMap<Entity>,
     doing: &'a EntityHashMap<Doer>,
-    headings: &'a HashMap<Pos, (i32, i32)>,
+    headings: &'a TileMap<(i32, i32)>,
     /// Who ends the frame on each tile, as decided so far.
-    claimed: HashMap<Pos, Entity>,
+    claimed: TileMap<Entity>,
     /// The standing units that leave their tile this frame (or are about to, while a push
     /// they started is tried).
     leaving: EntityHashSet,
@@ -904,7 +1035,7 @@ struct Resolver<'a> {
     /// The units at rest decided on this frame.
     rested: EntityHashSet,
     /// The tiles the waiting units want: a unit pushed aside prefers one nobody wants.
-    wanted: HashSet<Pos>,
+    wanted: TileMap<()>,
     outcomes: Vec<Option<Outcome>>,
     aside: Vec<(Entity, Pos, Pos)>,
     handed: Vec<(usize, usize)>,
@@ -914,15 +1045,23 @@ impl<'a> Resolver<'a> {
     fn new(
         nav: &'a Navigation,
         waiters: &'a [Waiter],
-        holders: &'a HashMap<Pos, Entity>,
+        holders: &'a TileMap<Entity>,
         doing: &'a EntityHashMap<Doer>,
-        headings: &'a HashMap<Pos, (i32, i32)>,
+        headings: &'a TileMap<(i32, i32)>,
+        mut claimed: TileMap<Entity>,
+        mut wanted: TileMap<()>,
     ) -> Self {
-        let mut claimed = HashMap::default();
-        for (&tile, &unit) in holders {
-            if matches!(doing[&unit].what, Doing::Stepping | Doing::Pending) {
-                claimed.insert(tile, unit);
+        claimed.clear(nav, doing.len());
+        for (&unit, doer) in doing {
+            if matches!(doer.what, Doing::Stepping | Doing::Pending)
+                && holders.get(&doer.tile) == Some(&unit)
+            {
+                claimed.insert(doer.tile, unit);
             }
+        }
+        wanted.clear(nav, doing.len());
+        for w in waiters {
+            wanted.insert(w.want, ());
         }
         Self {
             nav,
@@ -934,7 +1073,7 @@ impl<'a> Resolver<'a> {
             leaving: EntityHashSet::default(),
             queueing: EntityHashSet::default(),
             rested: EntityHashSet::default(),
-            wanted: waiters.iter().map(|w| w.want).collect(),
+            wanted,
             outcomes: vec![None; waiters.len()],
             aside: Vec::new(),
             handed: Vec::new(),
@@ -948,7 +1087,9 @@ impl<'a> Resolver<'a> {
         for (i, w) in self.waiters.iter().enumerate() {
             if w.pass_through {
                 self.outcomes[i] = Some(Outcome::Step);
-                self.claimed.entry(w.want).or_insert(w.entity);
+                if !self.claimed.contains_key(&w.want) {
+                    self.claimed.insert(w.want, w.entity);
+                }
                 self.leaving.insert(w.entity);
             } else if w.cost.is_none() {
                 self.stay(i, Outcome::Queue);
@@ -1011,15 +1152,11 @@ impl<'a> Resolver<'a> {
                 .into_iter()
                 .map(|o| o.expect("every waiting unit has an outcome"))
                 .collect(),
-            held: self
-                .holders
-                .iter()
-                .filter(|(_, unit)| !self.leaving.contains(*unit))
-                .map(|(&tile, _)| tile)
-                .chain(self.claimed.keys().copied())
-                .collect(),
             aside: self.aside,
             handed: self.handed,
+            claimed: self.claimed,
+            leaving: self.leaving,
+            wanted: self.wanted,
         }
     }
 
@@ -1293,7 +1430,7 @@ impl<'a> Resolver<'a> {
             })
             .map(|(k, n)| {
                 let taken = !matches!(self.room(n, Entity::PLACEHOLDER), Room::Free);
-                let wanted = self.wanted.contains(&n);
+                let wanted = self.wanted.contains_key(&n);
                 (taken || wanted, opposing(self.headings, n, heading), k, n)
             })
             .collect();
@@ -1331,8 +1468,8 @@ impl<'a> Resolver<'a> {
         for n in nav.board().neighbours(w.from, width, height) {
             if n == w.want
                 || n == after
+                || nav.board().distance(n, after) != 1
                 || self.room(n, w.entity) != Room::Free
-                || !nav.board().neighbours(after, width, height).any(|m| m == n)
             {
                 continue;
             }
