@@ -1,16 +1,27 @@
 //! The outcome messages as entity events on their units, and a move order given per entity.
 
+use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
-use crate::movement::Arrived;
+use crate::TilewalkSystems;
+use crate::movement::{Arrived, follow_paths};
 use crate::pathing::{MoveOrder, OrderRefused};
+
+pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
+    app.add_systems(
+        schedule,
+        trigger_outcomes
+            .after(follow_paths)
+            .in_set(TilewalkSystems::Move),
+    );
+}
 
 /// Triggers each [`Arrived`] and [`OrderRefused`] written this frame (by the plugin's
 /// systems or by anyone else) as an entity event on its unit, so that the unit's observers
 /// and the global ones run. Runs last in [`TilewalkSystems::Move`](crate::TilewalkSystems):
 /// the observers run at the sync point after it, in the frame the messages were written.
-pub(crate) fn trigger_outcomes(
+fn trigger_outcomes(
     mut commands: Commands,
     mut arrived: MessageReader<Arrived>,
     mut refused: MessageReader<OrderRefused>,

@@ -140,6 +140,7 @@ impl Plugin for TilewalkPlugin {
         reflection::plugin(app);
         pathing::plugin(app, self.schedule);
         movement::plugin(app, self.schedule);
+        events::plugin(app, self.schedule);
         #[cfg(feature = "tactics")]
         tactics::plugin(app, self.schedule);
     }

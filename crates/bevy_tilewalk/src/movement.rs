@@ -140,8 +140,7 @@ pub struct Arrived {
 pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
     app.add_message::<Arrived>().add_systems(
         schedule,
-        (follow_paths, crate::events::trigger_outcomes)
-            .chain()
+        follow_paths
             .in_set(TilewalkSystems::Move)
             .run_if(resource_exists::<Navigation>),
     );
@@ -150,7 +149,7 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
 /// What walking reads and moves of a unit.
 #[derive(QueryData)]
 #[query_data(mutable)]
-struct Walker {
+pub(crate) struct Walker {
     entity: Entity,
     team: &'static Team,
     class: &'static MovementClass,
@@ -237,7 +236,7 @@ enum Outcome {
     },
 }
 
-fn follow_paths(
+pub(crate) fn follow_paths(
     mut commands: Commands,
     time: Res<Time>,
     nav: Res<Navigation>,
@@ -824,7 +823,7 @@ fn lane(
 
 /// What [`follow_paths`] builds every frame, kept so that its memory is reused.
 #[derive(Default)]
-struct Scratch {
+pub(crate) struct Scratch {
     /// Who holds each tile.
     holders: TileMap<Entity>,
     doing: EntityHashMap<Doer>,
