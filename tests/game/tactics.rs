@@ -445,24 +445,14 @@ fn strikes(app: &App) -> Vec<Struck> {
 type Outcome = (Entity, Entity, u32, Option<u32>, u32, u32, Vec<Entity>);
 
 fn outcome(s: &Struck) -> Outcome {
-    let Struck {
-        attacker,
-        target,
-        damage,
-        counter,
-        attacker_hp,
-        target_hp,
-        ref removed,
-        ..
-    } = *s;
     (
-        attacker,
-        target,
-        damage,
-        counter,
-        attacker_hp,
-        target_hp,
-        removed.clone(),
+        s.attacker,
+        s.target,
+        s.damage,
+        s.counter,
+        s.attacker_hp,
+        s.target_hp,
+        s.removed.clone(),
     )
 }
 
