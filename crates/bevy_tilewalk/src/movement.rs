@@ -763,7 +763,8 @@ fn lane(
     let way = heading(from, rest[0]);
     // Against the stream on the path's own next tile, the lane's discomfort is what it
     // saves: a lane beside an opposing file costs no more than queuing in front of it.
-    let ahead = opposing(headings, rest[0], way);
+    // Counted once a free tile beside the walker is found (most queued walkers have none).
+    let mut ahead = None;
     // The path's own steps, the same for every lane: `path_steps[i]` enters `rest[i + 1]`.
     let mut path_steps: Vec<Option<f64>> = Vec::new();
     let mut path_step = |i: usize| {
@@ -786,6 +787,7 @@ fn lane(
         let Some(mut lane_cost) = step(from, n) else {
             continue;
         };
+        let ahead = *ahead.get_or_insert_with(|| opposing(headings, rest[0], way));
         let discomfort = f64::from(opposing(headings, n, way).saturating_sub(ahead)) * lane_cost;
         lane_cost += discomfort;
         let mut path_cost = step(from, rest[0])?;
