@@ -1,7 +1,8 @@
 //! Move orders become path requests, served under a per-frame budget ([`requests`]'s docs),
-//! and then `Path` components; a group order once planned has its units' ways spread over
-//! the crossings by the queues they would make there ([`spread_crossings`]); paths are
-//! re-planned when the terrain under them changes or a unit is blocked.
+//! and then `Path` components; a group order once planned, and the one-unit orders planned
+//! in one frame, have their units' ways spread over the crossings by the queues they would
+//! make there ([`spread_crossings`]); paths are re-planned when the terrain under them
+//! changes or a unit is blocked.
 
 mod legs;
 mod requests;
@@ -114,29 +115,37 @@ fn check_classes(
 /// crossings, in frames of one worker's [`PathBudget::work`].
 const SPREAD_FRAMES: usize = 4;
 
-/// Crossings chosen by load: each group order planned to the end last frame has the ways of
-/// each of its movement classes spread over the crossings the land offers, by the queues
-/// they would make there ([`tilewalk_path::spread_by_load`]): the units that would wait
-/// longest at a crowded ford or gap take another one when it is sooner, waits counted. A
-/// unit keeps the tile it is stepping into and its goal; units of the order that have
-/// arrived, make way for another, were given waypoints or another order since are left out.
+/// Crossings chosen by load: each group order planned to the end last frame, and the units
+/// given trips of their own last frame (taken together, as if one order had sent them),
+/// have the ways of each of their movement classes spread over the crossings the land
+/// offers, by the queues they would make there ([`tilewalk_path::spread_by_load`]): the
+/// units that would wait longest at a crowded ford or gap take another one when it is
+/// sooner, waits counted. A unit keeps the tile it is stepping into and its goal; units that
+/// have arrived, make way for another, were given waypoints or another order since are left
+/// out.
 fn spread_crossings(
     mut requests: ResMut<Requests>,
     nav: Res<Navigation>,
     budget: Option<Res<PathBudget>>,
-    mut paths: Query<(&mut Path, &MovementClass, &Squad)>,
+    mut paths: Query<(&mut Path, &MovementClass, Option<&Squad>)>,
     mut context: Local<SearchContext>,
 ) {
-    if requests.planned_orders.is_empty() {
+    if requests.planned_orders.is_empty() && requests.planned_alone.is_empty() {
         return;
     }
     let work = budget.map_or(DEFAULT_PATH_WORK, |b| b.work).max(1);
     let board = nav.board();
-    for (id, members) in std::mem::take(&mut requests.planned_orders) {
+    let orders = std::mem::take(&mut requests.planned_orders)
+        .into_iter()
+        .map(|(id, members)| (Some(id), members));
+    let mut seen = EntityHashSet::default();
+    let mut alone = std::mem::take(&mut requests.planned_alone);
+    alone.retain(|&unit| seen.insert(unit));
+    for (id, members) in orders.chain([(None, alone)]) {
         let mut classes: BTreeMap<MovementClass, Vec<Entity>> = BTreeMap::new();
         for &unit in &members {
             if let Ok((path, class, squad)) = paths.get(unit)
-                && squad.0 == id
+                && squad.map(|s| s.0) == id
                 && !path.making_way
                 && !path.pass_through
                 && path.waypoints.len() == 1

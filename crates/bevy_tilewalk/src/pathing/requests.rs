@@ -186,6 +186,9 @@ pub(super) struct Requests {
     /// Group orders planned to the end, with their units, whose ways are spread over the
     /// crossings next frame ([`spread_crossings`](super::spread_crossings)).
     pub(super) planned_orders: Vec<(u64, Vec<Entity>)>,
+    /// The units given a trip of their own this frame (one-unit orders), whose ways are
+    /// spread over the crossings next frame as if one order had sent them.
+    pub(super) planned_alone: Vec<Entity>,
 }
 
 /// Maps of at least this many cells (1024 × 1024) get landmark tables for the one-unit
@@ -1209,6 +1212,7 @@ fn apply(
                                     .remove::<(Squad, StoppedShort)>()
                                     .entry::<Walk>()
                                     .and_modify(|mut walk| *walk = Walk::default());
+                                requests.planned_alone.push(unit);
                                 new
                             }
                         };
