@@ -6,6 +6,7 @@
 //! save into the tileset or project.
 
 use bevy::prelude::*;
+use tilewalk_path::Pos;
 
 use super::layout::{HudPanel, MinimapSlot, PANEL_BACKGROUND};
 use super::paint::Painter;
@@ -16,10 +17,12 @@ use crate::map::tmx::TileKindId;
 use crate::tactics::Mode;
 
 /// The most tile kinds the panel lists at once (around the one picked).
-const SHOWN_KINDS: usize = 14;
-const FONT: f32 = 13.0;
+const SHOWN_KINDS: usize = 8;
+const FONT: f32 = 12.0;
 const PICKED: Color = Color::srgb(0.35, 0.45, 0.8);
 const BUTTON: Color = Color::srgb(0.2, 0.22, 0.27);
+/// The picked kind's cells: a colour few tilesets draw with.
+const OUTLINE: Color = Color::srgb(0.2, 0.95, 1.0);
 
 /// The panel's box.
 #[derive(Component)]
@@ -35,7 +38,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(
             Update,
             (
-                count_kinds.run_if(resource_changed::<Level>),
+                count_kinds.run_if(resource_exists_and_changed::<Level>),
                 (pick_on_map, cycle_kinds, assign_keys)
                     .chain()
                     .in_set(AppSystems::RecordInput)
@@ -50,8 +53,12 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 /// Whether the terrain mode is on: `P` on a Tiled or LDtk map, in real-time play.
-fn in_terrain_mode(painter: Res<Painter>, level: Res<Level>, mode: Res<State<Mode>>) -> bool {
-    painter.on && level.tiled.is_some() && *mode.get() == Mode::RealTime
+fn in_terrain_mode(
+    painter: Res<Painter>,
+    level: Option<Res<Level>>,
+    mode: Res<State<Mode>>,
+) -> bool {
+    painter.on && level.is_some_and(|l| l.tiled.is_some()) && *mode.get() == Mode::RealTime
 }
 
 fn count_kinds(level: Res<Level>, mut kinds: ResMut<Kinds>, mut painter: ResMut<Painter>) {
@@ -82,7 +89,8 @@ fn spawn_panel(mut commands: Commands, slot: Single<Entity, With<MinimapSlot>>) 
                 padding: UiRect::all(px(6)),
                 row_gap: px(2),
                 margin: UiRect::bottom(px(6)),
-                max_width: px(300),
+                width: px(340),
+                overflow: Overflow::clip(),
                 ..default()
             },
             BackgroundColor(PANEL_BACKGROUND),
@@ -172,20 +180,23 @@ fn assign_keys(
     }
 }
 
-/// Outlines the cells of the picked tile kind.
-fn outline_kind(mut gizmos: Gizmos, level: Res<Level>, painter: Res<Painter>) {
+/// Outlines the cells of the picked tile kind (found again when the pick or the level
+/// changes, not every frame).
+fn outline_kind(
+    mut gizmos: Gizmos,
+    level: Res<Level>,
+    painter: Res<Painter>,
+    mut cells: Local<(Option<TileKindId>, Vec<Pos>)>,
+) {
     let (Some(kind), Some(tiled)) = (painter.kind, &level.tiled) else {
         return;
     };
+    if cells.0 != Some(kind) || level.is_changed() {
+        *cells = (Some(kind), tiled.cells_of(kind));
+    }
     let geometry = level.geometry();
-    for pos in tiled.cells_of(kind) {
-        outline(
-            &mut gizmos,
-            &geometry,
-            pos,
-            0.8,
-            Color::srgb(1.0, 0.85, 0.2),
-        );
+    for &pos in &cells.1 {
+        outline(&mut gizmos, &geometry, pos, 0.8, OUTLINE);
     }
 }
 
@@ -220,11 +231,11 @@ fn fill_panel(
     commands.despawn_children();
     commands.with_children(|panel| {
         panel.spawn(text(format!(
-            "TERRAIN MODE: {} tile kinds (P: leave)\nclick a kind, a cell or Tab; then a terrain or 1-9",
+            "TERRAIN MODE: {} tile kinds (P: leave)\npick: a kind, a cell or Tab; then a terrain or 1-9",
             kinds.0.len()
         )));
         if first > 0 {
-            panel.spawn(text(format!("  … {first} more above (Shift+Tab)")));
+            panel.spawn(text(format!("  ...{first} more above (Shift+Tab)")));
         }
         for (i, &(kind, cells)) in kinds.0.iter().enumerate().skip(first).take(SHOWN_KINDS) {
             let class = match tiled.class(kind) {
@@ -234,7 +245,7 @@ fn fill_panel(
                 Some(class) => format!("Class `{class}`, no terrain"),
                 None => "no terrain".to_owned(),
             };
-            let label = format!("{}: {cells} cells, {class}", tiled.kind_name(kind));
+            let label = format!("{}  {cells} cells  {class}", tiled.kind_name(kind));
             let background = if picked == Some(i) { PICKED } else { BUTTON };
             panel
                 .spawn((
@@ -256,7 +267,7 @@ fn fill_panel(
         }
         let below = kinds.0.len().saturating_sub(first + SHOWN_KINDS);
         if below > 0 {
-            panel.spawn(text(format!("  … {below} more below (Tab)")));
+            panel.spawn(text(format!("  ...{below} more below (Tab)")));
         }
         panel.spawn(text("terrains:"));
         panel
