@@ -275,3 +275,46 @@ fn a_save_into_an_odd_file_is_an_error_at_its_place_and_changes_nothing() {
     assert!(error.contains("desert.tsx"), "{error}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_tile_whose_terrain_property_names_its_terrain_keeps_it() {
+    let text = r#"<?xml version="1.0"?>
+<map version="1.10" orientation="orthogonal" renderorder="right-down" width="3" height="1" tilewidth="8" tileheight="8" infinite="0">
+ <tileset firstgid="1" name="t" tilewidth="8" tileheight="8" tilecount="2" columns="2">
+  <image source="t.png" width="16" height="8"/>
+  <tile id="1">
+   <properties>
+    <property name="terrain" value="water"/>
+   </properties>
+  </tile>
+ </tileset>
+ <layer id="1" name="ground" width="3" height="1">
+  <data encoding="csv">1,2,1</data>
+ </layer>
+</map>"#;
+    let path = FsPath::new("m.tmx");
+    let mut map = tmx::parse(path, text, &Default::default()).unwrap();
+    let tiles = map.tiles.as_mut().unwrap();
+    let water = tiles.top_kind(Pos::new(1, 0)).unwrap();
+    assert_eq!(
+        tiles.assign(water, "grass").unwrap_err(),
+        "tile 1 of t names terrain `water` with its `terrain` property (at 5:3): change it in Tiled"
+    );
+    let plain = tiles.top_kind(Pos::new(0, 0)).unwrap();
+    assert_eq!(tiles.cells_of(plain), [Pos::new(0, 0), Pos::new(2, 0)]);
+    assert_eq!(tiles.tile_kinds(), [(plain, 2), (water, 1)]);
+    let before = tiles.assign(plain, "grass").unwrap();
+    assert_eq!(terrains(&map), ["grass", "water", "grass"]);
+    let tiles = map.tiles.as_mut().unwrap();
+    tiles.restore(plain, before);
+    assert_eq!(tiles.class(plain), None);
+    assert_eq!(terrains(&map), ["no terrain", "water", "no terrain"]);
+    assert_eq!(
+        map.tiles.as_ref().unwrap().class_home(path, plain),
+        Some(ClassHome::TiledTile {
+            file: path.to_owned(),
+            embedded: Some(0),
+            id: 0
+        })
+    );
+}

@@ -737,3 +737,96 @@ fn a_tile_kind_given_a_terrain_replans_undoes_and_saves_into_the_tileset() {
     ));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn an_int_grid_value_given_a_terrain_is_saved_as_its_identifier_in_the_ldtk_project() {
+    // LDtk's top-down example: its one IntGrid value, `walls`, names no terrain.
+    let dir =
+        std::env::temp_dir().join(format!("tilewalk-terrain-mode-ldtk-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("atlas")).unwrap();
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/ldtk-corpus");
+    std::fs::copy(
+        corpus.join("Typical_TopDown_example.ldtk"),
+        dir.join("Typical_TopDown_example.ldtk"),
+    )
+    .unwrap();
+    for entry in std::fs::read_dir(corpus.join("atlas")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.join("atlas").join(entry.file_name())).unwrap();
+    }
+    std::fs::write(dir.join("terrain.ron"), TERRAIN).unwrap();
+    std::fs::write(dir.join("tactics.ron"), RULES).unwrap();
+    let project = dir.join("Typical_TopDown_example.ldtk");
+    let original = std::fs::read_to_string(&project).unwrap();
+    let mut app = watching(project.clone());
+    let mut cursor = bevy::ecs::message::MessageCursor::<MapEdited>::default();
+    let level = |app: &App| app.world().resource::<Level>().clone();
+    let tiled = level(&app).tiled.unwrap();
+    let kinds = tiled.tile_kinds();
+    assert_eq!(kinds.len(), 1, "{kinds:?}");
+    let (walls, count) = kinds[0];
+    assert_eq!(tiled.class(walls), Some("walls"));
+    let cells = tiled.cells_of(walls);
+    assert_eq!(cells.len(), count);
+    let terrain = |app: &App, p: Pos| level(app).terrain(p).map(|t| t.name.clone());
+    assert_eq!(terrain(&app, cells[0]).as_deref(), Some("no terrain"));
+
+    app.world_mut().write_message(EditMap::Assign {
+        kind: walls,
+        terrain: "rock".into(),
+    });
+    app.update();
+    assert_eq!(
+        reports(&app, &mut cursor),
+        [MapEdited(Ok(format!(
+            "IntGrid `Collisions` value 1 is rock: {count} cells"
+        )))]
+    );
+    update_until(&mut app, "the walls are rock", |app| {
+        cells
+            .iter()
+            .all(|&p| terrain(app, p).as_deref() == Some("rock"))
+    });
+    app.world_mut().write_message(EditMap::Save);
+    app.update();
+    let file = std::path::absolute(&project).unwrap();
+    assert_eq!(
+        reports(&app, &mut cursor).last(),
+        Some(&MapEdited(Ok(format!("saved {}", file.display()))))
+    );
+    // The value's identifier, and nothing else, changed in the project.
+    let saved = std::fs::read_to_string(&project).unwrap();
+    let root: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    let collisions = root["defs"]["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["identifier"] == "Collisions")
+        .unwrap();
+    assert_eq!(collisions["intGridValues"][0]["identifier"], "rock");
+    assert_eq!(saved.matches("\"rock\"").count(), 1);
+    assert_eq!(saved.replacen("\"rock\"", "\"walls\"", 1), original);
+
+    // The reload of the saved project keeps the walls rock; undo makes them walls again.
+    std::thread::sleep(Duration::from_millis(600));
+    for _ in 0..20 {
+        app.update();
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert!(
+        cells
+            .iter()
+            .all(|&p| terrain(&app, p).as_deref() == Some("rock"))
+    );
+    app.world_mut().write_message(EditMap::Undo);
+    update_until(&mut app, "the walls have no terrain again", |app| {
+        cells
+            .iter()
+            .all(|&p| terrain(app, p).as_deref() == Some("no terrain"))
+    });
+    app.world_mut().write_message(EditMap::Save);
+    app.update();
+    assert_eq!(std::fs::read_to_string(&project).unwrap(), original);
+    let _ = std::fs::remove_dir_all(dir);
+}
