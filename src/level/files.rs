@@ -1,6 +1,7 @@
 //! The level's files: the map and the terrain table loaded through the asset server, the
 //! level rebuilt (and diffed) whenever either changes, the units spawned the first time;
-//! the map painted in the game ([`EditMap`]), undone, and saved back to its file.
+//! the map painted in the game ([`EditMap`]), or a Tiled or LDtk map's tile kinds given
+//! terrains, undone, and saved back to its files.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -255,6 +256,7 @@ fn edit_map(
     handles: Option<Res<LevelHandles>>,
     mut maps: ResMut<Assets<MapAsset>>,
     map_file: Res<MapFile>,
+    level: Option<Res<super::Level>>,
     mut history: ResMut<MapHistory>,
     mut reports: MessageWriter<MapEdited>,
 ) {
@@ -280,9 +282,13 @@ fn edit_map(
                 *stroke,
                 &mut history,
             ),
-            EditMap::Assign { kind, terrain } => {
-                assign(&mut maps, &handles.map, *kind, terrain, &mut history)
-            }
+            EditMap::Assign { kind, terrain } => match &level {
+                Some(level) if !level.terrain_names.contains(terrain) => Some(Err(format!(
+                    "cannot assign: `{terrain}` is no terrain of the terrain table ({})",
+                    level.terrain_names.join(", ")
+                ))),
+                _ => assign(&mut maps, &handles.map, *kind, terrain, &mut history),
+            },
             EditMap::Undo => undo(&mut maps, &handles.map, &mut history),
             EditMap::Save => save(&maps, &handles.map, &map_file.0, &mut history),
         };
@@ -394,6 +400,7 @@ fn assign_after_reload(
         let _ = tiles.assign(kind, class);
     }
 }
+
 /// A map modified while a save's reload is due: if it no longer shows what was painted
 /// since the save, it is the reload of the saved file, and those glyphs go back on.
 fn repaint_after_reload(
@@ -544,13 +551,15 @@ fn save_assigned(
         }
     }
     history.unsaved = !history.assigned.is_empty();
-    match failed.is_empty() {
-        true => Ok(format!("saved {}", saved.join(", "))),
-        false if saved.is_empty() => Err(format!("not saved: {}", failed.join("; "))),
-        false => Err(format!(
+    if failed.is_empty() {
+        Ok(format!("saved {}", saved.join(", ")))
+    } else if saved.is_empty() {
+        Err(format!("not saved: {}", failed.join("; ")))
+    } else {
+        Err(format!(
             "saved {}; not saved: {}",
             saved.join(", "),
             failed.join("; ")
-        )),
+        ))
     }
 }

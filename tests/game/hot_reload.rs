@@ -772,16 +772,24 @@ fn an_int_grid_value_given_a_terrain_is_saved_as_its_identifier_in_the_ldtk_proj
     let terrain = |app: &App, p: Pos| level(app).terrain(p).map(|t| t.name.clone());
     assert_eq!(terrain(&app, cells[0]).as_deref(), Some("no terrain"));
 
-    app.world_mut().write_message(EditMap::Assign {
-        kind: walls,
-        terrain: "rock".into(),
-    });
+    // A name the terrain table lacks is refused; a terrain of it is given at once.
+    for name in ["lava", "rock"] {
+        app.world_mut().write_message(EditMap::Assign {
+            kind: walls,
+            terrain: name.into(),
+        });
+    }
     app.update();
     assert_eq!(
         reports(&app, &mut cursor),
-        [MapEdited(Ok(format!(
-            "IntGrid `Collisions` value 1 is rock: {count} cells"
-        )))]
+        [
+            MapEdited(Err(
+                "cannot assign: `lava` is no terrain of the terrain table (grass, road, forest, thicket, mud, water, rock)".into()
+            )),
+            MapEdited(Ok(format!(
+                "IntGrid `Collisions` value 1 is rock: {count} cells"
+            )))
+        ]
     );
     update_until(&mut app, "the walls are rock", |app| {
         cells
