@@ -9,7 +9,7 @@ use serde_json::Value;
 use tilewalk_path::formats::ParseError;
 
 use super::json::{JsonPath, Written, locate, value_span, written_members};
-use super::tmx::write_xml_class;
+use super::tmx::{is_json, write_xml_class};
 use crate::assets::AssetFileError;
 
 /// Where a tile kind's terrain is written.
@@ -70,14 +70,6 @@ impl ClassHome {
         }
         Ok(())
     }
-}
-
-fn is_json(path: &Path) -> bool {
-    path.extension().is_some_and(|e| {
-        e.eq_ignore_ascii_case("tsj")
-            || e.eq_ignore_ascii_case("tmj")
-            || e.eq_ignore_ascii_case("json")
-    })
 }
 
 /// A JSON text read with serde, its syntax errors at their line and column.
@@ -171,7 +163,7 @@ fn write_json_class(
                 }
             }
             (Some(json), true) => {
-                return Ok(add_member(text, &tile, &written, "type", json)?.0);
+                return add_member(text, &tile, &written, "type", json);
             }
             (None, _) => {
                 // A tile left with its id only says nothing: it goes.
@@ -221,7 +213,7 @@ fn write_json_class(
         }
         None => {
             let written = members(text, &path)?;
-            Ok(add_member(text, &path, &written, "tiles", &format!("[{new}]"))?.0)
+            add_member(text, &path, &written, "tiles", &format!("[{new}]"))
         }
     }
 }
@@ -286,19 +278,19 @@ fn write_identifier(
     match written.iter().find(|(k, _)| *k == Some("identifier")) {
         Some((_, w)) => Ok(splice(text, w.value.0, w.value.1, &json)),
         None if identifier.is_none() => Ok(text.to_owned()),
-        None => Ok(add_member(text, &entry_path, &written, "identifier", &json)?.0),
+        None => add_member(text, &entry_path, &written, "identifier", &json),
     }
 }
 
 /// `text` with member `key: json` added last to the object at `path` (whose members are
-/// `written`), spaced as its members are; and where it went.
+/// `written`), spaced as its members are.
 fn add_member(
     text: &str,
     path: &JsonPath,
     written: &[(Option<&str>, Written)],
     key: &str,
     json: &str,
-) -> Result<(String, usize), ParseError> {
+) -> Result<String, ParseError> {
     let key = Value::String(key.to_owned()).to_string();
     match written.last() {
         Some((_, last)) => {
@@ -309,18 +301,12 @@ fn add_member(
             let colon = &text[key_end..last.value.0];
             let gap = gap_before(text, written);
             let at = last.value.1;
-            Ok((
-                splice(text, at, at, &format!(",{gap}{key}{colon}{json}")),
-                at,
-            ))
+            Ok(splice(text, at, at, &format!(",{gap}{key}{colon}{json}")))
         }
         None => {
             let (at, _) = value_span(text, path)
                 .ok_or_else(|| fault(text, path, "cannot find this value in the text"))?;
-            Ok((
-                splice(text, at + 1, at + 1, &format!("{key}:{json}")),
-                at + 1,
-            ))
+            Ok(splice(text, at + 1, at + 1, &format!("{key}:{json}")))
         }
     }
 }

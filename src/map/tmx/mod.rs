@@ -57,6 +57,7 @@ use xml::{Element, MAX_TILESET_TILES, Patched, Unrepaired, repaired, scan};
 
 pub(crate) use class::write_xml_class;
 pub use kinds::{KindBefore, TileKindId};
+pub(crate) use tmj::is_json;
 pub use xml::png_size;
 
 pub use terrain::Resolved;
