@@ -321,3 +321,95 @@ fn fill_panel(
 fn text(value: impl Into<String>) -> impl Bundle {
     (Text::new(value), TextFont::from_font_size(FONT))
 }
+
+#[cfg(test)]
+mod tests {
+    use bevy::state::app::StatesPlugin;
+
+    use super::*;
+    use crate::map::tmx;
+    use crate::terrain::TerrainTable;
+
+    /// Three cells: tile 0, tile 1, tile 0.
+    const MAP: &str = r#"<map version="1.10" orientation="orthogonal" width="3" height="1" tilewidth="8" tileheight="8">
+ <tileset firstgid="1" name="t" tilewidth="8" tileheight="8" tilecount="2" columns="2">
+  <image source="t.png" width="16" height="8"/>
+ </tileset>
+ <layer id="1" name="ground" width="3" height="1">
+  <data encoding="csv">1,2,1</data>
+ </layer>
+</map>"#;
+
+    fn app() -> App {
+        let map = tmx::parse(std::path::Path::new("m.tmx"), MAP, &Default::default()).unwrap();
+        let table = TerrainTable::parse(include_str!("../../assets/terrain.ron")).unwrap();
+        let (level, _) = Level::build(&map, &table).unwrap();
+        let mut painter = Painter::default();
+        painter.on = true;
+        let mut app = App::new();
+        app.add_plugins(StatesPlugin)
+            .insert_state(Mode::RealTime)
+            .add_message::<EditMap>()
+            .init_resource::<ButtonInput<KeyCode>>()
+            .init_resource::<Notice>()
+            .init_resource::<Kinds>()
+            .insert_resource(painter)
+            .insert_resource(level)
+            .add_systems(Update, (count_kinds, cycle_kinds, assign_keys).chain());
+        app.update();
+        app
+    }
+
+    /// Presses `keys` together for one frame; returns the edits it sent (those `seen`
+    /// has not read).
+    fn press(
+        app: &mut App,
+        seen: &mut bevy::ecs::message::MessageCursor<EditMap>,
+        keys: &[KeyCode],
+    ) -> Vec<EditMap> {
+        let mut input = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+        for &key in keys {
+            input.press(key);
+        }
+        app.update();
+        let mut input = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+        input.release_all();
+        input.clear();
+        let messages = app.world().resource::<Messages<EditMap>>();
+        seen.read(messages).cloned().collect()
+    }
+
+    fn picked(app: &App) -> Option<u32> {
+        app.world().resource::<Painter>().kind.map(|k| k.id)
+    }
+
+    #[test]
+    fn tab_steps_through_the_kinds_most_drawn_first_and_a_digit_gives_a_terrain() {
+        let mut app = app();
+        let mut seen = Default::default();
+        let mut press = |app: &mut App, keys: &[KeyCode]| press(app, &mut seen, keys);
+        assert_eq!(press(&mut app, &[KeyCode::Digit2]), []);
+        assert_eq!(
+            app.world().resource::<Notice>().text,
+            "pick a tile kind first: click a cell, a kind in the panel, or Tab"
+        );
+        press(&mut app, &[KeyCode::Tab]);
+        assert_eq!(picked(&app), Some(0), "tile 0 covers two cells");
+        press(&mut app, &[KeyCode::Tab]);
+        assert_eq!(picked(&app), Some(1));
+        press(&mut app, &[KeyCode::Tab]);
+        assert_eq!(picked(&app), Some(0), "round again");
+        press(&mut app, &[KeyCode::ShiftLeft, KeyCode::Tab]);
+        assert_eq!(picked(&app), Some(1));
+        let kind = app.world().resource::<Painter>().kind.unwrap();
+        assert_eq!(
+            press(&mut app, &[KeyCode::Digit2]),
+            [EditMap::Assign {
+                kind,
+                terrain: "road".into()
+            }]
+        );
+        // The table has seven terrains: 8 and 9 give none.
+        assert_eq!(press(&mut app, &[KeyCode::Digit8]), []);
+    }
+}
