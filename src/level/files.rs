@@ -1,7 +1,9 @@
 //! The level's files: the map and the terrain table loaded through the asset server, the
 //! level rebuilt (and diffed) whenever either changes, the units spawned the first time;
-//! the map painted in the game ([`EditMap`]), undone, and saved back to its file.
+//! the map painted in the game ([`EditMap`]), or a Tiled or LDtk map's tile kinds given
+//! terrains, undone, and saved back to its files.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use bevy::asset::AssetPath;
@@ -15,6 +17,8 @@ use crate::assets::{
     AssetFileError, FileErrors, MAP_SOURCE, MapFile, MapLevel, MapSource, TextLoader, Tracks,
     report_failed_loads, touches,
 };
+use crate::map::assign::ClassHome;
+use crate::map::tmx::{KindBefore, TileKindId, TiledMap};
 use crate::map::{LdtkLoader, MapAsset, TmxLoader, repaint, write_atomically};
 use crate::terrain::TerrainTable;
 
@@ -188,9 +192,9 @@ fn rebuild_level(
     }
 }
 
-/// An edit of the map being played, as a designer paints it in the game. Painted cells
-/// change the map in memory, and the level is rebuilt and paths re-planned as on a hot
-/// reload; `Save` writes the painted glyphs back into the map's file.
+/// An edit of the map being played, as a designer makes it in the game. Painted cells and
+/// assigned tile kinds change the map in memory, and the level is rebuilt and paths
+/// re-planned as on a hot reload; `Save` writes them back where they came from.
 #[derive(Message, Clone, Debug, PartialEq)]
 pub enum EditMap {
     /// Paints `cells` with the terrain `glyph`. `stroke` starts a new stroke (one undo
@@ -200,10 +204,14 @@ pub enum EditMap {
         glyph: char,
         stroke: bool,
     },
-    /// Takes back the last stroke.
+    /// Gives every cell drawn with a tile kind of a Tiled or LDtk map the terrain named
+    /// `terrain` (of the terrain table): the tile's Class, the IntGrid value's identifier.
+    Assign { kind: TileKindId, terrain: String },
+    /// Takes back the last stroke or assignment.
     Undo,
-    /// Writes the map back to its file: atomically, keeping every byte but the painted
-    /// glyphs (comments, the units section, line endings).
+    /// Writes the map back: a map file atomically, keeping every byte but the painted
+    /// glyphs (comments, the units section, line endings); a Tiled or LDtk map's assigned
+    /// tile kinds into the files that keep them ([`ClassHome`]), every other byte kept.
     Save,
 }
 
@@ -211,15 +219,27 @@ pub enum EditMap {
 #[derive(Message, Clone, Debug, PartialEq)]
 pub struct MapEdited(pub Result<String, String>);
 
-/// The strokes painted since the map loaded, for undo: each the cells' glyphs before it.
-/// `unsaved` says whether the map in memory differs from its file.
+/// One undo step.
+#[derive(Debug)]
+enum Step {
+    /// The cells of a stroke with their glyphs before it.
+    Stroke(Vec<(Pos, char)>),
+    /// A tile kind given a terrain, as it was before.
+    Assign(TileKindId, KindBefore),
+}
+
+/// The strokes painted and tile kinds assigned since the map loaded, for undo. `unsaved`
+/// says whether the map in memory differs from its files.
 #[derive(Resource, Default, Debug)]
 pub struct MapHistory {
-    strokes: Vec<Vec<(Pos, char)>>,
+    steps: Vec<Step>,
     pub unsaved: bool,
     /// After a save, until the file watcher has reloaded the saved file: the glyphs painted
     /// since (undo included), to paint again over the reload, which would drop them.
     since_save: Option<Vec<(Pos, char)>>,
+    /// The tile kinds assigned or undone since the last save, with the Class each has now:
+    /// what a save writes, and what a reload of the files (which lack it) gets again.
+    assigned: BTreeMap<TileKindId, Option<String>>,
 }
 
 impl MapHistory {
@@ -236,6 +256,7 @@ fn edit_map(
     handles: Option<Res<LevelHandles>>,
     mut maps: ResMut<Assets<MapAsset>>,
     map_file: Res<MapFile>,
+    level: Option<Res<super::Level>>,
     mut history: ResMut<MapHistory>,
     mut reports: MessageWriter<MapEdited>,
 ) {
@@ -245,6 +266,7 @@ fn edit_map(
         .any(|e| matches!(e, AssetEvent::Modified { id } if *id == handles.map.id()));
     if modified {
         repaint_after_reload(&mut maps, &handles.map, &mut history);
+        assign_after_reload(&mut maps, &handles.map, &history);
     }
     for edit in edits.read() {
         let report = match edit {
@@ -260,6 +282,13 @@ fn edit_map(
                 *stroke,
                 &mut history,
             ),
+            EditMap::Assign { kind, terrain } => match &level {
+                Some(level) if !level.terrain_names.contains(terrain) => Some(Err(format!(
+                    "cannot assign: `{terrain}` is no terrain of the terrain table ({})",
+                    level.terrain_names.join(", ")
+                ))),
+                _ => assign(&mut maps, &handles.map, *kind, terrain, &mut history),
+            },
             EditMap::Undo => undo(&mut maps, &handles.map, &mut history),
             EditMap::Save => save(&maps, &handles.map, &map_file.0, &mut history),
         };
@@ -279,8 +308,8 @@ fn paint(
     stroke: bool,
     history: &mut MapHistory,
 ) -> Option<Result<String, String>> {
-    if stroke || history.strokes.is_empty() {
-        history.strokes.push(Vec::new());
+    if stroke || !matches!(history.steps.last(), Some(Step::Stroke(_))) {
+        history.steps.push(Step::Stroke(Vec::new()));
     }
     let map = maps.get(handle)?;
     let changed: Vec<Pos> = cells
@@ -295,7 +324,9 @@ fn paint(
         return None;
     }
     let mut map = maps.get_mut(handle)?;
-    let stroke = history.strokes.last_mut()?;
+    let Some(Step::Stroke(stroke)) = history.steps.last_mut() else {
+        return None;
+    };
     for &pos in &changed {
         if let Ok(old) = map.paint(pos, glyph) {
             stroke.push((pos, old));
@@ -306,6 +337,68 @@ fn paint(
     }
     history.unsaved = true;
     None
+}
+
+/// Gives a tile kind a terrain of the table: says how many cells took it, or why not.
+fn assign(
+    maps: &mut Assets<MapAsset>,
+    handle: &Handle<MapAsset>,
+    kind: TileKindId,
+    terrain: &str,
+    history: &mut MapHistory,
+) -> Option<Result<String, String>> {
+    let map = maps.get(handle)?;
+    let Some(tiles) = &map.tiles else {
+        return Some(Err(
+            "a map file's cells are painted, not assigned by tile kind (P paints)".to_owned(),
+        ));
+    };
+    let name = tiles.kind_name(kind);
+    let cells = tiles.cells_of(kind).len();
+    if tiles.class(kind) == Some(terrain) {
+        return Some(Ok(format!("{name} is {terrain} already")));
+    }
+    let mut map = maps.get_mut(handle)?;
+    let tiles = map.tiles.as_mut()?;
+    Some(match tiles.assign(kind, terrain) {
+        Ok(before) => {
+            history.steps.push(Step::Assign(kind, before));
+            history.assigned.insert(kind, Some(terrain.to_owned()));
+            history.unsaved = true;
+            Ok(format!("{name} is {terrain}: {cells} cells"))
+        }
+        Err(why) => Err(format!("cannot assign: {why}")),
+    })
+}
+
+/// A map modified while tile kinds assigned since the last save are not in its files (a
+/// reload): they are given their terrain again. Our own edits change nothing here.
+fn assign_after_reload(
+    maps: &mut Assets<MapAsset>,
+    handle: &Handle<MapAsset>,
+    history: &MapHistory,
+) {
+    let Some(tiles) = maps.get(handle).and_then(|m| m.tiles.as_ref()) else {
+        return;
+    };
+    let lost: Vec<(TileKindId, &str)> = history
+        .assigned
+        .iter()
+        .filter_map(|(&kind, class)| Some((kind, class.as_deref()?)))
+        .filter(|&(kind, class)| tiles.class(kind) != Some(class))
+        .collect();
+    if lost.is_empty() {
+        return;
+    }
+    let Some(mut map) = maps.get_mut(handle) else {
+        return;
+    };
+    let Some(tiles) = map.tiles.as_mut() else {
+        return;
+    };
+    for (kind, class) in lost {
+        let _ = tiles.assign(kind, class);
+    }
 }
 
 /// A map modified while a save's reload is due: if it no longer shows what was painted
@@ -344,21 +437,37 @@ fn undo(
     history: &mut MapHistory,
 ) -> Option<Result<String, String>> {
     // Strokes that changed nothing are no undo step.
-    while history.strokes.last().is_some_and(Vec::is_empty) {
-        history.strokes.pop();
+    while matches!(history.steps.last(), Some(Step::Stroke(s)) if s.is_empty()) {
+        history.steps.pop();
     }
-    let Some(stroke) = history.strokes.pop() else {
+    let Some(step) = history.steps.pop() else {
         return Some(Err("nothing to undo".to_owned()));
     };
     let mut map = maps.get_mut(handle)?;
-    for &(pos, glyph) in stroke.iter().rev() {
-        // A map reloaded smaller from its file since may have lost the cell.
-        if map.paint(pos, glyph).is_ok() {
-            history.painted(pos, glyph);
+    history.unsaved = true;
+    match step {
+        Step::Stroke(stroke) => {
+            for &(pos, glyph) in stroke.iter().rev() {
+                // A map reloaded smaller from its file since may have lost the cell.
+                if map.paint(pos, glyph).is_ok() {
+                    history.painted(pos, glyph);
+                }
+            }
+            Some(Ok(format!("undid a stroke of {} tiles", stroke.len())))
+        }
+        Step::Assign(kind, before) => {
+            let tiles = map.tiles.as_mut()?;
+            tiles.restore(kind, before);
+            let class = tiles.class(kind).map(str::to_owned);
+            let name = tiles.kind_name(kind);
+            let now = match &class {
+                Some(class) => format!("{name} is {class} again"),
+                None => format!("{name} has no Class again"),
+            };
+            history.assigned.insert(kind, class);
+            Some(Ok(format!("undone: {now}")))
         }
     }
-    history.unsaved = true;
-    Some(Ok(format!("undid a stroke of {} tiles", stroke.len())))
 }
 
 fn save(
@@ -368,6 +477,9 @@ fn save(
     history: &mut MapHistory,
 ) -> Option<Result<String, String>> {
     let map = maps.get(handle)?;
+    if let Some(tiles) = &map.tiles {
+        return Some(save_assigned(tiles, file, history));
+    }
     let saved = crate::assets::read_file(file)
         .map_err(|e| e.to_string())
         .and_then(|text| repaint(&text, map).map_err(|e| format!("{}: {e}", file.display())))
@@ -384,4 +496,70 @@ fn save(
         }
         Err(error) => Err(format!("not saved: {error}")),
     })
+}
+
+/// Writes the Class of every tile kind assigned (or undone) since the last save into the
+/// file that keeps it, each file read and written once. A file that fails keeps its kinds
+/// for the next save.
+fn save_assigned(
+    tiles: &TiledMap,
+    map_file: &std::path::Path,
+    history: &mut MapHistory,
+) -> Result<String, String> {
+    if history.assigned.is_empty() {
+        return Err(
+            "nothing to save: give a tile kind a terrain first (P, then a tile and a terrain)"
+                .to_owned(),
+        );
+    }
+    let mut by_file: BTreeMap<PathBuf, Vec<(TileKindId, ClassHome)>> = BTreeMap::new();
+    for &kind in history.assigned.keys() {
+        let Some(home) = tiles.class_home(map_file, kind) else {
+            return Err(format!(
+                "not saved: {} keeps no terrain in a file",
+                tiles.kind_name(kind)
+            ));
+        };
+        by_file
+            .entry(home.file().to_owned())
+            .or_default()
+            .push((kind, home));
+    }
+    let mut saved = Vec::new();
+    let mut failed = Vec::new();
+    for (file, homes) in by_file {
+        let written = crate::assets::read_file(&file)
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                homes.iter().try_fold(text, |text, (kind, home)| {
+                    home.write(&text, tiles.class(*kind))
+                        .map_err(|e| AssetFileError::in_file(&file, e).to_string())
+                })
+            })
+            .and_then(|text| {
+                write_atomically(&file, &text).map_err(|e| format!("{}: {e}", file.display()))
+            });
+        match written {
+            Ok(()) => {
+                for (kind, _) in &homes {
+                    history.assigned.remove(kind);
+                }
+                let at = std::path::absolute(&file).unwrap_or(file);
+                saved.push(at.display().to_string());
+            }
+            Err(error) => failed.push(error),
+        }
+    }
+    history.unsaved = !history.assigned.is_empty();
+    if failed.is_empty() {
+        Ok(format!("saved {}", saved.join(", ")))
+    } else if saved.is_empty() {
+        Err(format!("not saved: {}", failed.join("; ")))
+    } else {
+        Err(format!(
+            "saved {}; not saved: {}",
+            saved.join(", "),
+            failed.join("; ")
+        ))
+    }
 }

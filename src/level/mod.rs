@@ -45,6 +45,9 @@ pub struct Level {
     pub table: TerrainTable,
     /// A Tiled map's layers and tilesets, which draw it instead of the terrain atlas.
     pub tiled: Option<TiledMap>,
+    /// The terrain table's terrains, by name, in its order: what a tile kind of a Tiled or
+    /// LDtk map can be given in the game (the terrain mode).
+    pub terrain_names: Vec<String>,
     terrain: Vec<usize>,
     /// Where the cells are in the world, worked out once: every cell's lookup asks whether
     /// it is on the map.
@@ -74,6 +77,7 @@ impl Level {
             ));
         }
         map.check_classes(table)?;
+        let terrain_names = table.terrains.iter().map(|t| t.name.clone()).collect();
         let resolved = map.resolve(table)?;
         let (table, terrain) = (resolved.table, resolved.terrain);
         // One grid a class, each built and its regions labelled (what `Navigation::new`
@@ -112,6 +116,7 @@ impl Level {
             projection: map.projection,
             table,
             tiled: map.tiles.clone(),
+            terrain_names,
             terrain,
             geometry: Geometry::projected(map.board, map.projection, map.width, map.height),
             warnings: resolved.warnings,

@@ -11,7 +11,9 @@ use super::MapAsset;
 /// Why a map cannot be painted or saved.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {
-    #[error("a Tiled map has tiles, not glyphs: paint it in Tiled")]
+    #[error(
+        "a Tiled or LDtk map's cells take the terrain of their tile: give a tile kind a terrain instead (P)"
+    )]
     Tiled,
     #[error("{0} is outside the map")]
     Outside(Pos),

@@ -216,6 +216,73 @@ pub fn locate(text: &str, path: &JsonPath) -> (usize, usize) {
     line_column(text, at)
 }
 
+/// The bytes of the value at `path` in `text` (from its first byte to past its last), as
+/// [`locate`] walks to it (the first of a repeated key); `None` when the text does not hold
+/// the path.
+pub fn value_span(text: &str, path: &JsonPath) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut at = skip_space(bytes, 0);
+    for key in &path.0 {
+        at = find(bytes, at, key)?;
+    }
+    Some((at, skip_value(bytes, at)?))
+}
+
+/// A member of an object or an item of an array, as written: where it starts (an object
+/// member's key's opening quote) and its value's bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Written {
+    pub start: usize,
+    pub value: (usize, usize),
+}
+
+/// The members of the object, or the items of the array, whose value starts at `at`, in
+/// order, each with its key's bytes between the quotes (`None` for an array's item).
+pub fn written_members(text: &str, at: usize) -> Option<Vec<(Option<&str>, Written)>> {
+    let bytes = text.as_bytes();
+    let close = match bytes.get(at)? {
+        b'{' => b'}',
+        b'[' => b']',
+        _ => return None,
+    };
+    let mut out = Vec::new();
+    let mut at = skip_space(bytes, at + 1);
+    if bytes.get(at) == Some(&close) {
+        return Some(out);
+    }
+    loop {
+        let start = at;
+        let key = if close == b'}' {
+            let end = skip_string(bytes, at)?;
+            let key = text.get(at + 1..end - 1)?;
+            at = skip_space(bytes, end);
+            if bytes.get(at) != Some(&b':') {
+                return None;
+            }
+            at = skip_space(bytes, at + 1);
+            Some(key)
+        } else {
+            None
+        };
+        let end = skip_value(bytes, at)?;
+        // A number's end is where the next delimiter is: its trailing blanks are not its own.
+        let value_end = at + text.get(at..end)?.trim_end().len();
+        out.push((
+            key,
+            Written {
+                start,
+                value: (at, value_end),
+            },
+        ));
+        at = skip_space(bytes, end);
+        match bytes.get(at) {
+            Some(b',') => at = skip_space(bytes, at + 1),
+            Some(&b) if b == close => return Some(out),
+            _ => return None,
+        }
+    }
+}
+
 /// Where each value at `paths` starts in `text` (line, column), as [`locate`] finds one, in
 /// time linear in the text however many there are: its objects and arrays are indexed in
 /// one pass, and the lines counted in another.

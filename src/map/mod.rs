@@ -20,6 +20,7 @@
 //!
 //! Tiled maps (`.tmx`, and `.tmj` in Tiled's JSON) become the same [`MapAsset`]: see [`tmx`].
 
+pub mod assign;
 mod edit;
 pub mod generate;
 mod json;

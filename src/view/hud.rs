@@ -32,6 +32,8 @@ const HELP: &str = "left: select (shift: add, drag: box)  right: move (shift: wa
 const LAB_HELP: &str = "drag S/G: move  left-drag: paint  right-drag: erase  1-9: terrain  C G H B = -: settings  Space , . [ ]: replay  V Tab: compare  L: leave";
 const TACTICS_HELP: &str = "left: select  hover: preview  right: move there / strike an enemy  Space: wait  Backspace: undo move  T: threat  Enter: end turn\nred's turn: Space/Esc/click skips the show  game over: R plays again  L: lab  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
 
+const TERRAIN_MODE_HELP: &str = "TERRAIN MODE  left: pick the tile kind of a cell or in the panel  Tab/Shift+Tab: next/previous kind  1-9 or a terrain in the panel: give it that terrain\nCtrl+Z: undo  Ctrl+S: save into the tileset (Tiled) or the project (LDtk)  P: leave  WASD/arrows/middle: pan  wheel: zoom";
+
 /// The tints of the selected units' paths, in the order of their names.
 pub(super) const PATH_TINTS: [Color; 6] = [
     Color::srgb(1.0, 0.9, 0.2),
@@ -165,6 +167,7 @@ fn show_help(
     mut help: Single<&mut Text, With<HelpText>>,
 ) {
     let wanted = match mode.get() {
+        Mode::RealTime if painter.on && level.tiled.is_some() => TERRAIN_MODE_HELP.to_owned(),
         Mode::RealTime if painter.on => paint_help(&level, painter.terrain),
         Mode::RealTime => HELP.to_owned(),
         Mode::Tactics => TACTICS_HELP.to_owned(),

@@ -12,6 +12,7 @@ mod paint;
 mod preview;
 mod sprites;
 mod tactics;
+mod terrain_mode;
 mod tilemap;
 
 use std::time::Duration;
@@ -70,6 +71,7 @@ pub(super) fn plugin(app: &mut App) {
             tactics::plugin,
             minimap::plugin,
             paint::plugin,
+            terrain_mode::plugin,
             preview::plugin,
             lab::plugin,
         ));

@@ -2,7 +2,8 @@
 //! paints the palette's terrain (keys 1–9), right-drag erases to the default terrain (the
 //! terrain table's first, grass), Ctrl+Z takes back the last stroke and Ctrl+S writes the
 //! map back to its file. The level is rebuilt and paths re-planned as on a hot reload
-//! ([`EditMap`]).
+//! ([`EditMap`]). On a Tiled or LDtk map, `P` is the terrain mode instead: terrain by tile
+//! kind (`terrain_mode`), with the same Ctrl+Z and Ctrl+S.
 
 use bevy::prelude::*;
 use tilewalk_path::Pos;
@@ -10,6 +11,7 @@ use tilewalk_path::Pos;
 use super::{Cursor, Notice, ctrl};
 use crate::AppSystems;
 use crate::level::{EditMap, Level, MapEdited};
+use crate::map::tmx::TileKindId;
 use crate::tactics::Mode;
 
 /// The painter: whether painting is on outside the lab, the palette's terrain, the stroke
@@ -24,6 +26,8 @@ pub struct Painter {
     stroke: Option<(MouseButton, Pos)>,
     /// The lab took this press (to drag its start or goal marker): no stroke until release.
     pub held: bool,
+    /// In the terrain mode of a Tiled or LDtk map: the tile kind picked.
+    pub kind: Option<TileKindId>,
 }
 
 impl Painter {
@@ -66,6 +70,14 @@ fn toggle_painting(
         }
     }
     painter.on = !painter.on;
+    if level.tiled.is_some() {
+        notice.say(if painter.on {
+            "terrain mode: pick a tile kind (click a cell or the panel, Tab), then a terrain (1-9 or the panel); Ctrl+Z undo, Ctrl+S save, P leave"
+        } else {
+            "terrain mode off"
+        });
+        return;
+    }
     notice.say(if painter.on {
         format!(
             "painting {}: left-drag paints, right-drag erases, 1-9 pick, Ctrl+Z undo, Ctrl+S save, P stop",
@@ -92,7 +104,8 @@ fn pick_terrain(
     level: Res<Level>,
     mut notice: ResMut<Notice>,
 ) {
-    if !painter.painting(mode.get()) {
+    // A Tiled or LDtk map's keys give the picked tile kind a terrain (`terrain_mode`).
+    if !painter.painting(mode.get()) || level.tiled.is_some() {
         return;
     }
     const DIGITS: [KeyCode; 9] = [
@@ -145,7 +158,8 @@ pub(super) fn paint_strokes(
         painter.stroke = None;
         painter.held = false;
     }
-    if !painter.painting(mode.get()) || painter.held || cursor.over_ui {
+    // A Tiled or LDtk map's cells take their tile kind's terrain (`terrain_mode`).
+    if !painter.painting(mode.get()) || painter.held || cursor.over_ui || level.tiled.is_some() {
         return;
     }
     let Some(tile) = cursor.tile else { return };

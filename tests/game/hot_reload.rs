@@ -582,3 +582,259 @@ fn painting_replans_undoes_and_saves_only_the_painted_glyphs() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_tile_kind_given_a_terrain_replans_undoes_and_saves_into_the_tileset() {
+    use tilewalk::map::tmx::read_tmx;
+    // Tiled's desert example, which names no terrain (every cell impassable), with a scout
+    // placed on a cell of its most drawn tile.
+    let dir = std::env::temp_dir().join(format!("tilewalk-terrain-mode-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let corpus =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tiled-corpus/tiled-examples");
+    for file in ["desert.tmx", "desert.tsx", "tmw_desert_spacing.png"] {
+        std::fs::copy(corpus.join(file), dir.join(file)).unwrap();
+    }
+    std::fs::write(dir.join("terrain.ron"), TERRAIN).unwrap();
+    std::fs::write(dir.join("tactics.ron"), RULES).unwrap();
+    let map = read_tmx(&dir.join("desert.tmx")).unwrap();
+    let tiles = map.tiles.as_ref().unwrap();
+    let &(sand, count) = tiles.tile_kinds().iter().max_by_key(|(_, n)| *n).unwrap();
+    let cells = tiles.cells_of(sand);
+    assert_eq!(cells.len(), count);
+    let start = cells[0];
+    let tmx = std::fs::read_to_string(dir.join("desert.tmx")).unwrap();
+    let unit = format!(
+        " <objectgroup id=\"9\" name=\"units\">\n  <object id=\"99\" name=\"scout\" x=\"{}\" y=\"{}\">\n   <properties>\n    <property name=\"team\" value=\"blue\"/>\n    <property name=\"class\" value=\"foot\"/>\n   </properties>\n   <point/>\n  </object>\n </objectgroup>\n</map>",
+        start.x * 32 + 16,
+        start.y * 32 + 16
+    );
+    std::fs::write(dir.join("desert.tmx"), tmx.replace("</map>", &unit)).unwrap();
+    let tsx = std::fs::read_to_string(dir.join("desert.tsx")).unwrap();
+
+    let mut app = watching(dir.join("desert.tmx"));
+    let mut cursor = bevy::ecs::message::MessageCursor::<MapEdited>::default();
+    let terrain = |app: &App, p: Pos| {
+        app.world()
+            .resource::<Level>()
+            .terrain(p)
+            .map(|t| t.name.clone())
+    };
+    assert_eq!(terrain(&app, start).as_deref(), Some("no terrain"));
+    assert_eq!(tile(&mut app, "scout"), start);
+
+    // The most drawn tile becomes grass: every cell drawn with it at once.
+    let assign = |app: &mut App, name: &str| {
+        app.world_mut().write_message(EditMap::Assign {
+            kind: sand,
+            terrain: name.into(),
+        });
+    };
+    assign(&mut app, "grass");
+    app.update();
+    assert_eq!(
+        reports(&app, &mut cursor),
+        [MapEdited(Ok(format!(
+            "tile {} of Desert is grass: {count} cells",
+            sand.id
+        )))]
+    );
+    update_until(&mut app, "the tile kind is grass", |app| {
+        cells
+            .iter()
+            .all(|&p| terrain(app, p).as_deref() == Some("grass"))
+    });
+    // A goal of the same tile, as far as the scout can go.
+    let goal = cells
+        .iter()
+        .rev()
+        .copied()
+        .find(|&g| find_path(nav(&app).grid(FOOT), start, g, &SearchOptions::default()).is_ok())
+        .unwrap();
+    assert!(
+        goal.x.abs_diff(start.x) + goal.y.abs_diff(start.y) >= 10,
+        "{goal}"
+    );
+    order(&mut app, &["scout"], goal, false);
+    app.update();
+    // The best way to the goal from where a path starts (a re-planned one starts where
+    // the scout's step under way ends).
+    let optimal = |app: &mut App| {
+        let from = path(app, "scout").unwrap().cells[0];
+        find_path(nav(app).grid(FOOT), from, goal, &SearchOptions::default())
+            .unwrap()
+            .path
+    };
+    let on_grass = path(&mut app, "scout").unwrap();
+    assert_eq!(on_grass.cost, optimal(&mut app).cost);
+
+    // Mud costs foot three times grass: the scout's path is planned again.
+    assign(&mut app, "mud");
+    update_until(&mut app, "the scout re-planned over mud", |app| {
+        path(app, "scout").is_some_and(|p| p.cost > 2.0 * on_grass.cost)
+    });
+    let on_mud = path(&mut app, "scout").unwrap();
+    assert_eq!(on_mud.cells, optimal(&mut app).cells);
+    assert_eq!(on_mud.cost, optimal(&mut app).cost);
+
+    // Undo: grass again, and a grass route.
+    app.world_mut().write_message(EditMap::Undo);
+    update_until(&mut app, "the grass is back", |app| {
+        path(app, "scout").is_some_and(|p| p.cost <= on_grass.cost)
+    });
+    assert!(
+        cells
+            .iter()
+            .all(|&p| terrain(&app, p).as_deref() == Some("grass"))
+    );
+    let back = path(&mut app, "scout").unwrap();
+    assert_eq!(back.cost, optimal(&mut app).cost);
+    assert!(app.world().resource::<MapHistory>().unsaved);
+
+    // Save: the tileset gains the tile's Class, every other byte kept; the map did not change.
+    app.world_mut().write_message(EditMap::Save);
+    app.update();
+    let saved = std::fs::read_to_string(dir.join("desert.tsx")).unwrap();
+    let element = format!("<tile id=\"{}\" type=\"grass\"", sand.id);
+    assert!(saved.contains(&element), "{saved}");
+    assert!(!app.world().resource::<MapHistory>().unsaved);
+    let reported = reports(&app, &mut cursor);
+    let file = std::path::absolute(dir.join("desert.tsx")).unwrap();
+    assert_eq!(
+        reported.last(),
+        Some(&MapEdited(Ok(format!("saved {}", file.display()))))
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("desert.tmx")).unwrap(),
+        tmx.replace("</map>", &unit)
+    );
+    // Taking the Class off gives back the tileset as it was.
+    let home = tilewalk::map::assign::ClassHome::TiledTile {
+        file: dir.join("desert.tsx"),
+        embedded: None,
+        id: sand.id,
+    };
+    assert_eq!(home.write(&saved, None).unwrap(), tsx);
+
+    // After the reload of the saved tileset, the cells are still grass; a second save with
+    // nothing new says so.
+    std::thread::sleep(Duration::from_millis(600));
+    for _ in 0..20 {
+        app.update();
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert!(
+        cells
+            .iter()
+            .all(|&p| terrain(&app, p).as_deref() == Some("grass"))
+    );
+    app.world_mut().write_message(EditMap::Save);
+    app.update();
+    assert!(matches!(
+        reports(&app, &mut cursor).last(),
+        Some(MapEdited(Err(why))) if why.starts_with("nothing to save")
+    ));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn an_int_grid_value_given_a_terrain_is_saved_as_its_identifier_in_the_ldtk_project() {
+    // LDtk's top-down example: its one IntGrid value, `walls`, names no terrain.
+    let dir =
+        std::env::temp_dir().join(format!("tilewalk-terrain-mode-ldtk-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("atlas")).unwrap();
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/ldtk-corpus");
+    std::fs::copy(
+        corpus.join("Typical_TopDown_example.ldtk"),
+        dir.join("Typical_TopDown_example.ldtk"),
+    )
+    .unwrap();
+    for entry in std::fs::read_dir(corpus.join("atlas")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.join("atlas").join(entry.file_name())).unwrap();
+    }
+    std::fs::write(dir.join("terrain.ron"), TERRAIN).unwrap();
+    std::fs::write(dir.join("tactics.ron"), RULES).unwrap();
+    let project = dir.join("Typical_TopDown_example.ldtk");
+    let original = std::fs::read_to_string(&project).unwrap();
+    let mut app = watching(project.clone());
+    let mut cursor = bevy::ecs::message::MessageCursor::<MapEdited>::default();
+    let level = |app: &App| app.world().resource::<Level>().clone();
+    let tiled = level(&app).tiled.unwrap();
+    let kinds = tiled.tile_kinds();
+    assert_eq!(kinds.len(), 1, "{kinds:?}");
+    let (walls, count) = kinds[0];
+    assert_eq!(tiled.class(walls), Some("walls"));
+    let cells = tiled.cells_of(walls);
+    assert_eq!(cells.len(), count);
+    let terrain = |app: &App, p: Pos| level(app).terrain(p).map(|t| t.name.clone());
+    assert_eq!(terrain(&app, cells[0]).as_deref(), Some("no terrain"));
+
+    // A name the terrain table lacks is refused; a terrain of it is given at once.
+    for name in ["lava", "rock"] {
+        app.world_mut().write_message(EditMap::Assign {
+            kind: walls,
+            terrain: name.into(),
+        });
+    }
+    app.update();
+    assert_eq!(
+        reports(&app, &mut cursor),
+        [
+            MapEdited(Err(
+                "cannot assign: `lava` is no terrain of the terrain table (grass, road, forest, thicket, mud, water, rock)".into()
+            )),
+            MapEdited(Ok(format!(
+                "IntGrid `Collisions` value 1 is rock: {count} cells"
+            )))
+        ]
+    );
+    update_until(&mut app, "the walls are rock", |app| {
+        cells
+            .iter()
+            .all(|&p| terrain(app, p).as_deref() == Some("rock"))
+    });
+    app.world_mut().write_message(EditMap::Save);
+    app.update();
+    let file = std::path::absolute(&project).unwrap();
+    assert_eq!(
+        reports(&app, &mut cursor).last(),
+        Some(&MapEdited(Ok(format!("saved {}", file.display()))))
+    );
+    // The value's identifier, and nothing else, changed in the project.
+    let saved = std::fs::read_to_string(&project).unwrap();
+    let root: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    let collisions = root["defs"]["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["identifier"] == "Collisions")
+        .unwrap();
+    assert_eq!(collisions["intGridValues"][0]["identifier"], "rock");
+    assert_eq!(saved.matches("\"rock\"").count(), 1);
+    assert_eq!(saved.replacen("\"rock\"", "\"walls\"", 1), original);
+
+    // The reload of the saved project keeps the walls rock; undo makes them walls again.
+    std::thread::sleep(Duration::from_millis(600));
+    for _ in 0..20 {
+        app.update();
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert!(
+        cells
+            .iter()
+            .all(|&p| terrain(&app, p).as_deref() == Some("rock"))
+    );
+    app.world_mut().write_message(EditMap::Undo);
+    update_until(&mut app, "the walls have no terrain again", |app| {
+        cells
+            .iter()
+            .all(|&p| terrain(app, p).as_deref() == Some("no terrain"))
+    });
+    app.world_mut().write_message(EditMap::Save);
+    app.update();
+    assert_eq!(std::fs::read_to_string(&project).unwrap(), original);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -563,7 +563,7 @@ fn cells_without_terrain_are_told_the_fix_in_ldtk() {
     assert!(
         note.contains("no terrain and are impassable")
             && note.ends_with(
-                "(name an IntGrid value after a terrain of the terrain table, or give the level a `default_terrain` field naming one)"
+                "(give its IntGrid values terrains in the game (`play`, then P), name an IntGrid value after a terrain of the terrain table in LDtk, or give the level a `default_terrain` field naming one)"
             ),
         "{note}"
     );

@@ -2,6 +2,7 @@
 //! the command line. (One binary, so Bevy is linked once.)
 
 mod armies;
+mod assign;
 mod boards;
 mod cli;
 mod fuzz;

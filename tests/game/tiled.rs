@@ -356,7 +356,7 @@ fn broken_tiled_files_are_reported_at_their_file_line_and_column() {
         .collect();
     assert_eq!(
         warnings[0],
-        "2:1: 2 cells name no terrain and are impassable: tile 0 of `t` (give a tile a Class or `terrain` property, paint it with a terrain-set colour named like a terrain, or give the map a `default_terrain` property)"
+        "2:1: 2 cells name no terrain and are impassable: tile 0 of `t` (give its tiles terrains in the game (`play`, then P), or in Tiled give a tile a Class or `terrain` property, paint it with a terrain-set colour named like a terrain, or give the map a `default_terrain` property)"
     );
     assert!(!nav.grid(FOOT).is_passable(Pos::new(0, 0)));
 

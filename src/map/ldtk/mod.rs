@@ -614,6 +614,7 @@ impl Layers {
                 .map(|(value, identifier)| (value, identifier, at))
                 .collect(),
             at,
+            Some(uid),
         ));
         let mut out = vec![None; cells];
         for y in 0..self.height {
@@ -794,6 +795,7 @@ impl Layers {
             }),
             Vec::new(),
             locate(project_text, path),
+            None,
         ));
         self.by_uid.insert(uid, index as u16);
         Ok(Some(index as u16))

@@ -26,6 +26,8 @@
 //! reported at the element it was reading. Files are read by the caller (std for the commands, the asset server for the
 //! game), so the same code serves both: [`parse_step`] asks for each file `tiled` needs.
 
+mod class;
+mod kinds;
 mod layers;
 mod limits;
 mod objects;
@@ -53,6 +55,9 @@ use crate::convert::{Projection, Stagger, StaggerAxis};
 use layers::Bounds;
 use xml::{Element, MAX_TILESET_TILES, Patched, Unrepaired, repaired, scan};
 
+pub(crate) use class::write_xml_class;
+pub use kinds::{KindBefore, TileKindId};
+pub(crate) use tmj::is_json;
 pub use xml::png_size;
 
 pub use terrain::Resolved;
@@ -100,6 +105,8 @@ pub struct TiledTileset {
     file: Option<PathBuf>,
     /// Where the map names it (line, column).
     at: (usize, usize),
+    /// For an LDtk IntGrid layer's values: the uid of the layer's definition.
+    int_grid: Option<i64>,
 }
 
 /// The image(s) a tileset draws its tiles from.
@@ -776,6 +783,7 @@ fn tilesets(
             tiles,
             file: file.map(|path| relative(&path)),
             at,
+            int_grid: None,
         });
     }
     Ok(out)

@@ -13,12 +13,14 @@ impl TiledTileset {
 
     /// A tileset read from another format: its images, and the tiles whose cells are the
     /// terrain a name gives (exactly, else letter case aside; a name the terrain table lacks
-    /// says nothing), each with where it is written. `at` is where the map names it.
+    /// says nothing), each with where it is written. `at` is where the map names it;
+    /// `int_grid`, for an LDtk IntGrid layer's values, the uid of its definition.
     pub(crate) fn from_parts(
         name: String,
         images: TilesetImages,
         terrains: Vec<(u32, String, (usize, usize))>,
         at: (usize, usize),
+        int_grid: Option<i64>,
     ) -> Self {
         let tiles = terrains
             .into_iter()
@@ -39,6 +41,7 @@ impl TiledTileset {
             tiles,
             file: None,
             at,
+            int_grid,
         }
     }
 }

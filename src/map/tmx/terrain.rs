@@ -170,12 +170,14 @@ impl TiledMap {
         // The fix in the designer's own tool: an LDtk project's levels come with a name.
         let fix = match self.level {
             Some(_) => {
-                "name an IntGrid value after a terrain of the terrain table, or give the level \
-                 a `default_terrain` field naming one"
+                "give its IntGrid values terrains in the game (`play`, then P), name an IntGrid \
+                 value after a terrain of the terrain table in LDtk, or give the level a \
+                 `default_terrain` field naming one"
             }
             None => {
-                "give a tile a Class or `terrain` property, paint it with a terrain-set colour \
-                 named like a terrain, or give the map a `default_terrain` property"
+                "give its tiles terrains in the game (`play`, then P), or in Tiled give a tile a \
+                 Class or `terrain` property, paint it with a terrain-set colour named like a \
+                 terrain, or give the map a `default_terrain` property"
             }
         };
         ParseError::new(

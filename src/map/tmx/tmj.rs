@@ -23,7 +23,7 @@ use crate::map::MapAsset;
 use crate::map::json::{Fault, JsonPath, Node, Owned, kind, locate, locate_all, syntax_error};
 
 /// Whether a Tiled file is JSON, by its extension (as Tiled tells its formats apart).
-pub(super) fn is_json(path: &Path) -> bool {
+pub(crate) fn is_json(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
         ["tmj", "tsj", "tj", "json"]
             .iter()
