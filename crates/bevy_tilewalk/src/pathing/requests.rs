@@ -202,12 +202,13 @@ pub const LANDMARK_CELLS: usize = 1 << 20;
 /// from which a leg of a one-unit search is a long order: on a map of at least
 /// [`LANDMARK_CELLS`] cells it starts its class's landmark tables, and it is searched by
 /// ALT once they are used. A shorter one is plain A*, at once, and builds nothing. On a
-/// generated map (`tilewalk gen`, foot costs), plain A* expands at most a worker's default
-/// budget ([`DEFAULT_PATH_WORK`], 20,000 cells) on nine orders in ten up to this distance
-/// (10,084 cells at 128 steps, 20,440 at 192), and then outgrows it fast (25,969 at 256,
-/// 58,095 at 384, 311,913 at 1,024): from here on an order takes frames of the budget, and
-/// the tables (seconds to build, 32 bytes a cell) pay for themselves. (The repository's
-/// `docs/benchmarks.md`, "Short orders on large maps", has the measurement.)
+/// generated map (`tilewalk gen`, foot costs), nine orders in ten shorter than this take
+/// plain A* less than a worker's default budget ([`DEFAULT_PATH_WORK`], 20,000 cells
+/// expanded): the 90th percentile is 10,084 cells at 128 steps and reaches the budget here
+/// (20,440 at 192 steps), then grows fast (25,969 at 256, 58,095 at 384, 311,913 at 1,024):
+/// from here on an order takes frames of the budget, and the tables (seconds to build, 32
+/// bytes a cell) pay for themselves. (The repository's `docs/benchmarks.md`, "Short orders
+/// on large maps", has the measurement.)
 pub const LANDMARK_DISTANCE: u32 = 192;
 
 /// Landmarks per table: eight, spread around the map's edge.
