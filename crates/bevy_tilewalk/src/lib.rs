@@ -50,9 +50,9 @@ pub use navigation::{
     ClassSpec, MAX_CLASSES, Navigation, NavigationChanged, NavigationError, step_length,
 };
 pub use pathing::{
-    DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_FRAMES, LANDMARKS, Labels, MoveOrder, OrderRefused,
-    Path, PathBudget, Pending, Refusal, ShortOfGoal, ShortOfWhy, SteppingOff, StopOrder,
-    UnreachableGoals,
+    DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_DISTANCE, LANDMARK_FRAMES, LANDMARKS, Labels,
+    MoveOrder, OrderRefused, Path, PathBudget, Pending, Refusal, ShortOfGoal, ShortOfWhy,
+    SteppingOff, StopOrder, UnreachableGoals,
 };
 pub use remote::PosReflect;
 pub use tilewalk_path::{self as path, Pos};

@@ -901,7 +901,53 @@ fn single_orders_on_a_large_map_get_landmarks_and_stay_exact_through_a_cheaper_e
     for _ in 0..LANDMARK_FRAMES {
         app.update();
     }
-    assert_eq!(last(&mut app, (30, 30)), "ALT");
+    assert_eq!(last(&mut app, (30, 900)), "ALT");
+}
+
+#[test]
+fn on_a_large_map_only_a_long_order_builds_landmark_tables() {
+    use bevy_tilewalk::{LANDMARK_CELLS, LANDMARK_DISTANCE, LANDMARK_FRAMES};
+    // 1024 x 1024 (the smallest map that gets landmark tables): grass with blocks of forest.
+    let classes = vec![ClassSpec::new("foot", 3.0)];
+    let nav = Navigation::from_fn(Board::default(), 1024, 1024, classes, |_, p| {
+        Some(if (p.x / 7 + p.y / 5).is_multiple_of(3) {
+            3.0
+        } else {
+            1.0
+        })
+    })
+    .unwrap();
+    const { assert!(1024 * 1024 >= LANDMARK_CELLS) };
+    let mut app = new_app(nav);
+    let unit = spawn(&mut app, MovementClass(0), (100, 500));
+    // An order `steps` to the east of where the unit stands (give or take the step under
+    // way), and what its search was.
+    let east = |app: &mut App, steps: u32| {
+        let at = app.world().get::<Tile>(unit).unwrap().0;
+        order(app, &[unit], (at.x + steps, at.y));
+        app.update();
+        let searches = &app.world().resource::<Searches>().0;
+        let record = searches.back().unwrap();
+        assert_eq!(record.unit, Some(unit));
+        assert!(record.found);
+        record.algorithm
+    };
+    let wait = |app: &mut App| {
+        for _ in 0..LANDMARK_FRAMES {
+            app.update();
+        }
+    };
+    // A short order is plain A*, and starts no build: a second later, a long order is still
+    // plain A* (had the short one started a build, its tables would serve by now).
+    assert_eq!(east(&mut app, LANDMARK_DISTANCE - 8), "A*");
+    wait(&mut app);
+    assert_eq!(east(&mut app, LANDMARK_DISTANCE + 8), "A*");
+    // The long order started it: the next long order is ALT, and a short one stays plain
+    // A* with the tables in use.
+    wait(&mut app);
+    assert_eq!(east(&mut app, LANDMARK_DISTANCE + 8), "ALT");
+    assert_eq!(east(&mut app, LANDMARK_DISTANCE - 8), "A*");
+    assert_eq!(east(&mut app, 2 * LANDMARK_DISTANCE), "ALT");
 }
 
 #[test]

@@ -18,7 +18,8 @@ use tilewalk_path::{Pos, SearchContext, Way, spread_by_load, walk_cost};
 
 use legs::{exits, nearest_for_group, nearest_reachable};
 pub use requests::{
-    DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_FRAMES, LANDMARKS, PathBudget, PathWork,
+    DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_DISTANCE, LANDMARK_FRAMES, LANDMARKS, PathBudget,
+    PathWork,
 };
 use requests::{Kind, Requests};
 pub use types::{

@@ -26,15 +26,17 @@
 //!   decides them, so the front of an army sets off while the rest is still planned. A later
 //!   order starts once those under way have picked their tiles ([`start_groups`]).
 //! - **Long orders on large maps**: on a map of at least [`LANDMARK_CELLS`] cells, the first
-//!   one-unit request of a movement class starts building its landmark tables
-//!   ([`Landmarks`](tilewalk_path::Landmarks), on the async compute task pool); from the
-//!   [`LANDMARK_FRAMES`]th frame after, the class's one-unit searches are ALT (A* with
-//!   landmarks): exact, and far fewer cells expanded on long ways, so more orders fit a
-//!   frame's budget. (The frame that reaches it waits for a build not yet done, so the same
-//!   orders are served in the same frames on every run.) A navigation change rebuilds the
-//!   tables; until the new ones are used, a class whose costs only rose keeps its old ones
-//!   (their bounds are still bounds), and one that got cheaper somewhere searches with
-//!   plain A*.
+//!   *long* one-unit request of a movement class (a leg of at least [`LANDMARK_DISTANCE`]
+//!   steps on the board, from the unit or a waypoint to the next) starts building its
+//!   landmark tables ([`Landmarks`](tilewalk_path::Landmarks), on the async compute task
+//!   pool); from the [`LANDMARK_FRAMES`]th frame after, the class's long one-unit searches
+//!   are ALT (A* with landmarks): exact, and far fewer cells expanded on long ways, so more
+//!   orders fit a frame's budget. (The frame that reaches it waits for a build not yet done,
+//!   so the same orders are served in the same frames on every run.) A shorter request is
+//!   plain A*, at once, and never builds tables: its search is small, and the tables cost
+//!   seconds and 32 bytes a cell. A navigation change rebuilds the tables; until the new
+//!   ones are used, a class whose costs only rose keeps its old ones (their bounds are still
+//!   bounds), and one that got cheaper somewhere searches with plain A*.
 //! - **Pending**: a unit with a request not yet served carries [`Pending`]; it finishes the
 //!   step under way, then stands (drawn faded) until its path arrives, and walks in that frame.
 //!   A new trip replaces the unit's earlier requests; a waypoint or a re-plan comes after them.
@@ -47,8 +49,8 @@ use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, ComputeTaskPool, Task, TaskPool, block_on};
 use tilewalk_path::{
-    Advance, GroupOrder, GroupPlanner, Landmarks, NoPath, Pos, Route, SearchContext, Stranded,
-    Unit as GroupUnit,
+    Advance, Board, GroupOrder, GroupPlanner, Landmarks, NoPath, Pos, Route, SearchContext,
+    Stranded, Unit as GroupUnit,
 };
 
 use super::legs::{Recorder, free_goal, search_legs};
@@ -198,6 +200,20 @@ pub(super) struct Requests {
 /// than the searches.
 pub const LANDMARK_CELLS: usize = 1 << 20;
 
+/// The steps on the board (Chebyshev on the 8-way square boards, Manhattan on `square-4`,
+/// the hex distance on hex boards: [`Board::distance`](tilewalk_path::Board::distance))
+/// from which a leg of a one-unit search is a long order: on a map of at least
+/// [`LANDMARK_CELLS`] cells it starts its class's landmark tables, and it is searched by
+/// ALT once they are used. A shorter one is plain A*, at once, and builds nothing. On a
+/// generated map (`tilewalk gen`, foot costs), nine orders in ten shorter than this take
+/// plain A* less than a worker's default budget ([`DEFAULT_PATH_WORK`], 20,000 cells
+/// expanded): the 90th percentile is 10,084 cells at 128 steps and reaches the budget here
+/// (20,440 at 192 steps), then grows fast (25,969 at 256, 58,095 at 384, 311,913 at 1,024):
+/// from here on an order takes frames of the budget, and the tables (seconds to build, 32
+/// bytes a cell) pay for themselves. (The repository's `docs/benchmarks.md`, "Short orders
+/// on large maps", has the measurement.)
+pub const LANDMARK_DISTANCE: u32 = 192;
+
 /// Landmarks per table: eight, spread around the map's edge.
 pub const LANDMARKS: usize = 8;
 
@@ -330,6 +346,26 @@ struct Prepared {
     unit: Entity,
     class: MovementClass,
     what: Prepare,
+}
+
+impl Prepared {
+    /// Whether it is a long order: a search with a leg (from the unit's tile, or the path it
+    /// extends, to its first waypoint, or between two waypoints) of at least
+    /// [`LANDMARK_DISTANCE`] steps on `board`.
+    fn long(&self, board: Board) -> bool {
+        let Prepare::Search {
+            from, waypoints, ..
+        } = &self.what
+        else {
+            return false;
+        };
+        let mut at = *from;
+        waypoints.iter().any(|&to| {
+            let leg = board.distance(at, to);
+            at = to;
+            leg >= LANDMARK_DISTANCE
+        })
+    }
 }
 
 enum Prepare {
@@ -946,7 +982,7 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
     } else {
         (&no_tiles, &nobody)
     };
-    // A large map's classes get landmark tables for their searches, from their first.
+    // A large map's classes get landmark tables for their long searches, from their first.
     if nav.width() as usize * nav.height() as usize >= LANDMARK_CELLS {
         for prepared in &batch {
             let index = prepared.class.index();
@@ -954,7 +990,7 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
                 .tables
                 .get(index)
                 .is_some_and(|t| t.ready.is_some() || t.building.is_some());
-            if matches!(prepared.what, Prepare::Search { .. }) && !has {
+            if prepared.long(nav.board()) && !has {
                 requests.build_tables(nav, prepared.class);
             }
         }
@@ -978,7 +1014,11 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
                         let Some(prepared) = batch_ref.get(i) else {
                             break;
                         };
-                        let landmarks = tables.get(prepared.class.index()).copied().flatten();
+                        let landmarks = tables
+                            .get(prepared.class.index())
+                            .copied()
+                            .flatten()
+                            .filter(|_| prepared.long(nav.board()));
                         let searched = search(context, nav, prepared, crowd, landmarks);
                         if let Some(s) = &searched {
                             finished.fetch_add(s.work, Ordering::AcqRel);

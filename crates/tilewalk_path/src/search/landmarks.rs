@@ -99,17 +99,25 @@ impl Landmarks {
             .chain(landmarks.iter().map(|&l| (l, false)))
             .collect();
         let threads = threads.clamp(1, jobs.len());
+        let columns = jobs.len();
+        // Each search writes its column into the table as soon as it is done, from its
+        // thread's distances: the build holds the table and one distance per cell per
+        // thread, never the finished columns apart from the table.
+        let table = std::sync::Mutex::new(vec![UNREACHABLE; cells * columns]);
         let mut results: Vec<(usize, Column)> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
-                    let jobs = &jobs;
+                    let (jobs, table) = (&jobs, &table);
                     scope.spawn(move || {
                         let mut fill = Fill::default();
                         (t..jobs.len())
                             .step_by(threads)
                             .map(|j| {
                                 let (landmark, to) = jobs[j];
-                                (j, fill.column(grid, board, landmark, to))
+                                let column = fill.column(grid, board, landmark, to);
+                                let mut table = table.lock().unwrap_or_else(|e| e.into_inner());
+                                fill.write(column.per, &mut table, columns, j);
+                                (j, column)
                             })
                             .collect::<Vec<_>>()
                     })
@@ -121,16 +129,12 @@ impl Landmarks {
                 .collect()
         });
         results.sort_by_key(|r| r.0);
-        let columns = jobs.len();
-        let mut table = vec![UNREACHABLE; cells * columns];
+        let table = table.into_inner().unwrap_or_else(|e| e.into_inner());
         let mut quanta = Vec::with_capacity(columns);
         let mut stats = SearchStats::default();
-        for (j, column) in results {
+        for (_, column) in results {
             stats.expanded += column.settled;
             quanta.push(column.quantum);
-            for (cell, q) in column.entries.into_iter().enumerate() {
-                table[cell * columns + j] = q;
-            }
         }
         Self {
             board,
@@ -247,9 +251,11 @@ impl Active {
     }
 }
 
-/// One column of the table: each cell's cost to or from the landmark in quanta.
+/// What one landmark search found, besides its distances (in [`Fill`] until it writes them
+/// into the table as a column of quanta, [`Fill::write`]).
 struct Column {
-    entries: Vec<u16>,
+    /// Units of distance a quantum.
+    per: u32,
     quantum: f64,
     settled: usize,
 }
@@ -276,8 +282,8 @@ impl Fill {
 
     /// Dial's algorithm from `landmark` over integer step costs (each step's cost rounded
     /// down to a unit), forward (each cell's cost from the landmark) or, with `to`, backward
-    /// (its cost to walk to the landmark); then each cost in the `u16` quanta that fit the
-    /// farthest.
+    /// (its cost to walk to the landmark), into `self.dist`; the column's quanta are those
+    /// that fit the farthest cost in a `u16`.
     fn fill<M: Moves>(&mut self, grid: &Grid, moves: M, landmark: Pos, to: bool) -> Column {
         let cells = grid.costs().len();
         let costs = grid.costs();
@@ -338,17 +344,21 @@ impl Fill {
         }
         // Quanta of whole units, as few as fit the farthest cost below `SATURATED`.
         let per = (farthest / u32::from(SATURATED - 1)) + 1;
-        let entries = dist
-            .iter()
-            .map(|&d| match d {
-                u32::MAX => UNREACHABLE,
-                d => (d / per).min(u32::from(SATURATED)) as u16,
-            })
-            .collect();
         Column {
-            entries,
+            per,
             quantum: unit * f64::from(per),
             settled,
+        }
+    }
+
+    /// Writes the last search's distances into column `column` of `table` (of `columns`
+    /// columns a cell), in quanta of `per` units, rounded down.
+    fn write(&self, per: u32, table: &mut [u16], columns: usize, column: usize) {
+        for (entry, &d) in table[column..].iter_mut().step_by(columns).zip(&self.dist) {
+            *entry = match d {
+                u32::MAX => UNREACHABLE,
+                d => (d / per).min(u32::from(SATURATED)) as u16,
+            };
         }
     }
 }
