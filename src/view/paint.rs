@@ -37,6 +37,19 @@ impl Painter {
     }
 }
 
+/// The keys 1 to 9, which pick the palette's terrain (here and in the terrain mode).
+pub(super) const DIGITS: [KeyCode; 9] = [
+    KeyCode::Digit1,
+    KeyCode::Digit2,
+    KeyCode::Digit3,
+    KeyCode::Digit4,
+    KeyCode::Digit5,
+    KeyCode::Digit6,
+    KeyCode::Digit7,
+    KeyCode::Digit8,
+    KeyCode::Digit9,
+];
+
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Painter>().add_systems(
         Update,
@@ -108,17 +121,6 @@ fn pick_terrain(
     if !painter.painting(mode.get()) || level.tiled.is_some() {
         return;
     }
-    const DIGITS: [KeyCode; 9] = [
-        KeyCode::Digit1,
-        KeyCode::Digit2,
-        KeyCode::Digit3,
-        KeyCode::Digit4,
-        KeyCode::Digit5,
-        KeyCode::Digit6,
-        KeyCode::Digit7,
-        KeyCode::Digit8,
-        KeyCode::Digit9,
-    ];
     let picked = DIGITS.iter().position(|&k| keys.just_pressed(k));
     if let Some(terrain) = picked.filter(|&t| t < level.table.terrains.len()) {
         painter.terrain = terrain;

@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use tilewalk_path::Pos;
 
 use super::layout::{HudPanel, MinimapSlot, PANEL_BACKGROUND};
-use super::paint::Painter;
+use super::paint::{DIGITS, Painter};
 use super::{Cursor, Notice, TakesClicks, outline};
 use crate::AppSystems;
 use crate::level::{EditMap, Level};
@@ -152,17 +152,6 @@ fn assign_keys(
     mut edits: MessageWriter<EditMap>,
     mut notice: ResMut<Notice>,
 ) {
-    const DIGITS: [KeyCode; 9] = [
-        KeyCode::Digit1,
-        KeyCode::Digit2,
-        KeyCode::Digit3,
-        KeyCode::Digit4,
-        KeyCode::Digit5,
-        KeyCode::Digit6,
-        KeyCode::Digit7,
-        KeyCode::Digit8,
-        KeyCode::Digit9,
-    ];
     let Some(index) = DIGITS.iter().position(|&k| keys.just_pressed(k)) else {
         return;
     };
