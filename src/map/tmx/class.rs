@@ -3,6 +3,7 @@
 
 use tilewalk_path::formats::ParseError;
 
+use super::tmj::escape;
 use super::xml::{Element, scan};
 
 /// `text` (a `.tsx` when `embedded` is `None`, else a `.tmx` whose `embedded`th `<tileset>`
@@ -221,22 +222,6 @@ fn splice(text: &str, from: usize, to: usize, with: &str) -> String {
     out.push_str(&text[..from]);
     out.push_str(with);
     out.push_str(&text[to..]);
-    out
-}
-
-/// `text` as an XML attribute value.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            _ => out.push(c),
-        }
-    }
     out
 }
 

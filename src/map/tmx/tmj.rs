@@ -924,7 +924,7 @@ fn property_value(node: Node, value_type: &str) -> Result<String, Fault> {
 }
 
 /// Text as an attribute value or element text, on the line it starts.
-fn escape(text: &str) -> Cow<'_, str> {
+pub(super) fn escape(text: &str) -> Cow<'_, str> {
     if !text.contains(['&', '<', '>', '"', '\'', '\n', '\r', '\t']) {
         return Cow::Borrowed(text);
     }
