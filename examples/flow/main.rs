@@ -21,11 +21,12 @@
 //! - `own goals`: units ordered alone to their own goals on a 4-way board, on a random
 //!   32×32 map with a fifth of its tiles blocked and on a 161×63 warehouse.
 //!
-//! `cargo run --release --example flow [-- --all] [--tuning] [--only TEXT] [--seconds S]`:
-//! `--all` adds the armies of 1,500 a side on 112×84 maps, by group and one order a unit
-//! (minutes each); `--tuning` runs
-//! the seeds the crowd rules were tuned on instead of the others; `--only` runs the
-//! families whose name holds TEXT; S is the simulated time limit of each run (default 1,800).
+//! `cargo run --release --example flow [-- --all] [--tuning] [--seed N] [--only TEXT]
+//! [--seconds S]`: `--all` adds the armies of 1,500 a side on 112×84 maps, by group and one
+//! order a unit (minutes each); `--tuning` runs the seeds the crowd rules were tuned on
+//! instead of the others; `--seed` runs the one seed N (so that the long families can run
+//! a seed a process, side by side); `--only` runs the families whose name holds TEXT; S is
+//! the simulated time limit of each run (default 1,800).
 
 mod scenarios;
 
@@ -35,11 +36,13 @@ use tilewalk::terrain::TerrainTable;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mut all, mut tuning, mut only, mut seconds) = (false, false, String::new(), 1800.0);
+    let mut seed = None;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--all" => all = true,
             "--tuning" => tuning = true,
+            "--seed" => seed = Some(parse_seed(args.next().map_or("", String::as_str))),
             "--only" => only = args.next().cloned().unwrap_or_else(|| usage()),
             "--seconds" => seconds = parse_seconds(args.next().map_or("", String::as_str)),
             _ => usage(),
@@ -47,7 +50,11 @@ fn main() {
     }
     let table = TerrainTable::parse(include_str!("../../assets/terrain.ron"))
         .expect("the shipped terrain table parses");
-    let seeds: &[u64] = if tuning { &TUNING_SEEDS } else { &SEEDS };
+    let seeds: Vec<u64> = match seed {
+        Some(seed) => vec![seed],
+        None if tuning => TUNING_SEEDS.to_vec(),
+        None => SEEDS.to_vec(),
+    };
     println!(
         "{:<52} {:>5} {:>6} {:>8} {:>7} {:>5} {:>9} {:>6} {:>6} {:>7} {:>6} {:>6}",
         "family",
@@ -96,8 +103,15 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: flow [--all] [--tuning] [--only TEXT] [--seconds S]");
+    eprintln!("usage: flow [--all] [--tuning] [--seed N] [--only TEXT] [--seconds S]");
     std::process::exit(2)
+}
+
+fn parse_seed(value: &str) -> u64 {
+    value.parse().unwrap_or_else(|_| {
+        eprintln!("--seed takes a whole number");
+        std::process::exit(2)
+    })
 }
 
 fn parse_seconds(value: &str) -> f64 {

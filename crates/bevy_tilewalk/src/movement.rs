@@ -28,7 +28,9 @@
 //!   onto any free tile, fewest units heading against it around first, then onto a tile
 //!   whose standing holder it pushes in turn, and as a last resort onto its pusher's tile
 //!   (the two pass each other). Never onto the tile where its pusher goes next. A push that
-//!   fails comes back (backtracking), and the pusher tries its next choice. A unit at rest
+//!   fails comes back (backtracking), and the pusher tries its next choice; the pushed unit
+//!   stays, and is not pushed again that frame (each unit decides once a frame, as in PIBT,
+//!   so a frame's pushes cost O(units) however packed the crowd). A unit at rest
 //!   (on its goal, stopped, or never ordered) pushed aside walks back to its tile once the
 //!   way is clear ([`Path::aside`]; no second arrival); a pushed walker walks back onto its
 //!   way from where it was pushed;
@@ -1217,13 +1219,21 @@ impl<'a> Resolver<'a> {
         self.leaving.insert(unit);
         self.claimed.insert(to, unit);
         let push = match self.doing[&holder].what {
+            // A waiting unit decides once a frame, as in PIBT: one that has chosen to stay
+            // is not pushed again.
+            Doing::Waiting(j) if self.outcomes[j].is_some() => Push::Stuck,
             Doing::Waiting(j) => self.walker(j, Some(pusher), depth + 1),
             Doing::Resting => self.resting(holder, to, pusher, depth + 1),
             Doing::Stepping | Doing::Pending => Push::Queues,
         };
         if push != Push::Moved {
             self.leaving.remove(&unit);
-            self.claimed.remove(&to);
+            // A holder that stays claims its own tile again: that claim is kept, so that no
+            // other unit pushes it again this frame (each push would search its asides
+            // anew, exponentially in the push depth in a packed crowd).
+            if self.claimed.get(&to) == Some(&unit) {
+                self.claimed.remove(&to);
+            }
         }
         push
     }
@@ -1533,6 +1543,7 @@ fn walk_cost(nav: &Navigation, class: MovementClass, cells: &[Pos]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::navigation::ClassSpec;
 
     #[test]
     fn rings_are_found_once_each_and_tails_are_not_rings() {
@@ -1540,5 +1551,87 @@ mod tests {
         let next = [Some(1), Some(2), Some(0), Some(1), Some(5), Some(4), None];
         assert_eq!(rings(&next), vec![vec![0, 1, 2], vec![4, 5]]);
         assert_eq!(rings(&[Some(1), Some(2), None]), Vec::<Vec<usize>>::new());
+    }
+
+    #[test]
+    fn a_packed_crowd_is_settled_with_each_unit_deciding_once() {
+        // Every tile of a 12×12 map holds a unit: the eleven western columns wait for the
+        // tile east of them, the eastern column is at rest. No tile is free, so every push
+        // backtracks through the asides until a pushed unit passes its pusher; a unit that
+        // stayed when pushed must not be pushed again (pushed again, the tries explore
+        // every order of the asides, exponentially in the push depth, and the frame never
+        // ends).
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let side = 12;
+            let nav =
+                Navigation::uniform(Board::default(), side, side, ClassSpec::new("foot", 1.0))
+                    .expect("a uniform map");
+            let entity = |x: u32, y: u32| Entity::from_raw_u32(y * side + x + 1).expect("an index");
+            let (mut holders, mut headings) = (TileMap::default(), TileMap::default());
+            holders.clear(&nav, (side * side) as usize);
+            headings.clear(&nav, (side * side) as usize);
+            let mut doing = EntityHashMap::default();
+            let mut waiters = Vec::new();
+            for y in 0..side {
+                for x in 0..side {
+                    let (unit, tile) = (entity(x, y), Pos::new(x, y));
+                    holders.insert(tile, unit);
+                    let what = if x + 1 < side {
+                        let want = Pos::new(x + 1, y);
+                        headings.insert(tile, heading(tile, want));
+                        waiters.push(Waiter {
+                            rank: (0, unit.index_u32()),
+                            entity: unit,
+                            from: tile,
+                            want,
+                            cost: Some(1.0),
+                            left: 0.0,
+                            last: x + 2 == side,
+                            after: (x + 2 < side).then(|| Pos::new(x + 2, y)),
+                            pass_through: false,
+                            making_way: false,
+                            age: 1.0,
+                        });
+                        Doing::Waiting(waiters.len() - 1)
+                    } else {
+                        Doing::Resting
+                    };
+                    let side = Side {
+                        team: Team::Blue,
+                        squad: None,
+                    };
+                    let class = MovementClass(0);
+                    let stopped_short = false;
+                    doing.insert(
+                        unit,
+                        Doer {
+                            what,
+                            side,
+                            class,
+                            stopped_short,
+                            tile,
+                        },
+                    );
+                }
+            }
+            let settled = Resolver::new(
+                &nav,
+                &waiters,
+                &holders,
+                &doing,
+                &headings,
+                TileMap::default(),
+                TileMap::default(),
+            )
+            .settle();
+            let _ = sender.send(settled.outcomes);
+        });
+        let outcomes = receiver
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the frame is settled in well under a minute");
+        assert_eq!(outcomes.len(), 132);
+        // The first to decide is never pushed, and steps: its pushes end in a pass.
+        assert_eq!(outcomes[0], Outcome::Step);
     }
 }
