@@ -5,7 +5,7 @@
 
 mod files;
 
-pub use files::{EditMap, MapEdited, MapHistory, RestartLevel, plugin as assets_plugin};
+pub use files::{EditMap, MapEdited, MapHistory, Reloaded, RestartLevel, plugin as assets_plugin};
 
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::AttackRange;
