@@ -402,6 +402,10 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
             .set(AssetPlugin {
                 file_path: asset_root().display().to_string(),
                 ..default()
+            })
+            .set(bevy::log::LogPlugin {
+                fmt_layer: crate::assets::terminal_log,
+                ..default()
             }),
     )
     .insert_resource(MapFile(map))
