@@ -440,7 +440,134 @@ pub fn report_failed_loads<A: Asset, H: Tracks<A>>(
     }
 }
 
+/// The terminal's log: Bevy's, less the asset server's own lines about a file that one of
+/// the game's loaders failed to load. The game reports the failures of its map, terrain table
+/// and tactics rules itself ([`report_failed_loads`]), once, at `file:line:col`, without the
+/// backtrace the asset server's error carries; and when a typed reload of `terrain.ron` fails,
+/// the asset server retries it with whichever `.ron` loader it finds, whose error would name
+/// the tactics rules for a terrain table. For [`LogPlugin::fmt_layer`](bevy::log::LogPlugin).
+pub fn terminal_log(_: &mut App) -> Option<bevy::log::BoxedFmtLayer> {
+    use bevy::log::tracing_subscriber::{Layer, fmt};
+    Some(Box::new(
+        fmt::Layer::default()
+            .with_writer(std::io::stderr)
+            .with_filter(ReportedLoads),
+    ))
+}
+
+/// Leaves out the asset server's errors about a load by one of the game's loaders.
+struct ReportedLoads;
+
+impl<S: bevy::log::tracing::Subscriber> bevy::log::tracing_subscriber::layer::Filter<S>
+    for ReportedLoads
+{
+    fn enabled(
+        &self,
+        _: &bevy::log::tracing::Metadata<'_>,
+        _: &bevy::log::tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        true
+    }
+
+    fn event_enabled(
+        &self,
+        event: &bevy::log::tracing::Event<'_>,
+        _: &bevy::log::tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        if !event.metadata().target().starts_with("bevy_asset") {
+            return true;
+        }
+        let mut message = Message(String::new());
+        event.record(&mut message);
+        !is_reported_load(&message.0)
+    }
+}
+
+/// A log event's message.
+struct Message(String);
+
+impl bevy::log::tracing::field::Visit for Message {
+    fn record_debug(
+        &mut self,
+        field: &bevy::log::tracing::field::Field,
+        value: &dyn std::fmt::Debug,
+    ) {
+        if field.name() == "message" {
+            self.0 = format!("{value:?}");
+        }
+    }
+}
+
+/// Whether an asset server's log line is about a failed load by one of the game's loaders.
+fn is_reported_load(message: &str) -> bool {
+    message.starts_with("Failed to load asset") && message.contains("with asset loader 'tilewalk::")
+}
+
 /// Whether an asset event means new content for `id`.
 pub fn touches<A: Asset>(event: &AssetEvent<A>, id: AssetId<A>) -> bool {
     matches!(event, AssetEvent::LoadedWithDependencies { id: i } | AssetEvent::Modified { id: i } if *i == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use bevy::log::tracing_subscriber::layer::SubscriberExt;
+    use bevy::log::tracing_subscriber::{Layer, fmt, registry};
+
+    use super::*;
+
+    /// What a log layer wrote.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_terminal_leaves_out_the_asset_servers_errors_about_the_games_own_loads() {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = registry().with(
+            fmt::Layer::default()
+                .with_ansi(false)
+                .with_writer(move || writer.clone())
+                .with_filter(ReportedLoads),
+        );
+        bevy::log::tracing::subscriber::with_default(subscriber, || {
+            // As a broken terrain.ron logs them: the typed reload, then the retry with the
+            // tactics rules' loader; the game's own report after them.
+            error!(
+                target: "bevy_asset::server",
+                "Failed to load asset 'terrain.ron' with asset loader 'tilewalk::assets::TextLoader<tilewalk::terrain::TerrainTable>': terrain.ron:23:67: Expected string"
+            );
+            error!(
+                target: "bevy_asset::server",
+                "Failed to load asset 'terrain.ron' with asset loader 'tilewalk::assets::TextLoader<tilewalk::tactics::RulesAsset>': terrain.ron:16:5: Unexpected field named `classes` in `RulesFile`"
+            );
+            warn!("assets/terrain.ron:23:67: Expected string (keeping the last good version)");
+            // The asset server's other errors stay.
+            error!(
+                target: "bevy_asset::server",
+                "Failed to load asset 'textures/unit.png' with asset loader 'bevy_image::image_loader::ImageLoader': bad PNG"
+            );
+            error!(target: "bevy_asset::server", "Asset path x.png is unapproved.");
+        });
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(text.matches("Expected string").count(), 1, "{text}");
+        assert!(text.contains("(keeping the last good version)"), "{text}");
+        assert!(!text.contains("RulesFile"), "{text}");
+        assert!(
+            text.contains("bad PNG") && text.contains("unapproved"),
+            "{text}"
+        );
+    }
 }

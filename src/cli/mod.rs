@@ -358,10 +358,10 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
             let map = map
                 .canonicalize()
                 .map_err(|e| format!("{}: {e}", map.display()))?;
-            // The window draws the map's images: one missing would draw white tiles.
+            // The window draws a missing image's tiles as a checker (the map panel names it).
             let parsed = parse_map(&map, args.level.as_deref())?;
-            if let Some(missing) = missing_images(&map, &parsed).into_iter().next() {
-                return Err(missing.to_string().into());
+            for missing in missing_images(&map, &parsed) {
+                eprintln!("warning: {missing} (its tiles are drawn as a checker)");
             }
             let level = crate::level::Level::build(&parsed, &table);
             level.map_err(|e| AssetFileError::in_file(&map, e).to_string())?;
@@ -401,6 +401,10 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
             .set(ImagePlugin::default_nearest())
             .set(AssetPlugin {
                 file_path: asset_root().display().to_string(),
+                ..default()
+            })
+            .set(bevy::log::LogPlugin {
+                fmt_layer: crate::assets::terminal_log,
                 ..default()
             }),
     )

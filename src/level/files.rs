@@ -3,12 +3,12 @@
 //! the map painted in the game ([`EditMap`]), or a Tiled or LDtk map's tile kinds given
 //! terrains, undone, and saved back to its files.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
 use bevy::asset::AssetPath;
 use bevy::prelude::*;
-use bevy_tilewalk::{MovementClass, Navigation, NavigationChanged, Unit};
+use bevy_tilewalk::{MovementClass, Navigation, NavigationChanged, Path, Unit};
 use tilewalk_path::Pos;
 
 use super::{Level, LevelChanged, spawn_units, warnings};
@@ -60,6 +60,7 @@ pub fn plugin(app: &mut App) {
         .add_message::<EditMap>()
         .add_message::<MapEdited>()
         .add_message::<RestartLevel>()
+        .add_message::<Reloaded>()
         .add_systems(Startup, load_level_files)
         .add_systems(
             Update,
@@ -132,8 +133,9 @@ fn rebuild_level(
     mut errors: ResMut<FileErrors>,
     mut changed: MessageWriter<LevelChanged>,
     mut costs_changed: MessageWriter<NavigationChanged>,
-    mut classes: Query<&mut MovementClass, With<Unit>>,
+    mut units: Query<(&mut MovementClass, Option<&Path>), With<Unit>>,
     map_file: Res<MapFile>,
+    mut reloaded: MessageWriter<Reloaded>,
 ) {
     let Some(handles) = handles else { return };
     let map_touched = map_events
@@ -168,7 +170,7 @@ fn rebuild_level(
                 warn!("{}", AssetFileError::in_file(&map_file.0, warning));
             }
             let renamed = level.renamed_classes(&built);
-            for mut class in &mut classes {
+            for (mut class, _) in &mut units {
                 if let Some(new) = renamed(*class)
                     && new != *class
                 {
@@ -178,6 +180,33 @@ fn rebuild_level(
             let costs = nav.replace(built_nav);
             let change = level.replace(built, &costs);
             info!("level reloaded: {} cells changed", change.cells.len());
+            // The paths the plugin plans again: those across a changed tile, and every path
+            // of a class that got cheaper somewhere.
+            let cells: HashSet<Pos> = costs.cells.iter().copied().collect();
+            let replanned = units
+                .iter()
+                .filter_map(|(class, path)| Some((class, path?)))
+                .filter(|(class, path)| {
+                    costs.cheaper.contains(*class)
+                        || path.remaining().iter().any(|p| cells.contains(p))
+                })
+                .count();
+            let mut files = Vec::new();
+            if map_touched {
+                files.push(map_file.0.file_name().map_or_else(
+                    || map_file.0.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                ));
+            }
+            if terrain_touched {
+                files.push("terrain.ron".to_owned());
+            }
+            let message = Reloaded {
+                files: files.join(" and "),
+                replanned,
+            };
+            info!("{message}");
+            reloaded.write(message);
             changed.write(change);
             costs_changed.write(costs);
         }
@@ -189,6 +218,31 @@ fn rebuild_level(
             commands.insert_resource(built);
             commands.insert_resource(built_nav);
         }
+    }
+}
+
+/// The map or the terrain table was saved and the level rebuilt from it: what the player is
+/// told (`terrain.ron reloaded: 3 paths re-planned`).
+#[derive(Message, Clone, Debug, PartialEq)]
+pub struct Reloaded {
+    /// The files reloaded, by name (`terrain.ron`, `meadow.map and terrain.ron`).
+    pub files: String,
+    /// The walking units' paths planned again: those across a tile whose cost changed, and
+    /// those of a class that got cheaper somewhere.
+    pub replanned: usize,
+}
+
+impl std::fmt::Display for Reloaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let paths = match self.replanned {
+            1 => "path",
+            _ => "paths",
+        };
+        write!(
+            f,
+            "{} reloaded: {} {paths} re-planned",
+            self.files, self.replanned
+        )
     }
 }
 

@@ -5,7 +5,7 @@
 
 mod files;
 
-pub use files::{EditMap, MapEdited, MapHistory, RestartLevel, plugin as assets_plugin};
+pub use files::{EditMap, MapEdited, MapHistory, Reloaded, RestartLevel, plugin as assets_plugin};
 
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::AttackRange;
@@ -48,6 +48,9 @@ pub struct Level {
     /// The terrain table's terrains, by name, in its order: what a tile kind of a Tiled or
     /// LDtk map can be given in the game (the terrain mode).
     pub terrain_names: Vec<String>,
+    /// The terrain table's terrains' atlas tiles, in its order: the colour a Tiled or LDtk
+    /// map's cell of that terrain has on the minimap.
+    pub terrain_tiles: Vec<u32>,
     terrain: Vec<usize>,
     /// Where the cells are in the world, worked out once: every cell's lookup asks whether
     /// it is on the map.
@@ -78,6 +81,7 @@ impl Level {
         }
         map.check_classes(table)?;
         let terrain_names = table.terrains.iter().map(|t| t.name.clone()).collect();
+        let terrain_tiles = table.terrains.iter().map(|t| t.tile).collect();
         let resolved = map.resolve(table)?;
         let (table, terrain) = (resolved.table, resolved.terrain);
         // One grid a class, each built and its regions labelled (what `Navigation::new`
@@ -117,6 +121,7 @@ impl Level {
             table,
             tiled: map.tiles.clone(),
             terrain_names,
+            terrain_tiles,
             terrain,
             geometry: Geometry::projected(map.board, map.projection, map.width, map.height),
             warnings: resolved.warnings,

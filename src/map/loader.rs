@@ -45,7 +45,7 @@ impl AssetLoader for TmxLoader {
         loop {
             match tmx::parse_step(&map_path, &text, &files)? {
                 tmx::Step::Done(map) => {
-                    check_images(&map, &map_path, &source, context).await?;
+                    read_images(&map, &map_path, &source, context).await;
                     return Ok(*map);
                 }
                 tmx::Step::Read(file) => {
@@ -102,7 +102,7 @@ impl AssetLoader for LdtkLoader {
             let given = external.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));
             match ldtk::parse_step(&map_path, &text, self.level.as_deref(), given)? {
                 ldtk::Step::Done(map) => {
-                    check_images(&map, &map_path, &source, context).await?;
+                    read_images(&map, &map_path, &source, context).await;
                     return Ok(*map);
                 }
                 ldtk::Step::Read(file) => {
@@ -124,25 +124,24 @@ impl AssetLoader for LdtkLoader {
     }
 }
 
-/// Fails at the first image of `map` that the asset source does not hold (it would draw
-/// white tiles), where the map names it. The images read are the map's dependencies: saving
-/// one reloads the map.
-pub(super) async fn check_images(
+/// Reads each image of `map` that the asset source holds: the images read are the map's
+/// dependencies, so saving one reloads the map. An image it does not hold is no error: the
+/// window draws its tiles as a checker and the map panel names it where the map does.
+pub(super) async fn read_images(
     map: &MapAsset,
     map_path: &Path,
     source: &AssetSourceId<'static>,
     context: &mut LoadContext<'_>,
-) -> Result<(), AssetFileError> {
+) {
     let folder = map_path.parent().unwrap_or(Path::new(""));
-    for (image, (line, column)) in sources::images(map) {
+    for (image, _) in sources::images(map) {
         let path = AssetPath::from(normalize(&folder.join(&image))).with_source(source.clone());
         if let Err(e) = context.read_asset_bytes(path).await {
-            let message = format!("cannot read the image {}: {e}", image.display());
-            return Err(AssetFileError::in_file(
-                map_path,
-                ParseError::new(line, column, message),
-            ));
+            debug!(
+                "{}: cannot read the image {}: {e}",
+                map_path.display(),
+                image.display()
+            );
         }
     }
-    Ok(())
 }

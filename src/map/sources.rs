@@ -13,7 +13,7 @@ use bevy::prelude::*;
 use tilewalk_path::formats::ParseError;
 
 use super::MapAsset;
-use super::tmx::TilesetImages;
+use super::tmx::{TiledMap, TilesetImages};
 use crate::assets::{AssetFileError, MAP_SOURCE, MapSource, normalize, relative_to};
 
 /// Registers the asset source that serves `map`'s files ([`source_root`]) and inserts its
@@ -93,9 +93,11 @@ fn named_files(map: &Path) -> Vec<PathBuf> {
 /// The images a map draws, relative to its folder, with where the map names each (its
 /// tileset's line and column in the map file).
 pub fn images(map: &MapAsset) -> Vec<(PathBuf, (usize, usize))> {
-    let Some(tiles) = &map.tiles else {
-        return Vec::new();
-    };
+    map.tiles.as_ref().map(tiled_images).unwrap_or_default()
+}
+
+/// The images a Tiled map (or LDtk level) draws, as [`images`].
+pub fn tiled_images(tiles: &TiledMap) -> Vec<(PathBuf, (usize, usize))> {
     let mut out = Vec::new();
     for tileset in &tiles.tilesets {
         match &tileset.images {
@@ -115,10 +117,22 @@ pub fn images(map: &MapAsset) -> Vec<(PathBuf, (usize, usize))> {
 pub fn missing_images(
     map_file: &Path,
     map: &MapAsset,
+    exists: impl FnMut(&Path) -> bool,
+) -> Vec<AssetFileError> {
+    map.tiles
+        .as_ref()
+        .map(|tiles| missing_tiled_images(map_file, tiles, exists))
+        .unwrap_or_default()
+}
+
+/// [`missing_images`] of a Tiled map (or LDtk level).
+pub fn missing_tiled_images(
+    map_file: &Path,
+    tiles: &TiledMap,
     mut exists: impl FnMut(&Path) -> bool,
 ) -> Vec<AssetFileError> {
     let mut seen = std::collections::HashSet::new();
-    images(map)
+    tiled_images(tiles)
         .into_iter()
         .filter(|(path, _)| seen.insert(path.clone()) && !exists(path))
         .map(|(path, (line, column))| {

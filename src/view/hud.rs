@@ -5,20 +5,22 @@
 
 use bevy::prelude::*;
 use bevy_tilewalk::debug::{PathWork, SearchRecord, Searches};
-use bevy_tilewalk::{Motion, MovementClass, Path, Selected, Unit};
+use bevy_tilewalk::{Motion, MovementClass, Path, Selected};
 use tilewalk_path::{Board, HexLayout};
 
+use super::input::GROUP_ORDER;
 use super::layout::{BottomBar, HudPanel, PANEL_BACKGROUND, TopBar};
 use super::paint::Painter;
+use super::progress::SideOrders;
 use super::tactics::HoveredUnit;
 use super::{
     ARMY_AT, Cursor, DragBox, LastOrder, NOTICE_SECS, Notice, Redrawing, SearchView, outline,
 };
 use crate::AppSystems;
-use crate::assets::{FileErrors, MapFile};
+use crate::assets::FileErrors;
 use crate::convert::{Projection, TILE_SIZE};
 use crate::journal::{Entry, Journal};
-use crate::level::Level;
+use crate::level::{Level, Reloaded};
 use crate::tactics::Mode;
 use crate::terrain::TerrainTable;
 
@@ -28,7 +30,7 @@ struct StatusText;
 #[derive(Component)]
 struct ErrorText;
 
-const HELP: &str = "left: select (shift: add, drag: box)  right: move (shift: waypoint)  S: stop  E: searches  P: paint  L: lab\nWASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
+const HELP: &str = "left: select (shift: add, drag: box)  right: move (shift: waypoint)  S: stop  E: searches  P: paint  M: map  L: lab\nWASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
 const LAB_HELP: &str = "drag S/G: move  left-drag: paint  right-drag: erase  1-9: terrain  C G H B = -: settings  Space , . [ ]: replay  V Tab: compare  L: leave";
 const TACTICS_HELP: &str = "left: select  hover: preview  right: move there / strike an enemy  Space: wait  Backspace: undo move  T: threat  Enter: end turn\nred's turn: Space/Esc/click skips the show  game over: R plays again  L: lab  WASD/arrows/middle: pan  wheel: zoom  Home: fit  F: find";
 
@@ -60,12 +62,7 @@ pub(super) fn plugin(app: &mut App) {
             // A new notice keeps the game drawing (view::keep_drawing); the frame line says
             // whether it does.
             (
-                (
-                    say_level_notes.run_if(resource_added::<Level>),
-                    notice_journal,
-                    show_help,
-                )
-                    .before(super::keep_drawing),
+                (notice_journal, say_reloads, show_help).before(super::keep_drawing),
                 (update_status, update_notice, update_errors).after(super::keep_drawing),
             )
                 .chain()
@@ -202,33 +199,10 @@ fn paint_help(level: &Level, terrain: usize) -> String {
     )
 }
 
-/// What the player must know about a map as it starts: it has no units to order, or cells
-/// no terrain names (impassable), said on screen as well as in the log.
-fn say_level_notes(
-    level: Res<Level>,
-    units: Query<(), With<Unit>>,
-    mut notice: ResMut<Notice>,
-    map_file: Option<Res<MapFile>>,
-) {
-    let map = map_file.as_deref().map(|m| m.0.as_path());
-    let mut lines = Vec::new();
-    if units.is_empty() {
-        lines.push(super::input::no_units(map).to_owned());
-    }
-    if let Some(first) = level.notes().first() {
-        let more = match level.notes().len() {
-            1 => String::new(),
-            n => format!(" (and {} more notes in the log)", n - 1),
-        };
-        // Named as the player knows the file: its name, then where in it.
-        let name = map
-            .and_then(|m| m.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        lines.push(format!("map note: {name}:{first}{more}"));
-    }
-    if !lines.is_empty() {
-        notice.say_long(lines.join("\n"));
+/// A good reload of the map or the terrain table is said, with the paths it re-planned.
+fn say_reloads(mut reloads: MessageReader<Reloaded>, mut notice: ResMut<Notice>) {
+    if let Some(reloaded) = reloads.read().last() {
+        notice.say(reloaded.to_string());
     }
 }
 
@@ -304,7 +278,7 @@ fn update_status(
     redrawing: Res<Redrawing>,
     selected: Query<(&Name, &MovementClass), With<Selected>>,
     names: Query<&Name>,
-    (mode, hovered): (Res<State<Mode>>, Res<HoveredUnit>),
+    (mode, hovered, last): (Res<State<Mode>>, Res<HoveredUnit>, Res<LastOrder>),
     mut text: Single<&mut Text, With<StatusText>>,
 ) {
     let classes: Vec<MovementClass> = {
@@ -360,7 +334,10 @@ fn update_status(
         None => searches.0.back().map(|s| ("last search".to_owned(), s)),
     };
     if let Some((label, search)) = shown {
-        lines.push(describe(&label, search, &names));
+        lines.push(match search.algorithm {
+            GROUP_ORDER => describe_group(search, &last),
+            _ => describe(&label, search, &names),
+        });
     }
     // Frame time, smoothed; long gaps mean nothing changed and nothing was drawn.
     let delta = time.delta_secs() * 1000.0;
@@ -391,10 +368,15 @@ fn update_status(
 /// The notice while it lasts, and this frame's hint about what is under the pointer.
 fn update_notice(
     mut notice: ResMut<Notice>,
+    sides: Res<SideOrders>,
     text: Single<(&mut Text, &ChildOf), With<NoticeText>>,
     mut panels: Query<&mut Node>,
 ) {
     let mut lines = Vec::new();
+    // Each side's last order of several units, as it goes.
+    if !sides.text.is_empty() {
+        lines.push(sides.text.clone());
+    }
     if notice.shown_for < NOTICE_SECS && !notice.text.is_empty() {
         lines.push(notice.text.clone());
     }
@@ -467,6 +449,18 @@ fn describe(label: &str, s: &SearchRecord, names: &Query<&Name>) -> String {
             s.algorithm, unit, s.expanded
         )
     }
+}
+
+/// What the last group order did, in a line: its units, where to, and the planner's work for
+/// all of them (each unit's record of it holds the whole order's work).
+fn describe_group(s: &SearchRecord, last: &LastOrder) -> String {
+    let goal = last.goal.map_or_else(String::new, |g| format!(" to {g}"));
+    format!(
+        "last order: group order of {} units{goal}, planned at once: {} nodes expanded, {:.3} ms",
+        super::grouped(last.units),
+        super::grouped(s.expanded),
+        s.micros / 1000.0
+    )
 }
 
 fn update_errors(
@@ -663,34 +657,6 @@ mod tests {
         world.insert_resource(State::new(Mode::RealTime));
         world.spawn((HelpText, Text::new("")));
         world
-    }
-
-    #[test]
-    fn a_map_with_no_units_says_so_on_screen() {
-        let mut world = world_of("[terrain]\n...\n[units]\n");
-        world.run_system_once(say_level_notes).unwrap();
-        assert_eq!(
-            world.resource::<Notice>().text,
-            super::super::input::no_units(None)
-        );
-        // A Tiled map is told how to add units in Tiled.
-        world.insert_resource(MapFile("maps/desert.tmx".into()));
-        world.run_system_once(say_level_notes).unwrap();
-        assert!(
-            world
-                .resource::<Notice>()
-                .text
-                .contains("in Tiled, add objects"),
-            "{}",
-            world.resource::<Notice>().text
-        );
-        let mut world = world_of("[terrain]\n...\n[units]\nknight blue foot 0,0\n");
-        world.run_system_once(say_level_notes).unwrap();
-        assert_eq!(
-            world.resource::<Notice>().text,
-            "",
-            "a map with a unit and no notes"
-        );
     }
 
     #[test]

@@ -8,13 +8,15 @@ use bevy::prelude::*;
 use bevy::ui::UiGlobalTransform;
 use bevy::window::{PrimaryWindow, WindowEvent};
 use bevy_tilewalk::debug::{RecordSearches, Searches};
-use bevy_tilewalk::{MoveOrder, Selected, StopOrder, Unit};
+use bevy_tilewalk::{MoveOrder, Selected, StopOrder, Team, Unit};
 
 use super::paint::Painter;
+use super::progress::SideOrders;
 use super::{Cursor, DragBox, LastOrder, Notice, SearchView, Spot, TakesClicks, ctrl};
 use crate::AppSystems;
 use crate::assets::MapFile;
 use crate::convert::TILE_SIZE;
+use crate::journal::Journal;
 use crate::level::Level;
 use crate::tactics::Mode;
 
@@ -212,17 +214,17 @@ fn click_unit(
 fn order_selected(
     keys: Res<ButtonInput<KeyCode>>,
     cursor: Res<Cursor>,
-    selected: Query<Entity, With<Selected>>,
+    selected: Query<(Entity, &Team, &Name), With<Selected>>,
     any_unit: Query<(), With<Unit>>,
     mut orders: MessageWriter<MoveOrder>,
     mut notice: ResMut<Notice>,
-    mut last: ResMut<LastOrder>,
+    (mut last, mut sides, journal): (ResMut<LastOrder>, ResMut<SideOrders>, Res<Journal>),
     map_file: Option<Res<MapFile>>,
 ) {
     let Some(at) = cursor.pressed(MouseButton::Right) else {
         return;
     };
-    let units: Vec<Entity> = selected.iter().collect();
+    let units: Vec<Entity> = selected.iter().map(|u| u.0).collect();
     if any_unit.is_empty() {
         notice.say(no_units(map_file.as_deref().map(|m| m.0.as_path())));
         return;
@@ -242,43 +244,97 @@ fn order_selected(
         units: units.len(),
         goal: Some(goal),
     };
+    let named: Vec<(Entity, Team, String)> = selected
+        .iter()
+        .map(|(e, &team, name)| (e, team, name.as_str().to_owned()))
+        .collect();
+    sides.ordered(&named, journal.0.len());
     orders.write(MoveOrder::new(units, goal).with_append(shift(&keys)));
 }
 
 /// What a map without units is told: how to add some in the tool the map is made with.
-pub(super) fn no_units(map: Option<&std::path::Path>) -> &'static str {
-    let extension = map
-        .and_then(|m| m.extension())
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match extension.as_deref() {
-        Some("tmx" | "tmj") => {
-            "this map has no units to order: in Tiled, add objects with a string property `team` (blue or red), and `class` (a movement class) as their Class or a property (docs/tiled.md)"
-        }
-        Some("ldtk") => {
-            "this level has no units to order: in LDtk, add entities with a String field `team` (blue or red), and a `class` field naming a movement class (docs/ldtk.md)"
-        }
-        _ => {
-            "this map has no units to order: add some in its [units] section (name team class x,y), or paint it (P)"
-        }
-    }
+pub(super) fn no_units(map: Option<&std::path::Path>) -> String {
+    format!(
+        "this map has no units to order: {}",
+        super::map_panel::MapFormat::of(map).units_fix()
+    )
 }
 
 fn keyboard_commands(
     keys: Res<ButtonInput<KeyCode>>,
-    selected: Query<Entity, With<Selected>>,
+    selected: Query<(Entity, &Name), With<Selected>>,
+    walking: Query<(), super::Walking>,
     mut stops: MessageWriter<StopOrder>,
-    mut view: ResMut<SearchView>,
-    searches: Res<Searches>,
-    mut record: ResMut<RecordSearches>,
+    (mut view, searches, mut record): (ResMut<SearchView>, Res<Searches>, ResMut<RecordSearches>),
+    (mut notice, mut sides): (ResMut<Notice>, ResMut<SideOrders>),
 ) {
     // Ctrl+S saves a painted map (view::paint).
     if keys.just_pressed(KeyCode::KeyS) && !ctrl(&keys) && !selected.is_empty() {
-        stops.write(StopOrder::new(selected.iter()));
+        stops.write(StopOrder::new(selected.iter().map(|u| u.0)));
+        let moving: Vec<(Entity, &str)> = selected
+            .iter()
+            .filter(|u| walking.contains(u.0))
+            .map(|(e, name)| (e, name.as_str()))
+            .collect();
+        let names: Vec<&str> = moving.iter().map(|u| u.1).collect();
+        notice.say(stopped(&names, selected.iter().len()));
+        sides.stopped(moving.iter().map(|u| u.0).collect::<Vec<_>>());
     }
     if keys.just_pressed(KeyCode::KeyE) {
-        view.step(searches.0.len());
+        // A group order is planned for all its units at once: its searches have no cells.
+        if searches
+            .0
+            .back()
+            .is_some_and(|s| s.algorithm == GROUP_ORDER)
+        {
+            view.0 = None;
+            notice.say(
+                "the last order was a group order, planned for all its units at once: it has no search cells to show (an order of one unit has)",
+            );
+        } else {
+            view.step(searches.0.len());
+        }
         // Keep every search's expanded cells only while they are shown.
         record.0 = view.0.is_some();
+    }
+}
+
+/// The name the plugin gives a group order's search records.
+pub(super) const GROUP_ORDER: &str = "group order";
+
+/// What `S` says: the units it stopped (named, or counted past [`NAMED_STOPPED`]), or that
+/// none of the `selected` was moving.
+fn stopped(walking: &[&str], selected: usize) -> String {
+    let mut names = walking.to_vec();
+    names.sort_unstable();
+    match names.len() {
+        0 if selected == 1 => "nothing to stop: the selected unit stands still".to_owned(),
+        0 => "nothing to stop: the selected units stand still".to_owned(),
+        n if n > NAMED_STOPPED => format!("stopped {} units", super::grouped(n)),
+        _ => format!("stopped {}", names.join(", ")),
+    }
+}
+
+/// The most units `S` names; more are counted.
+const NAMED_STOPPED: usize = 6;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn s_names_the_units_it_stopped_or_counts_an_army() {
+        assert_eq!(stopped(&["knight", "archer"], 3), "stopped archer, knight");
+        assert_eq!(
+            stopped(&[], 1),
+            "nothing to stop: the selected unit stands still"
+        );
+        assert_eq!(
+            stopped(&[], 4),
+            "nothing to stop: the selected units stand still"
+        );
+        let army: Vec<String> = (0..1500).map(|i| format!("u{i}")).collect();
+        let army: Vec<&str> = army.iter().map(String::as_str).collect();
+        assert_eq!(stopped(&army, 1500), "stopped 1,500 units");
     }
 }

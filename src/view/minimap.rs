@@ -129,11 +129,29 @@ fn paint_ground(
                     tilewalk_path::Pos::new(x * level.width / size.x, y * level.height / size.y);
                 level
                     .terrain(pos)
-                    .map_or([0, 0, 0, 255], |t| terrain_color(t.tile))
+                    .map_or([0, 0, 0, 255], |t| ground_color(&level, t))
             })
             .collect();
     }
 }
+
+/// A cell's colour on the minimap: its terrain's tile's. A Tiled or LDtk map's terrains are
+/// the terrain table's by name (their `tile` there numbers the map's own terrains); a cell no
+/// terrain names (impassable) is dark grey.
+fn ground_color(level: &Level, terrain: &crate::terrain::Terrain) -> [u8; 4] {
+    if level.tiled.is_none() {
+        return terrain_color(terrain.tile);
+    }
+    level
+        .terrain_names
+        .iter()
+        .position(|name| *name == terrain.name)
+        .and_then(|i| level.terrain_tiles.get(i))
+        .map_or(NO_TERRAIN_COLOR, |&tile| terrain_color(tile))
+}
+
+/// The minimap's colour of a cell without terrain.
+const NO_TERRAIN_COLOR: [u8; 4] = [44, 44, 48, 255];
 
 /// Ground, unit dots and the camera's view, every frame it is shown.
 fn draw_minimap(
@@ -208,7 +226,9 @@ fn jump_to_click(
     minimaps: Query<(&RelativeCursorPosition, &Node), With<Minimap>>,
     mut camera: Single<&mut Transform, With<Camera2d>>,
 ) {
-    if !buttons.pressed(MouseButton::Left) {
+    // A quick click presses and releases the button between two frames: it is no longer
+    // pressed, but was just pressed.
+    if !buttons.pressed(MouseButton::Left) && !buttons.just_pressed(MouseButton::Left) {
         return;
     }
     for (cursor, node) in &minimaps {
@@ -222,5 +242,95 @@ fn jump_to_click(
         let extent = level.geometry().extent();
         let world = Vec2::new((at.x + 0.5) * extent.x, (0.5 - at.y) * extent.y);
         camera.translation = world.extend(camera.translation.z);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::ecs::system::RunSystemOnce;
+
+    use super::*;
+    use crate::map::MapAsset;
+    use crate::terrain::TerrainTable;
+
+    fn table() -> TerrainTable {
+        TerrainTable::parse(include_str!("../../assets/terrain.ron")).unwrap()
+    }
+
+    #[test]
+    fn a_tiled_maps_cells_take_their_terrains_colours_and_cells_without_one_are_dark() {
+        // Tile 0 names no terrain, tile 1 is road.
+        let map = r#"<map version="1.10" orientation="orthogonal" width="2" height="1" tilewidth="8" tileheight="8">
+ <tileset firstgid="1" name="t" tilewidth="8" tileheight="8" tilecount="2" columns="2">
+  <image source="t.png" width="16" height="8"/>
+  <tile id="1" type="road"/>
+ </tileset>
+ <layer id="1" name="ground" width="2" height="1">
+  <data encoding="csv">1,2</data>
+ </layer>
+</map>"#;
+        let map = crate::map::tmx::parse(std::path::Path::new("m.tmx"), map, &Default::default())
+            .unwrap();
+        let table = table();
+        let road = table
+            .terrains
+            .iter()
+            .find(|t| t.name == "road")
+            .unwrap()
+            .tile;
+        let (level, _) = Level::build(&map, &table).unwrap();
+        let colour = |x| {
+            ground_color(
+                &level,
+                level.terrain(tilewalk_path::Pos::new(x, 0)).unwrap(),
+            )
+        };
+        assert_eq!(colour(0), NO_TERRAIN_COLOR);
+        assert_eq!(colour(1), terrain_color(road));
+        assert_ne!(terrain_color(road), terrain_color(0), "road is not grass");
+        // A tilewalk map's cells are their terrain's tile.
+        let text = MapAsset::parse("[terrain]\n.=\n[units]\n").unwrap();
+        let (level, _) = Level::build(&text, &table).unwrap();
+        let colour = |x| {
+            ground_color(
+                &level,
+                level.terrain(tilewalk_path::Pos::new(x, 0)).unwrap(),
+            )
+        };
+        assert_eq!(colour(1), terrain_color(road));
+    }
+
+    #[test]
+    fn a_click_on_the_minimap_pressed_and_released_within_a_frame_moves_the_camera() {
+        let map = MapAsset::parse("[terrain]\n........\n........\n[units]\n").unwrap();
+        let (level, _) = Level::build(&map, &table()).unwrap();
+        let extent = level.geometry().extent();
+        let mut world = World::new();
+        world.insert_resource(level);
+        let mut buttons = ButtonInput::<MouseButton>::default();
+        buttons.press(MouseButton::Left);
+        buttons.release(MouseButton::Left);
+        world.insert_resource(buttons);
+        // The pointer at the minimap's top-right quarter point.
+        world.spawn((
+            Minimap {
+                image: Handle::default(),
+                ground: Vec::new(),
+                size: UVec2::ONE,
+            },
+            Node::default(),
+            RelativeCursorPosition {
+                cursor_over: true,
+                normalized: Some(Vec2::new(0.25, -0.25)),
+            },
+        ));
+        let camera = world.spawn((Camera2d, Transform::default())).id();
+        world.run_system_once(jump_to_click).unwrap();
+        let at = world
+            .get::<Transform>(camera)
+            .unwrap()
+            .translation
+            .truncate();
+        assert_eq!(at, Vec2::new(0.75 * extent.x, 0.75 * extent.y));
     }
 }

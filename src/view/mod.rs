@@ -7,9 +7,11 @@ mod hud;
 mod input;
 mod lab;
 mod layout;
+mod map_panel;
 mod minimap;
 mod paint;
 mod preview;
+mod progress;
 mod sprites;
 mod tactics;
 mod terrain_mode;
@@ -70,9 +72,13 @@ pub(super) fn plugin(app: &mut App) {
             hud::plugin,
             tactics::plugin,
             minimap::plugin,
+        ))
+        .add_plugins((
             paint::plugin,
             terrain_mode::plugin,
+            map_panel::plugin,
             preview::plugin,
+            progress::plugin,
             lab::plugin,
         ));
 }
@@ -239,13 +245,6 @@ impl Notice {
         self.shown_for = 0.0;
     }
 
-    /// A notice that stays on screen three times as long, for what the player must read
-    /// before playing (a map with no units, cells no terrain names).
-    pub fn say_long(&mut self, text: impl Into<String>) {
-        self.say(text);
-        self.shown_for = -2.0 * NOTICE_SECS;
-    }
-
     /// Whether a notice is on screen (it goes after [`NOTICE_SECS`]).
     pub fn showing(&self) -> bool {
         self.shown_for < NOTICE_SECS && !self.text.is_empty()
@@ -255,6 +254,19 @@ impl Notice {
     pub fn hint(&mut self, text: impl Into<String>) {
         self.hint = text.into();
     }
+}
+
+/// A count with its thousands grouped, as the HUD writes it: `1,500`.
+pub(super) fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// Images of one tile's shape (a square, a hexagon or a diamond), tinted for tile

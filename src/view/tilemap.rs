@@ -3,9 +3,10 @@
 //! each tileset's own image or images, flips, layer opacity and offsets; the layers after
 //! the first object layer above the units).
 
-use bevy::asset::AssetPath;
+use bevy::asset::{AssetPath, RenderAssetUsages};
 use bevy::image::TextureFormatPixelInfo;
 use bevy::prelude::*;
+use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy_ecs_tilemap::prelude::*;
 use tilewalk_path::{Board, HexLayout, Pos};
 
@@ -72,6 +73,64 @@ impl MapFiles<'_> {
         let path = self.1.map_or_else(|| path.to_path_buf(), |s| s.path(path));
         self.0.load(AssetPath::from(path).with_source(MAP_SOURCE))
     }
+
+    /// Whether the image at `path` (relative to the map's folder) is missing from the map's
+    /// folder on disk: its tiles are drawn as a [`checker`] (the map panel names it).
+    fn missing(self, path: &std::path::Path) -> bool {
+        self.1.is_some_and(|s| !s.root.join(s.path(path)).is_file())
+    }
+}
+
+/// The side of a checker image's squares: two a tile across.
+fn checker_square(tile: UVec2) -> u32 {
+    (tile.max_element() / 2).max(1)
+}
+
+/// The most pixels a checker image is on a side (a texture's limit on most GPUs).
+const MAX_CHECKER_SIDE: u32 = 8192;
+
+/// A `size` image of magenta and near-black squares `square` pixels wide: what a tile whose
+/// image is missing is drawn with, so that it shows as missing art rather than as terrain.
+fn checker(size: UVec2, square: u32) -> Image {
+    let size = size.clamp(UVec2::ONE, UVec2::splat(MAX_CHECKER_SIDE));
+    let square = square.max(1);
+    let mut data = Vec::with_capacity((size.x * size.y * 4) as usize);
+    for y in 0..size.y {
+        for x in 0..size.x {
+            let light = (x / square + y / square).is_multiple_of(2);
+            data.extend(if light {
+                [230, 40, 200, 255]
+            } else {
+                [30, 20, 35, 255]
+            });
+        }
+    }
+    Image::new(
+        Extent3d {
+            width: size.x,
+            height: size.y,
+            depth_or_array_layers: 1,
+        },
+        TextureDimension::D2,
+        data,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::default(),
+    )
+}
+
+/// The checker in place of a missing tileset image: room for all its tiles, laid out
+/// square-ish with the tileset's spacing (its margin read as the spacing, as
+/// bevy_ecs_tilemap reads it), a checker in every tile.
+fn checker_atlas(image: &TilesetImage) -> Image {
+    let count = image.count.max(1);
+    let columns = count.isqrt().max(1) + u32::from(count.isqrt().pow(2) < count);
+    let rows = count.div_ceil(columns);
+    let (tile_w, tile_h) = (image.tile_width.max(1), image.tile_height.max(1));
+    let size = UVec2::new(
+        image.spacing + columns.saturating_mul(tile_w + image.spacing),
+        image.spacing + rows.saturating_mul(tile_h + image.spacing),
+    );
+    checker(size, checker_square(UVec2::new(tile_w, tile_h)))
 }
 
 /// The terrain atlas drawn for a board: square tiles, or hexes with their points up or flat.
@@ -181,6 +240,9 @@ fn spawn_tiled(
         Projection::Isometric { stagger: None, .. }
     );
     let load = |path: &std::path::Path| files.load(path);
+    // A missing image's checker, made once for all its layers.
+    let mut checkers: std::collections::HashMap<std::path::PathBuf, Handle<Image>> =
+        std::collections::HashMap::new();
     let layers = tiled.layers.len() as f32;
     for (index, layer) in tiled.layers.iter().enumerate() {
         if !layer.visible {
@@ -221,7 +283,14 @@ fn spawn_tiled(
                 TilesetImages::Atlas(image) => {
                     let size = Vec2::new(image.tile_width as f32, image.tile_height as f32);
                     let translation = geometry.offset() + align(size) * scale;
-                    let texture = atlas_texture(commands, image, load(&image.path), images);
+                    let texture = if files.missing(&image.path) {
+                        let checker = checkers
+                            .entry(image.path.clone())
+                            .or_insert_with(|| images.add(checker_atlas(image)));
+                        TilemapTexture::Single(checker.clone())
+                    } else {
+                        atlas_texture(commands, image, load(&image.path), images)
+                    };
                     let tilemap = commands.spawn_empty().id();
                     let tiles = cells.into_iter().map(|(pos, cell)| {
                         let tile = TileBundle {
@@ -265,11 +334,22 @@ fn spawn_tiled(
                         };
                         let size = Vec2::new(image.width as f32, image.height as f32);
                         let at = geometry.center(pos) + align(size) * scale;
+                        let handle = if files.missing(&image.path) {
+                            let pixels = UVec2::new(image.width, image.height);
+                            checkers
+                                .entry(image.path.clone())
+                                .or_insert_with(|| {
+                                    images.add(checker(pixels, checker_square(pixels)))
+                                })
+                                .clone()
+                        } else {
+                            load(&image.path)
+                        };
                         commands.spawn((
                             Name::new(format!("Layer `{}`: tile {}", layer.name, cell.id)),
                             TerrainTilemap,
                             Sprite {
-                                image: load(&image.path),
+                                image: handle,
                                 color: colour,
                                 flip_x: cell.flip_h,
                                 flip_y: cell.flip_v,
@@ -414,8 +494,6 @@ fn update_tiles(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bevy::asset::RenderAssetUsages;
-    use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 
     #[test]
     fn a_margin_is_shifted_to_the_spacing() {
@@ -439,6 +517,34 @@ mod tests {
         assert_eq!(
             more.data.as_deref(),
             Some(&[0u8, 0, 0, 0, 0, 0, 1, 2, 0, 10, 11, 12][..])
+        );
+    }
+
+    #[test]
+    fn a_missing_tileset_image_is_a_checker_with_room_for_every_tile() {
+        // 10 tiles of 16x8 with 2 pixels between: 4 columns and 3 rows.
+        let image = TilesetImage {
+            path: "gone.png".into(),
+            tile_width: 16,
+            tile_height: 8,
+            margin: 1,
+            spacing: 2,
+            count: 10,
+        };
+        let atlas = checker_atlas(&image);
+        assert_eq!((atlas.width(), atlas.height()), (2 + 4 * 18, 2 + 3 * 10));
+        // Squares 8 pixels wide, two colours, alternating along a row and down a column.
+        let pixel = |x: u32, y: u32| {
+            let at = ((y * atlas.width() + x) * 4) as usize;
+            atlas.data.as_ref().unwrap()[at..at + 4].to_vec()
+        };
+        assert_eq!(pixel(0, 0), pixel(7, 7));
+        assert_ne!(pixel(0, 0), pixel(8, 0));
+        assert_ne!(pixel(0, 0), pixel(0, 8));
+        assert_eq!(pixel(0, 0), pixel(8, 8));
+        assert_eq!(
+            checker_atlas(&TilesetImage { count: 9, ..image }).width(),
+            2 + 3 * 18
         );
     }
 }

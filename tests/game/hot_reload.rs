@@ -8,7 +8,7 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_tilewalk::Navigation;
 use bevy_tilewalk::tactics::TacticsRules;
 use tilewalk::assets::{FileErrors, MapFile};
-use tilewalk::level::{EditMap, Level, MapEdited, MapHistory, assets_plugin};
+use tilewalk::level::{EditMap, Level, MapEdited, MapHistory, Reloaded, assets_plugin};
 use tilewalk::map::register_map_source;
 use tilewalk::simulation_plugin;
 use tilewalk::tactics;
@@ -103,9 +103,18 @@ fn a_terrain_cost_edit_replans_paths_through_the_changed_cells() {
         dir.join("terrain.ron"),
         &TERRAIN.replace(GRASS, &GRASS.replace(r#""foot": 1.0"#, r#""foot": 5.0"#)),
     );
+    let mut reloads = app
+        .world()
+        .resource::<Messages<Reloaded>>()
+        .get_cursor_current();
+    let mut said: Vec<String> = Vec::new();
     update_until(&mut app, "the path is re-planned", |app| {
+        let messages = app.world().resource::<Messages<Reloaded>>();
+        said.extend(reloads.read(messages).map(ToString::to_string));
         path(app, "knight").is_some_and(|p| p != before)
     });
+    // The reload says so, with the one path it re-planned.
+    assert_eq!(said, ["terrain.ron reloaded: 1 path re-planned"]);
     let after = path(&mut app, "knight").unwrap();
     let level = nav(&app).clone();
     assert_eq!(level.grid(FOOT).cost(Pos::new(5, 2)), Some(5.0));
@@ -335,7 +344,7 @@ fn a_tiled_map_reloads_when_it_or_its_tileset_is_saved_and_broken_saves_keep_the
     let dir = folder("tiled");
     std::fs::write(dir.join("square.tmx"), TMX).unwrap();
     std::fs::write(dir.join("terrain.tsx"), TSX).unwrap();
-    // A map whose tileset image is missing does not open.
+    // Its tileset image beside it (saving the image reloads the map).
     let image = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/tiled/terrain.png");
     std::fs::copy(image, dir.join("terrain.png")).unwrap();
     let mut app = watching(dir.join("square.tmx"));

@@ -1636,6 +1636,85 @@ fn a_map_draws_its_tileset_from_a_sibling_folder() {
 }
 
 #[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn a_map_that_lacks_terrain_units_and_its_image_opens_the_map_panel_and_draws_a_checker() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("map-panel");
+    // A map from elsewhere: its tileset's image is not there, its tiles name no terrain
+    // but one, and it has no units.
+    std::fs::write(
+        dir.join("ground.tsx"),
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<tileset version="1.10" name="ground" tilewidth="16" tileheight="16" tilecount="2" columns="2">
+ <image source="ground.png" width="32" height="16"/>
+ <tile id="1" type="road"/>
+</tileset>
+"#,
+    )
+    .unwrap();
+    let rows = ["1,1,1,1,2,2,2,2"; 6].join(",\n");
+    let map = dir.join("level.tmx");
+    std::fs::write(
+        &map,
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<map version="1.10" orientation="orthogonal" renderorder="right-down" width="8" height="6" tilewidth="16" tileheight="16" infinite="0">
+ <tileset firstgid="1" source="ground.tsx"/>
+ <layer id="1" name="ground" width="8" height="6">
+  <data encoding="csv">
+{rows}
+</data>
+ </layer>
+</map>
+"#
+        ),
+    )
+    .unwrap();
+    let mut game = Game::start(&dir, map.to_str().unwrap());
+    game.wait_fitted();
+    // The panel opens by itself, beside the others and off the map.
+    game.panels_apart("RealTime", "map");
+    // Every tile is a checker: the left and right halves of a tile are its two colours.
+    let shot = game.screenshot();
+    let magenta = |p: [u8; 3]| p[0] > 150 && p[2] > 130 && p[1] < 90;
+    let dark = |p: [u8; 3]| p.iter().all(|&c| c < 70);
+    let quarter = (game.tile_center(1, 0).0 - game.tile_center(0, 0).0) / 4;
+    for (x, y) in [(0, 0), (3, 5), (4, 2), (7, 5)] {
+        let (cx, cy) = game.tile_center(x, y);
+        let halves = [
+            shot.pixel((cx - quarter, cy - quarter)),
+            shot.pixel((cx + quarter, cy - quarter)),
+        ];
+        assert!(
+            halves.iter().any(|&p| magenta(p)) && halves.iter().any(|&p| dark(p)),
+            "tile ({x},{y}) is {halves:?}, not a checker; {}\n{}",
+            shot.path.display(),
+            game.log()
+        );
+    }
+    let warned = std::fs::read_to_string(dir.join("game.err.log")).unwrap();
+    assert!(
+        warned.contains(
+            "cannot read the image ground.png: not found (its tiles are drawn as a checker)"
+        ),
+        "{warned}"
+    );
+    // M closes the panel and opens it again.
+    let before = game.events().len();
+    game.xdotool(&["key", "m"]);
+    game.wait_event_from(before, "the map panel closed", STARTUP, |e| {
+        e["event"] == "panels" && e["panels"].get("map").is_none()
+    });
+    let before = game.events().len();
+    game.xdotool(&["key", "m"]);
+    game.wait_event_from(before, "the map panel open again", STARTUP, |e| {
+        e["event"] == "panels" && e["panels"].get("map").is_some()
+    });
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 #[ignore = "needs xvfb-run, mesa-vulkan-drivers"]
 fn the_binary_alone_plays_the_built_in_meadow_from_an_empty_folder() {
     let _window = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());

@@ -60,7 +60,7 @@ pub use kinds::{KindBefore, TileKindId};
 pub(crate) use tmj::is_json;
 pub use xml::png_size;
 
-pub use terrain::Resolved;
+pub use terrain::{Resolved, UNNAMED_TERRAIN};
 
 /// The most files a map may pull in (tilesets, templates and their tilesets, and images
 /// whose size their tileset does not give).

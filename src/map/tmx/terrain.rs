@@ -29,7 +29,7 @@ enum Says {
 }
 
 /// The name of the terrain of cells no tile names: impassable.
-const UNNAMED: &str = "no terrain";
+pub const UNNAMED_TERRAIN: &str = "no terrain";
 /// The name of the terrain of a staggered map's diamond cells that are not on the map.
 const OUTSIDE: &str = "outside the map";
 
@@ -120,7 +120,7 @@ impl TiledMap {
                         }
                         None => empty += 1,
                     }
-                    out.impassable(UNNAMED)
+                    out.impassable(UNNAMED_TERRAIN)
                 }
             };
             terrain.push(t);
