@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, VecDeque};
 
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::{
-    EndTurn, EnemyTurn, MAX_ATTACK_RANGE, MAX_MOVEMENT_POINTS, Mind, PerClass, Personality, Piece,
-    PieceQuery, Presenting, RulesError, Strike, TacticsBoard, TacticsMove, TacticsRules,
-    TerrainDefence, Turn, ZoneOfControl,
+    Defeated, EndTurn, EnemyTurn, MAX_ATTACK_RANGE, MAX_MOVEMENT_POINTS, Mind, PerClass,
+    Personality, Piece, PieceQuery, Presenting, RulesError, Strike, TacticsBoard, TacticsMove,
+    TacticsRules, TerrainDefence, Turn, ZoneOfControl,
 };
 use bevy_tilewalk::{ClassSpec, Navigation, Path, Team};
 use serde::Deserialize;
@@ -243,6 +243,7 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<Players>()
         .init_resource::<BlueAiTurn>()
         .add_message::<RestartLevel>()
+        .add_observer(on_unit_defeated)
         .configure_sets(
             Update,
             bevy_tilewalk::TilewalkSystems::Turns.run_if(in_state(Mode::Tactics)),
@@ -266,6 +267,11 @@ pub(super) fn plugin(app: &mut App) {
                         .and_then(resource_exists::<TacticsRules>),
                 ),
         );
+}
+
+/// A unit at 0 hit points leaves the map: the game's rule (the plugin keeps it).
+fn on_unit_defeated(defeated: On<Defeated>, mut commands: Commands) {
+    commands.entity(defeated.unit).despawn();
 }
 
 /// The map started afresh ([`RestartLevel`]): blue's turn 1, no enemy turn under way.

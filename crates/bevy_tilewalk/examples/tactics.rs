@@ -12,7 +12,7 @@ use bevy_ecs_tilemap::prelude::*;
 use bevy_tilewalk::path::SearchContext;
 use bevy_tilewalk::prelude::*;
 use bevy_tilewalk::tactics::{
-    EndTurn, PerClass, PieceQuery, TacticsBoard, TacticsMove, TacticsRules,
+    EndTurn, PerClass, PieceQuery, TacticsBoard, TacticsMove, TacticsRules, TilewalkTacticsPlugin,
 };
 use bevy_tilewalk::{Selected, board_of};
 
@@ -36,6 +36,7 @@ fn main() {
                 }),
             TilemapPlugin,
             TilewalkPlugin::default(),
+            TilewalkTacticsPlugin,
         ))
         .insert_resource(TacticsRules {
             movement_points: PerClass::from([("foot", 4.0), ("horse", 6.0)]),

@@ -37,6 +37,8 @@ mod reflection;
 mod remote;
 #[cfg(feature = "tactics")]
 pub mod tactics;
+#[cfg(feature = "tactics")]
+pub use tactics::TilewalkTacticsPlugin;
 mod units;
 
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
@@ -77,11 +79,12 @@ pub mod prelude {
 /// that reads [`Tile`] and [`Motion`] after [`TilewalkSystems::Move`].
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TilewalkSystems {
-    /// Tactics turns (feature `tactics`, [`tactics`]): [`TacticsMove`]s are made (at once:
+    /// Tactics turns (feature `tactics`, added by [`TilewalkTacticsPlugin`]): [`TacticsMove`]s are made (at once:
     /// [`TacticsMoved`]), [`EndTurn`]s start the enemy's turn, [`Strike`]s, [`Wait`]s and
     /// [`CancelMove`]s are resolved (when [`TacticsRules`] exist). A host that has a real-time
     /// mode too gates this set with its own run condition.
     ///
+    /// [`TilewalkTacticsPlugin`]: crate::tactics::TilewalkTacticsPlugin
     /// [`TacticsMove`]: crate::tactics::TacticsMove
     /// [`TacticsMoved`]: crate::tactics::TacticsMoved
     /// [`EndTurn`]: crate::tactics::EndTurn
@@ -102,7 +105,10 @@ pub enum TilewalkSystems {
 /// The simulation of tile-based unit movement: add it, insert a [`Navigation`], spawn
 /// [`Unit`]s and write [`MoveOrder`]s (or [`MoveCommands::move_to`] on a unit). It needs no
 /// window: `MinimalPlugins` are enough. Orders written before the navigation is inserted
-/// wait for it.
+/// wait for it. It has no game rules: tactics turns, hit points and strikes are
+/// [`TilewalkTacticsPlugin`]'s (feature `tactics`), added after it.
+///
+/// [`TilewalkTacticsPlugin`]: crate::tactics::TilewalkTacticsPlugin
 #[derive(Clone, Debug)]
 pub struct TilewalkPlugin {
     /// The schedule the systems run in: `Update` walks units by the frame's time, a fixed
@@ -136,12 +142,15 @@ impl Plugin for TilewalkPlugin {
         use TilewalkSystems::*;
         app.configure_sets(self.schedule, (Turns, Plan, Move).chain())
             .insert_resource(self.path_budget)
+            .insert_resource(TilewalkSchedule(self.schedule))
             .add_message::<NavigationChanged>();
         reflection::plugin(app);
         pathing::plugin(app, self.schedule);
         movement::plugin(app, self.schedule);
         events::plugin(app, self.schedule);
-        #[cfg(feature = "tactics")]
-        tactics::plugin(app, self.schedule);
     }
 }
+
+/// The schedule [`TilewalkPlugin`] runs in, for the plugins that add systems to its sets.
+#[derive(Resource, Clone, Copy, Debug)]
+pub(crate) struct TilewalkSchedule(pub(crate) InternedScheduleLabel);

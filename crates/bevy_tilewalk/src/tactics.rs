@@ -4,10 +4,11 @@
 //! combat (hit points, damage, terrain defence, counter-attacks), and the enemy's turn,
 //! played by a [`Mind`]: the [`Mind::Planner`] (by default) or the [`Mind::Greedy`] baseline.
 //!
-//! Behind the cargo feature `tactics` (on by default), which also registers these types for
-//! reflection. Inserting [`TacticsRules`] as a resource starts the turns; [`with_board`]
+//! Behind the cargo feature `tactics` (off by default). [`TilewalkTacticsPlugin`], added after
+//! [`TilewalkPlugin`](crate::TilewalkPlugin), adds the turns and registers these types for
+//! reflection; inserting [`TacticsRules`] as a resource then starts the turns. [`with_board`]
 //! answers queries (ranges, threat, forecasts) on a [`TacticsBoard`] of the units as they
-//! stand.
+//! stand, with or without the plugin.
 
 mod ai;
 
@@ -20,11 +21,11 @@ use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 use tilewalk_path::{Passage, Pos, Range, SearchContext};
 
-use crate::TilewalkSystems;
 use crate::navigation::{ClassSpec, Navigation};
 use crate::pathing::{OrderRefused, Path, Refusal};
 use crate::remote::PosReflect;
 use crate::units::{Motion, MovementClass, Precedence, Team, Tile, Unit, precedence};
+use crate::{TilewalkSchedule, TilewalkSystems};
 
 pub use ai::{Intent, Mind, Order, Personality, THINK_BUDGET};
 
@@ -102,7 +103,7 @@ pub struct TacticsRules {
     pub zone_of_control: ZoneOfControl,
     /// The classes zones of control do not stop (enemies still block them).
     pub ignore_zone_of_control: Vec<String>,
-    /// Hit points a unit starts with; at 0 it is removed.
+    /// Hit points a unit starts with; at 0 it is [`Defeated`].
     pub hit_points: PerClass<u32>,
     /// The damage a strike deals, before the defence of the defender's tile.
     pub damage: PerClass<u32>,
@@ -264,7 +265,8 @@ impl TerrainDefence {
 }
 
 /// A unit's hit points left. A unit without it has its class's full
-/// [`TacticsRules::hit_points`]; a strike inserts it.
+/// [`TacticsRules::hit_points`]; a strike inserts it. At 0 the unit is [`Defeated`] and off
+/// the [`TacticsBoard`].
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Component, Debug, Clone, PartialEq)]
 pub struct Health(pub u32);
@@ -402,8 +404,24 @@ pub struct Struck {
     pub attacker_hp: u32,
     /// The target's hit points after the strike.
     pub target_hp: u32,
-    /// The units removed at 0 hit points: the target, the attacker, or neither.
+    /// The units removed at 0 hit points: the target, the attacker, or neither. Each is
+    /// [`Defeated`] too.
     pub removed: Vec<Entity>,
+}
+
+/// A unit's hit points fell to 0 in a strike: a message and an entity event on the unit
+/// (`commands.entity(unit).observe(|defeated: On<Defeated>| ...)`), after its [`Struck`].
+/// The unit keeps its components, [`Health`]`(0)` among them, and tactics no longer counts it
+/// (not on the [`TacticsBoard`], not a side's unit for [`TacticsBoard::winner`]); what becomes
+/// of its entity is the game's choice: despawn it in an observer, or leave a body that
+/// still holds its [`Tile`].
+#[derive(Message, EntityEvent, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Defeated {
+    /// The unit.
+    #[event_target]
+    pub unit: Entity,
 }
 
 /// A unit waited: its action is over.
@@ -448,7 +466,29 @@ pub struct EnemyTurn {
     pub acting: Option<Entity>,
 }
 
-pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
+/// Tactics turns, strikes and hit points on top of [`TilewalkPlugin`](crate::TilewalkPlugin): add it after that
+/// plugin (`app.add_plugins((TilewalkPlugin::default(), TilewalkTacticsPlugin))`); its
+/// systems run in [`TilewalkSystems::Turns`] of the same schedule, once [`TacticsRules`] are
+/// inserted. A unit whose hit points fall to 0 is [`Defeated`], not despawned: the game
+/// decides what becomes of it.
+///
+/// # Panics
+///
+/// Its `build` panics when [`TilewalkPlugin`](crate::TilewalkPlugin) was not added before it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TilewalkTacticsPlugin;
+
+impl Plugin for TilewalkTacticsPlugin {
+    fn build(&self, app: &mut App) {
+        let Some(&TilewalkSchedule(schedule)) = app.world().get_resource::<TilewalkSchedule>()
+        else {
+            panic!("add TilewalkPlugin before TilewalkTacticsPlugin: tactics run in its schedule");
+        };
+        plugin(app, schedule);
+    }
+}
+
+fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
     app.register_type::<TacticsRules>()
         .register_type::<PerClass<f64>>()
         .register_type::<PerClass<(u32, u32)>>()
@@ -467,6 +507,7 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .register_type::<Wait>()
         .register_type::<CancelMove>()
         .register_type::<Struck>()
+        .register_type::<Defeated>()
         .register_type::<Waited>()
         .register_type::<MoveCancelled>()
         .register_type::<TacticsMoved>()
@@ -481,6 +522,7 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .add_message::<Wait>()
         .add_message::<CancelMove>()
         .add_message::<Struck>()
+        .add_message::<Defeated>()
         .add_message::<Waited>()
         .add_message::<MoveCancelled>()
         .add_message::<TacticsMoved>()
@@ -587,6 +629,7 @@ pub type PieceQuery<'w, 's> = Query<'w, 's, PieceData, With<Unit>>;
 
 impl<'a> TacticsBoard<'a> {
     /// The board of `units` on `nav` under `rules`.
+    /// Units at 0 hit points ([`Defeated`]) are not on it.
     pub fn new(nav: &'a Navigation, rules: &'a TacticsRules, units: &PieceQuery) -> Self {
         let mut pieces: Vec<Piece> = units
             .iter()
@@ -615,6 +658,7 @@ impl<'a> TacticsBoard<'a> {
                         .unwrap_or_default()
                 }),
             })
+            .filter(|p| p.hp > 0)
             .collect();
         pieces.sort_by_key(|p| p.order);
         Self {
@@ -987,16 +1031,17 @@ fn end_turn(
 }
 
 /// Does to the world what a resolved strike did on the board: hit points kept in
-/// [`Health`], the attacker marked [`Acted`], the units at 0 hit points despawned.
+/// [`Health`], the attacker marked [`Acted`], each unit at 0 hit points [`Defeated`] (a
+/// message and an entity event on it; the entity stays).
 pub fn apply_strike(commands: &mut Commands, struck: &Struck) {
     for (entity, hp) in [
         (struck.target, struck.target_hp),
         (struck.attacker, struck.attacker_hp),
     ] {
+        commands.entity(entity).insert(Health(hp));
         if hp == 0 {
-            commands.entity(entity).despawn();
-        } else {
-            commands.entity(entity).insert(Health(hp));
+            commands.trigger(Defeated { unit: entity });
+            commands.write_message(Defeated { unit: entity });
         }
     }
     if struck.attacker_hp > 0 {

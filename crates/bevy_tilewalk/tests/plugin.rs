@@ -10,7 +10,8 @@ use bevy_tilewalk::debug::Searches;
 use bevy_tilewalk::path::{Algorithm, Board, Diagonal, Grid, SearchOptions, find_path};
 use bevy_tilewalk::prelude::*;
 use bevy_tilewalk::tactics::{
-    Acted, PerClass, RulesError, Strike, Struck, TacticsRules, TerrainDefence, with_board,
+    Acted, Defeated, Health, PerClass, RulesError, Strike, Struck, TacticsRules, TerrainDefence,
+    TilewalkTacticsPlugin, Turn, with_board,
 };
 use bevy_tilewalk::{Refusal, ShortOfGoal, ShortOfWhy, UnreachableGoals, Walk};
 
@@ -25,6 +26,13 @@ fn new_app(nav: Navigation) -> App {
             STEP,
         )))
         .insert_resource(nav);
+    app
+}
+
+/// [`new_app`] with the tactics rules' plugin.
+fn tactics_app(nav: Navigation) -> App {
+    let mut app = new_app(nav);
+    app.add_plugins(TilewalkTacticsPlugin);
     app
 }
 
@@ -349,7 +357,7 @@ fn a_tactics_turn_moves_within_the_range_and_the_enemy_closes_in() {
         |_, _| Some(1.0),
     )
     .unwrap();
-    let mut app = new_app(nav);
+    let mut app = tactics_app(nav);
     app.insert_resource(TacticsRules {
         movement_points: PerClass::from([("foot", 3.0)]),
         ..default()
@@ -393,7 +401,7 @@ fn a_host_without_terrain_defence_gets_full_damage_and_with_it_less() {
     )
     .unwrap();
     let strike = |defence: Option<TerrainDefence>| {
-        let mut app = new_app(nav.clone());
+        let mut app = tactics_app(nav.clone());
         app.insert_resource(TacticsRules {
             hit_points: PerClass::from([("*", 10)]),
             damage: PerClass::from([("foot", 4)]),
@@ -548,7 +556,7 @@ fn tactics_wait_while_the_rules_do_not_fit_the_classes() {
         |_, _| Some(1.0),
     )
     .unwrap();
-    let mut app = new_app(nav);
+    let mut app = tactics_app(nav);
     // The horse has no movement points: a mistake, not a horse that cannot move.
     app.insert_resource(TacticsRules {
         movement_points: PerClass::from([("foot", 3.0)]),
@@ -634,7 +642,11 @@ fn every_public_component_resource_and_message_is_registered_for_reflection() {
     use bevy::ecs::reflect::{ReflectComponent, ReflectResource};
 
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, TilewalkPlugin::default()));
+    app.add_plugins((
+        MinimalPlugins,
+        TilewalkPlugin::default(),
+        TilewalkTacticsPlugin,
+    ));
     #[cfg(feature = "debug")]
     app.add_plugins(bevy_tilewalk::debug::TilewalkDebugPlugin::square(
         32.0,
@@ -1139,8 +1151,8 @@ fn observers_on_a_unit_see_its_own_arrival_and_refusals_and_a_global_one_every_u
 }
 
 #[test]
-fn a_struck_unit_observes_the_strike_even_when_it_removes_the_unit() {
-    let mut app = new_app(field(4, 1));
+fn a_struck_unit_observes_the_strike_then_its_defeat_and_stays_for_the_game_to_remove() {
+    let mut app = tactics_app(field(4, 1));
     app.init_resource::<Seen>();
     app.insert_resource(TacticsRules {
         hit_points: PerClass::from([("*", 4)]),
@@ -1149,17 +1161,26 @@ fn a_struck_unit_observes_the_strike_even_when_it_removes_the_unit() {
     });
     let knight = spawn(&mut app, MovementClass(0), (1, 0));
     let orc = spawn(&mut app, MovementClass(0), (2, 0));
-    app.world_mut().entity_mut(orc).insert(Team::Red).observe(
-        |struck: On<Struck>, mut seen: ResMut<Seen>, units: Query<(), With<Unit>>| {
-            let here = units.contains(struck.target);
-            seen.0.push(format!(
-                "struck for {}, {} hp left, removed {:?}, still here: {here}",
-                struck.damage,
-                struck.target_hp,
-                struck.removed == [struck.target]
-            ));
-        },
-    );
+    app.world_mut()
+        .entity_mut(orc)
+        .insert(Team::Red)
+        .observe(
+            |struck: On<Struck>, mut seen: ResMut<Seen>, units: Query<(), With<Unit>>| {
+                let here = units.contains(struck.target);
+                seen.0.push(format!(
+                    "struck for {}, {} hp left, removed {:?}, still here: {here}",
+                    struck.damage,
+                    struck.target_hp,
+                    struck.removed == [struck.target]
+                ));
+            },
+        )
+        .observe(
+            |defeated: On<Defeated>, mut seen: ResMut<Seen>, health: Query<&Health>| {
+                let hp = health.get(defeated.unit).map(|h| h.0);
+                seen.0.push(format!("defeated with {hp:?} hp"));
+            },
+        );
     app.world_mut().write_message(Strike {
         attacker: knight,
         target: orc,
@@ -1167,9 +1188,55 @@ fn a_struck_unit_observes_the_strike_even_when_it_removes_the_unit() {
     app.update();
     assert_eq!(
         app.world().resource::<Seen>().0,
-        ["struck for 4, 0 hp left, removed true, still here: true"]
+        [
+            "struck for 4, 0 hp left, removed true, still here: true",
+            "defeated with Ok(0) hp"
+        ]
     );
-    assert!(app.world().get_entity(orc).is_err(), "the orc is removed");
+    let defeated: Vec<Entity> = app
+        .world()
+        .resource::<Messages<Defeated>>()
+        .iter_current_update_messages()
+        .map(|d| d.unit)
+        .collect();
+    assert_eq!(defeated, [orc]);
+    // The plugin despawns nothing: the orc stays, at 0 hit points, off the board, and blue
+    // is the only side left.
+    assert_eq!(app.world().get::<Health>(orc), Some(&Health(0)));
+    let (on_board, winner) = with_board(app.world_mut(), |board, _| {
+        (board.piece(orc).is_some(), board.winner())
+    })
+    .unwrap();
+    assert_eq!((on_board, winner), (false, Some(Team::Blue)));
+}
+
+#[test]
+fn without_the_tactics_plugin_there_are_no_turns_hit_points_or_strikes() {
+    let mut app = new_app(field(4, 1));
+    app.insert_resource(TacticsRules {
+        hit_points: PerClass::from([("*", 4)]),
+        damage: PerClass::from([("foot", 4)]),
+        ..default()
+    });
+    let knight = spawn(&mut app, MovementClass(0), (1, 0));
+    let orc = spawn(&mut app, MovementClass(0), (2, 0));
+    app.world_mut().entity_mut(orc).insert(Team::Red);
+    app.update();
+    // No turn, no enemy turn, and the tactics messages are not even registered: a strike
+    // cannot be written, so nothing can take hit points.
+    assert!(!app.world().contains_resource::<Turn>());
+    assert!(
+        !app.world()
+            .contains_resource::<bevy_tilewalk::tactics::EnemyTurn>()
+    );
+    assert!(!app.world().contains_resource::<Messages<Strike>>());
+    assert!(!app.world().contains_resource::<Messages<Struck>>());
+    // Real-time orders still walk both units.
+    order(&mut app, &[knight], (0, 0));
+    let arrivals = run(&mut app, 5.0);
+    assert_eq!(arrivals.len(), 1);
+    assert!(app.world().get::<Health>(orc).is_none());
+    assert!(app.world().get_entity(orc).is_ok());
 }
 
 #[test]
