@@ -70,6 +70,7 @@ pub fn simulation_plugin(app: &mut App) {
         level::plugin,
         journal::plugin,
         tactics::plugin,
+        units::plugin,
     ));
 }
 

@@ -5,7 +5,7 @@
 
 use bevy::prelude::*;
 use bevy_tilewalk::debug::{PathWork, SearchRecord, Searches};
-use bevy_tilewalk::{Motion, MovementClass, Path, Selected, Unit};
+use bevy_tilewalk::{Motion, MovementClass, Path, Unit};
 use tilewalk_path::{Board, HexLayout};
 
 use super::layout::{BottomBar, HudPanel, PANEL_BACKGROUND, TopBar};
@@ -21,6 +21,7 @@ use crate::journal::{Entry, Journal};
 use crate::level::Level;
 use crate::tactics::Mode;
 use crate::terrain::TerrainTable;
+use crate::units::Selected;
 
 #[derive(Component)]
 struct StatusText;
@@ -563,7 +564,7 @@ fn draw_paths(
             .chain(path.remaining().iter().map(|&p| geometry.center(p)));
         gizmos.linestrip_2d(points, tint);
         for &waypoint in &path.waypoints {
-            if waypoint >= path.next {
+            if waypoint >= path.next() {
                 gizmos.circle_2d(
                     Isometry2d::from_translation(geometry.center(path.cells[waypoint])),
                     TILE_SIZE * 0.3,

@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy::ui::UiGlobalTransform;
 use bevy::window::{PrimaryWindow, WindowEvent};
 use bevy_tilewalk::debug::{RecordSearches, Searches};
-use bevy_tilewalk::{MoveOrder, Selected, StopOrder, Unit};
+use bevy_tilewalk::{MoveOrder, StopOrder, Unit};
 
 use super::paint::Painter;
 use super::{Cursor, DragBox, LastOrder, Notice, SearchView, Spot, TakesClicks, ctrl};
@@ -17,6 +17,7 @@ use crate::assets::MapFile;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
 use crate::tactics::Mode;
+use crate::units::Selected;
 
 /// A drag shorter than this (in screen pixels) is a click.
 const DRAG_THRESHOLD_PX: f32 = 6.0;

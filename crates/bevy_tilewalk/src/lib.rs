@@ -24,8 +24,11 @@
 //!   [`OrderRefused`] are triggered last in [`TilewalkSystems::Move`], so an observer on a
 //!   unit runs in the frame its message is written.
 //!
-//! The repository's `docs/armies.md` tells the crowd rules in full, and
-//! `docs/design/plugin.md` why the interface is the one it is.
+//! The repository's [`docs/armies.md`] tells the crowd rules in full, and
+//! [`docs/design/plugin.md`] why the interface is the one it is.
+//!
+//! [`docs/armies.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/armies.md
+//! [`docs/design/plugin.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/design/plugin.md
 #![deny(missing_docs)]
 
 pub mod debug;
@@ -53,12 +56,12 @@ pub use navigation::{
 };
 pub use pathing::{
     DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_DISTANCE, LANDMARK_FRAMES, LANDMARKS, Labels,
-    MoveOrder, OrderRefused, Path, PathBudget, Pending, Refusal, ShortOfGoal, ShortOfWhy,
-    SteppingOff, StopOrder, UnreachableGoals,
+    MoveOrder, OrderRefused, Path, PathBudget, Pending, PlannerMemory, Refusal, ShortOfGoal,
+    ShortOfWhy, SteppingOff, StopOrder, UnreachableGoals,
 };
 pub use remote::PosReflect;
 pub use tilewalk_path::{self as path, Pos};
-pub use units::{Motion, MovementClass, Precedence, Selected, Stride, Team, Tile, Unit, Walk};
+pub use units::{Motion, MovementClass, Precedence, Stride, Team, Tile, Unit, Walk};
 
 /// The types a game uses most: `use bevy_tilewalk::prelude::*;`. The tactics types are in
 /// [`tactics`], what the plugin did (searches, work) and its debug drawing in
@@ -110,6 +113,7 @@ pub enum TilewalkSystems {
 ///
 /// [`TilewalkTacticsPlugin`]: crate::tactics::TilewalkTacticsPlugin
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct TilewalkPlugin {
     /// The schedule the systems run in: `Update` walks units by the frame's time, a fixed
     /// schedule such as `FixedUpdate` by fixed steps (the same walks at any frame rate).
@@ -133,6 +137,14 @@ impl TilewalkPlugin {
         Self {
             schedule: schedule.intern(),
             ..default()
+        }
+    }
+
+    /// The plugin with another [`PathBudget`] ([`TilewalkPlugin::path_budget`]).
+    pub fn with_path_budget(self, path_budget: PathBudget) -> Self {
+        Self {
+            path_budget,
+            ..self
         }
     }
 }

@@ -311,12 +311,20 @@ pub struct Acted;
 /// speed, and [`TacticsMoved`] says which way it went (for a host to draw the walk).
 #[derive(Message, Reflect, Clone, Copy, Debug)]
 #[reflect(Debug, Clone)]
+#[non_exhaustive]
 pub struct TacticsMove {
     /// The unit.
     pub unit: Entity,
     /// The tile.
     #[reflect(remote = PosReflect)]
     pub to: Pos,
+}
+
+impl TacticsMove {
+    /// `unit` to move to `to`.
+    pub fn new(unit: Entity, to: Pos) -> Self {
+        Self { unit, to }
+    }
 }
 
 /// Ends the player's turn: the enemy moves, then the next turn begins.
@@ -328,6 +336,7 @@ pub struct EndTurn;
 /// [`OrderRefused`] (its `goal` the target's tile). It ends the attacker's action.
 #[derive(Message, Reflect, Clone, Copy, Debug)]
 #[reflect(Debug, Clone)]
+#[non_exhaustive]
 pub struct Strike {
     /// The attacker.
     pub attacker: Entity,
@@ -335,22 +344,45 @@ pub struct Strike {
     pub target: Entity,
 }
 
+impl Strike {
+    /// `attacker` to strike `target`.
+    pub fn new(attacker: Entity, target: Entity) -> Self {
+        Self { attacker, target }
+    }
+}
+
 /// A unit ends its action where it stands without striking: [`Waited`] comes out, or an
 /// [`OrderRefused`] (its `goal` the unit's tile).
 #[derive(Message, Reflect, Clone, Copy, Debug)]
 #[reflect(Debug, Clone)]
+#[non_exhaustive]
 pub struct Wait {
     /// The unit.
     pub unit: Entity,
+}
+
+impl Wait {
+    /// `unit` to wait.
+    pub fn new(unit: Entity) -> Self {
+        Self { unit }
+    }
 }
 
 /// Takes back a unit's move of this turn, before it acts: it stands again where it stood,
 /// its movement points whole. [`MoveCancelled`] comes out, or an [`OrderRefused`].
 #[derive(Message, Reflect, Clone, Copy, Debug)]
 #[reflect(Debug, Clone)]
+#[non_exhaustive]
 pub struct CancelMove {
     /// The unit.
     pub unit: Entity,
+}
+
+impl CancelMove {
+    /// `unit`'s move to be taken back.
+    pub fn new(unit: Entity) -> Self {
+        Self { unit }
+    }
 }
 
 /// A tactics move was made (the player's [`TacticsMove`] or the enemy's turn): the unit
@@ -375,13 +407,13 @@ pub struct Won {
     pub team: Team,
 }
 
-/// Marks a unit whose move or strike the host is still showing (a walk drawn step by step,
-/// a strike's flash). While any unit carries it, the enemy's turn waits before its next step;
-/// a host that draws nothing (a headless one) never inserts it, and an enemy turn resolves
-/// in two frames a unit. Removing it (a player skipping the show) lets the turn go on.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
-#[reflect(Component, Default, Debug, Clone)]
-pub struct Presenting;
+/// Whether the enemy's turn waits before its next step: a host that shows each move or strike
+/// (a walk drawn step by step, a strike's flash) sets it while a show lasts, and clears it
+/// when the show ends or the player skips it. Off by default: a host that draws nothing (a
+/// headless one) leaves it off, and an enemy turn resolves in two frames a unit.
+#[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Resource, Default, Debug, Clone, PartialEq)]
+pub struct HoldEnemyTurn(pub bool);
 
 /// A strike was resolved: a message and, on the unit struck (`target`), an entity event
 /// (`commands.entity(unit).observe(|struck: On<Struck>| ...)`). Its observers run before the
@@ -448,7 +480,8 @@ pub struct MoveCancelled {
 /// The last enemy turn: its plan, its moves `(unit, from, to)`, the paths still to take and
 /// the units still to act. The enemy acts one unit after another, in the plan's order, as a
 /// player watching expects: each moves along its path, if it has one, then strikes the unit
-/// its order names, if any (each a frame of its own, after any [`Presenting`] unit's show);
+/// its order names, if any (each a frame of its own, after the host's show of the last,
+/// [`HoldEnemyTurn`]);
 /// while it does, the turn is red's. A strike that ends the game ends the turn there: the
 /// units still to act do not, and the turn's number stays.
 #[derive(Resource, Reflect, Clone, Debug, Default)]
@@ -512,7 +545,7 @@ fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .register_type::<MoveCancelled>()
         .register_type::<TacticsMoved>()
         .register_type::<Won>()
-        .register_type::<Presenting>()
+        .register_type::<HoldEnemyTurn>()
         .register_type::<Mind>()
         .register_type::<Personality>()
         .register_type::<Intent>()
@@ -529,6 +562,7 @@ fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .add_message::<Won>()
         .init_resource::<Turn>()
         .init_resource::<EnemyTurn>()
+        .init_resource::<HoldEnemyTurn>()
         .add_systems(
             schedule,
             (apply_moves, apply_actions, end_turn, walk_enemy_moves)
@@ -1177,12 +1211,9 @@ fn apply_actions(
     }
 }
 
-/// A unit walking a path, or anything whose show the host is still giving.
-type Busy = Or<(With<Path>, With<Presenting>)>;
-
 /// The enemy's turn on the board: its units act one after another, in the plan's order; each
 /// moves along its path, if it has one, then (the next frame) strikes the unit its order
-/// names, if any. Each step waits for the host's show of the last ([`Presenting`]). When
+/// names, if any. Each step waits for the host's show of the last ([`HoldEnemyTurn`]). When
 /// the last unit is done, the next turn is the player's; when a strike ends the game, the
 /// turn stops there and its number stays.
 fn walk_enemy_moves(
@@ -1190,14 +1221,14 @@ fn walk_enemy_moves(
     inputs: BoardInputs,
     (mut turn, mut enemy_turn): (ResMut<Turn>, ResMut<EnemyTurn>),
     acted: Query<Entity, With<Acted>>,
-    busy: Query<(), Busy>,
+    (walking, hold): (Query<(), With<Path>>, Res<HoldEnemyTurn>),
     (mut struck, mut made, mut won): (
         MessageWriter<Struck>,
         MessageWriter<TacticsMoved>,
         MessageWriter<Won>,
     ),
 ) {
-    if turn.team != Team::Red || !busy.is_empty() {
+    if turn.team != Team::Red || !walking.is_empty() || hold.0 {
         return;
     }
     if let Some(unit) = enemy_turn.acting.take() {
