@@ -30,7 +30,7 @@ use bevy::app::TaskPoolOptions;
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 use bevy_tilewalk::debug::PathWork;
-use bevy_tilewalk::{MoveOrder, PathBudget, Selected, Tile, Unit};
+use bevy_tilewalk::{MoveOrder, PathBudget, PlannerMemory, Tile, Unit};
 use tilewalk::headless_app;
 use tilewalk::journal::{Entry, Journal};
 use tilewalk::level::Level;
@@ -226,26 +226,15 @@ fn main() {
 }
 
 /// Runs the frame in which the level is in place (the startup systems run), then one in
-/// which every unit is selected, as a player box-selects an army before ordering it (which
-/// sizes the group planner's memory), and deselects them (so the one-unit searches of (c)
-/// keep no expanded cells for the search view); orders the units (sorted by name, so every
+/// which the group planner's memory is sized ([`PlannerMemory::Reserved`], as the game sets
+/// it when a player box-selects an army before ordering it); orders the units (sorted by name, so every
 /// run is the same), updates until no unit waits for a path, then walks for `walk_seconds`
 /// of simulated time.
 fn measure(app: &mut App, orders: &dyn Fn(&[Entity]) -> Vec<MoveOrder>, walk_seconds: f64) -> Run {
     app.update();
-    let world = app.world_mut();
-    let all: Vec<Entity> = world
-        .query_filtered::<Entity, With<Unit>>()
-        .iter(world)
-        .collect();
-    for &unit in &all {
-        world.entity_mut(unit).insert(Selected);
-    }
+    app.insert_resource(PlannerMemory::Reserved);
     app.update();
     let world = app.world_mut();
-    for &unit in &all {
-        world.entity_mut(unit).remove::<Selected>();
-    }
     let mut units: Vec<(String, Entity)> = world
         .query_filtered::<(&Name, Entity), (With<Unit>, With<Tile>)>()
         .iter(world)

@@ -746,7 +746,7 @@ fn headless(app: &mut App) {
 
 /// Whether the rest of `path` (the tiles still to enter) enters one of `cells`.
 fn crosses(path: &bevy_tilewalk::Path, cells: &[Pos]) -> bool {
-    path.cells[path.next.min(path.cells.len())..]
+    path.cells[path.next().min(path.cells.len())..]
         .iter()
         .any(|c| cells.contains(c))
 }

@@ -28,10 +28,7 @@ pub fn headless_app(map: &MapAsset, table: &TerrainTable) -> Result<App, ParseEr
         .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
             std::time::Duration::from_secs_f64(FIXED_STEP_SECS),
         ))
-        .insert_resource(PathBudget {
-            workers: Some(HEADLESS_WORKERS),
-            ..default()
-        });
+        .insert_resource(PathBudget::default().with_workers(HEADLESS_WORKERS));
     let world = app.world_mut();
     spawn_units(&mut world.commands(), map, &level);
     world.insert_resource(level);

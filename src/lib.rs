@@ -20,7 +20,7 @@ pub mod units;
 mod view;
 
 use bevy::prelude::*;
-use bevy_tilewalk::{TilewalkPlugin, TilewalkSystems};
+use bevy_tilewalk::{TilewalkPlugin, TilewalkSystems, TilewalkTacticsPlugin};
 
 pub use headless::{FIXED_STEP_SECS, all_idle, headless_app};
 
@@ -66,9 +66,11 @@ pub fn simulation_plugin(app: &mut App) {
     }
     app.add_plugins((
         TilewalkPlugin::default(),
+        TilewalkTacticsPlugin,
         level::plugin,
         journal::plugin,
         tactics::plugin,
+        units::plugin,
     ));
 }
 

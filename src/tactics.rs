@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, VecDeque};
 
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::{
-    EndTurn, EnemyTurn, MAX_ATTACK_RANGE, MAX_MOVEMENT_POINTS, Mind, PerClass, Personality, Piece,
-    PieceQuery, Presenting, RulesError, Strike, TacticsBoard, TacticsMove, TacticsRules,
-    TerrainDefence, Turn, ZoneOfControl,
+    Defeated, EndTurn, EnemyTurn, HoldEnemyTurn, MAX_ATTACK_RANGE, MAX_MOVEMENT_POINTS, Mind,
+    PerClass, Personality, Piece, PieceQuery, RulesError, Strike, TacticsBoard, TacticsMove,
+    TacticsRules, TerrainDefence, Turn, ZoneOfControl,
 };
 use bevy_tilewalk::{ClassSpec, Navigation, Path, Team};
 use serde::Deserialize;
@@ -229,6 +229,12 @@ struct BlueAiTurn {
     steps: VecDeque<Step>,
 }
 
+/// Marks a unit (or a flash) whose move or strike the window is still showing: while any
+/// does, the enemy's turn waits ([`HoldEnemyTurn`]) and so does blue's AI. Removing it (a
+/// player skipping the show) lets the turn go on.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct Presenting;
+
 /// A unit walking a path, or one whose move or strike the window is still showing.
 type Busy = Or<(With<Path>, With<Presenting>)>;
 
@@ -243,6 +249,11 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<Players>()
         .init_resource::<BlueAiTurn>()
         .add_message::<RestartLevel>()
+        .add_observer(on_unit_defeated)
+        .add_systems(
+            Update,
+            hold_enemy_turn.before(bevy_tilewalk::TilewalkSystems::Turns),
+        )
         .configure_sets(
             Update,
             bevy_tilewalk::TilewalkSystems::Turns.run_if(in_state(Mode::Tactics)),
@@ -266,6 +277,18 @@ pub(super) fn plugin(app: &mut App) {
                         .and_then(resource_exists::<TacticsRules>),
                 ),
         );
+}
+
+/// The plugin's enemy turn waits while the window shows a move or a strike ([`Presenting`]).
+fn hold_enemy_turn(shows: Query<(), With<Presenting>>, hold: Option<ResMut<HoldEnemyTurn>>) {
+    if let Some(mut hold) = hold {
+        hold.set_if_neq(HoldEnemyTurn(!shows.is_empty()));
+    }
+}
+
+/// A unit at 0 hit points leaves the map: the game's rule (the plugin keeps it).
+fn on_unit_defeated(defeated: On<Defeated>, mut commands: Commands) {
+    commands.entity(defeated.unit).despawn();
 }
 
 /// The map started afresh ([`RestartLevel`]): blue's turn 1, no enemy turn under way.
@@ -327,13 +350,9 @@ fn play_blue_ai(
             .flat_map(|o| {
                 let to = o.path.map(|p| p.goal());
                 [
-                    to.map(|to| Step::Move(TacticsMove { unit: o.unit, to })),
-                    o.strike.map(|target| {
-                        Step::Strike(Strike {
-                            attacker: o.unit,
-                            target,
-                        })
-                    }),
+                    to.map(|to| Step::Move(TacticsMove::new(o.unit, to))),
+                    o.strike
+                        .map(|target| Step::Strike(Strike::new(o.unit, target))),
                 ]
             })
             .flatten()

@@ -198,10 +198,8 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
             )?],
             Action::Move(name, to) => {
                 let piece = unit(&mut app, &name)?;
-                app.world_mut().write_message(TacticsMove {
-                    unit: piece.entity,
-                    to,
-                });
+                app.world_mut()
+                    .write_message(TacticsMove::new(piece.entity, to));
                 let planned = settle(&mut app);
                 match (
                     refusal(&app, seen),
@@ -220,10 +218,8 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
             Action::Strike(name, target) => {
                 let attacker = unit(&mut app, &name)?.entity;
                 let target_unit = unit(&mut app, &target)?.entity;
-                app.world_mut().write_message(Strike {
-                    attacker,
-                    target: target_unit,
-                });
+                app.world_mut()
+                    .write_message(Strike::new(attacker, target_unit));
                 settle(&mut app);
                 match refusal(&app, seen) {
                     Some(reason) => {
@@ -234,7 +230,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
             }
             Action::Wait(name) => {
                 let piece = unit(&mut app, &name)?;
-                app.world_mut().write_message(Wait { unit: piece.entity });
+                app.world_mut().write_message(Wait::new(piece.entity));
                 settle(&mut app);
                 match refusal(&app, seen) {
                     Some(reason) => refused(json!({"wait": name, "refused": reason})),
@@ -243,8 +239,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
             }
             Action::Cancel(name) => {
                 let piece = unit(&mut app, &name)?;
-                app.world_mut()
-                    .write_message(CancelMove { unit: piece.entity });
+                app.world_mut().write_message(CancelMove::new(piece.entity));
                 settle(&mut app);
                 match refusal(&app, seen) {
                     Some(reason) => refused(json!({"cancel": name, "refused": reason})),

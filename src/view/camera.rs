@@ -7,12 +7,12 @@ use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseSc
 use bevy::prelude::*;
 use bevy::ui::UiGlobalTransform;
 use bevy::window::PrimaryWindow;
-use bevy_tilewalk::Selected;
 
 use super::Cursor;
 use super::layout::{MapArea, screen_rect};
 use crate::AppSystems;
 use crate::level::Level;
+use crate::units::Selected;
 
 const PAN_SCREENS_PER_SEC: f32 = 0.8;
 const ZOOM_STEP: f32 = 0.12;

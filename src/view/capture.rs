@@ -12,7 +12,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use bevy::ui::UiGlobalTransform;
 
 use bevy_tilewalk::tactics::Turn;
-use bevy_tilewalk::{Path, Selected, Tile};
+use bevy_tilewalk::{Path, Tile};
 use tilewalk_path::Pos;
 
 use super::Cursor;
@@ -22,6 +22,7 @@ use crate::convert::TILE_SIZE;
 use crate::journal::EventLog;
 use crate::level::Level;
 use crate::tactics::Mode;
+use crate::units::Selected;
 
 /// Where F12 saves the next screenshot (`play --screenshot FILE`); by default
 /// `screenshots/tilewalk-N.png` in the current folder.

@@ -5,7 +5,7 @@
 
 use bevy::prelude::*;
 use bevy_tilewalk::debug::{PathWork, SearchRecord, Searches};
-use bevy_tilewalk::{Motion, MovementClass, Path, Selected};
+use bevy_tilewalk::{Motion, MovementClass, Path};
 use tilewalk_path::{Board, HexLayout};
 
 use super::input::GROUP_ORDER;
@@ -23,6 +23,7 @@ use crate::journal::{Entry, Journal};
 use crate::level::{Level, Reloaded};
 use crate::tactics::Mode;
 use crate::terrain::TerrainTable;
+use crate::units::Selected;
 
 #[derive(Component)]
 struct StatusText;
@@ -557,7 +558,7 @@ fn draw_paths(
             .chain(path.remaining().iter().map(|&p| geometry.center(p)));
         gizmos.linestrip_2d(points, tint);
         for &waypoint in &path.waypoints {
-            if waypoint >= path.next {
+            if waypoint >= path.next() {
                 gizmos.circle_2d(
                     Isometry2d::from_translation(geometry.center(path.cells[waypoint])),
                     TILE_SIZE * 0.3,

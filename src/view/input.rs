@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy::ui::UiGlobalTransform;
 use bevy::window::{PrimaryWindow, WindowEvent};
 use bevy_tilewalk::debug::{RecordSearches, Searches};
-use bevy_tilewalk::{MoveOrder, Selected, StopOrder, Team, Unit};
+use bevy_tilewalk::{MoveOrder, StopOrder, Team, Unit};
 
 use super::paint::Painter;
 use super::progress::SideOrders;
@@ -19,6 +19,7 @@ use crate::convert::TILE_SIZE;
 use crate::journal::Journal;
 use crate::level::Level;
 use crate::tactics::Mode;
+use crate::units::Selected;
 
 /// A drag shorter than this (in screen pixels) is a click.
 const DRAG_THRESHOLD_PX: f32 = 6.0;

@@ -148,7 +148,7 @@ type Walking = Or<(With<bevy_tilewalk::Path>, With<bevy_tilewalk::Pending>)>;
 /// waiting for their paths, a tactics move or strike being shown, an enemy turn, a key held to pan, a marker fading, a notice on screen, a screenshot pending.
 fn keep_drawing(
     walking: Query<(), Walking>,
-    shows: Query<(), With<bevy_tilewalk::tactics::Presenting>>,
+    shows: Query<(), With<crate::tactics::Presenting>>,
     turn: Option<Res<bevy_tilewalk::tactics::Turn>>,
     markers: Query<(), With<sprites::RefusalMarker>>,
     screenshots: Query<(), With<Screenshot>>,

@@ -9,8 +9,8 @@
 
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
-use bevy_tilewalk::{MovementClass, Navigation, Refusal, Selected, Tile, Unit, UnreachableGoals};
-use tilewalk_path::{Path, Pos, SearchContext, SearchOptions};
+use bevy_tilewalk::{MovementClass, Navigation, Refusal, Tile, Unit, UnreachableGoals};
+use tilewalk_path::{CellPath, Pos, SearchContext, SearchOptions};
 
 use super::hud::PATH_TINTS;
 use super::input::not_painting;
@@ -19,6 +19,7 @@ use super::{Cursor, DragBox, Notice, route_line};
 use crate::AppSystems;
 use crate::level::{GameLabels, Level};
 use crate::tactics::Mode;
+use crate::units::Selected;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_gizmo_group::<PreviewLine>()
@@ -62,7 +63,7 @@ pub(super) struct MovePreview {
 /// there, to the tile nearest it ([`UnreachableGoals::Nearest`]), with why it stops short.
 #[derive(Debug, PartialEq)]
 struct Route {
-    path: Path,
+    path: CellPath,
     short_of: Option<Refusal>,
 }
 

@@ -5,13 +5,14 @@
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::AttackRange;
-use bevy_tilewalk::{MovementClass, OrderRefused, Pending, Refusal, Selected, Team, Tile, Unit};
+use bevy_tilewalk::{MovementClass, OrderRefused, Pending, Refusal, Team, Tile, Unit};
 
 use super::Cursor;
 use super::input::UNIT_SPRITE_TILES;
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
 use crate::level::Level;
+use crate::units::Selected;
 use tilewalk_path::Pos;
 
 pub const BLUE: Color = Color::srgb(0.30, 0.55, 1.0);

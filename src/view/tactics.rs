@@ -13,10 +13,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::{
-    Acted, CancelMove, EndTurn, EnemyTurn, Health, Intent, Moved, PieceQuery, Presenting, Strike,
-    Struck, TacticsBoard, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Won,
+    Acted, CancelMove, EndTurn, EnemyTurn, Health, Intent, Moved, PieceQuery, Strike, Struck,
+    TacticsBoard, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Won,
 };
-use bevy_tilewalk::{MovementClass, Navigation, Refusal, Selected, Team, Tile, Unit};
+use bevy_tilewalk::{MovementClass, Navigation, Refusal, Team, Tile, Unit};
 use tilewalk_path::{Pos, Range, SearchContext};
 
 use super::layout::{HudPanel, MapArea, MinimapSlot, PANEL_BACKGROUND, TopBar};
@@ -25,8 +25,8 @@ use super::{Cursor, Notice, TileShape, outline, route_line};
 use crate::AppSystems;
 use crate::journal::{Entry, EventLog, Journal};
 use crate::level::{Level, RestartLevel};
-use crate::tactics::{Mode, Players, strike_hint};
-use crate::units::UNIT_Z;
+use crate::tactics::{Mode, Players, Presenting, strike_hint};
+use crate::units::{Selected, UNIT_Z};
 
 /// The range shown for the selected unit, computed when the board, the rules, the selection
 /// or the threat toggle change, and read by the highlight, the preview and the move alike.
@@ -749,13 +749,10 @@ fn order_moves(
                 .find(|(_, tile, team)| tile.0 == to && Some(**team) != side);
             match enemy {
                 Some((target, _, _)) => {
-                    strikes.write(Strike {
-                        attacker: unit,
-                        target,
-                    });
+                    strikes.write(Strike::new(unit, target));
                 }
                 None => {
-                    moves.write(TacticsMove { unit, to });
+                    moves.write(TacticsMove::new(unit, to));
                 }
             }
         }
@@ -784,9 +781,9 @@ fn act_with_keys(
         return;
     };
     if wait {
-        waits.write(Wait { unit });
+        waits.write(Wait::new(unit));
     } else {
-        cancels.write(CancelMove { unit });
+        cancels.write(CancelMove::new(unit));
     }
 }
 

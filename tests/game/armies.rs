@@ -733,10 +733,7 @@ fn served_under_the_budget(map: &str, army: &[(String, &str, &str, Pos)], budget
     let goal = Pos::new(50, 50);
     let mut app = app(map);
     // One worker: the frame's budget is `budget`.
-    app.insert_resource(PathBudget {
-        work: budget,
-        workers: Some(1),
-    });
+    app.insert_resource(PathBudget::new(budget).with_workers(1));
     order(&mut app, &names(army), goal, false);
     let mut first = FirstPaths::new();
     let mut planning_frames = 0;
@@ -791,10 +788,7 @@ fn served_under_the_budget(map: &str, army: &[(String, &str, &str, Pos)], budget
 
 fn app_with_budget(map: &str, work: usize) -> App {
     let mut app = app(map);
-    app.insert_resource(PathBudget {
-        work,
-        workers: Some(1),
-    });
+    app.insert_resource(PathBudget::new(work).with_workers(1));
     app
 }
 
@@ -844,10 +838,7 @@ fn group_orders_are_planned_side_by_side_on_distinct_tiles_and_replay_identicall
         // standing on its way, and the first paths no longer show what the planner chose.
         app.insert_resource(UnreachableGoals::Refuse);
         // A small budget: each order takes several frames.
-        app.insert_resource(PathBudget {
-            work: 200,
-            workers: Some(workers),
-        });
+        app.insert_resource(PathBudget::new(200).with_workers(workers));
         let world = app.world_mut();
         let mut units: Vec<(String, Entity)> = world
             .query_filtered::<(&Name, Entity), With<Unit>>()
@@ -887,7 +878,7 @@ fn group_orders_are_planned_side_by_side_on_distinct_tiles_and_replay_identicall
                 .query_filtered::<(&Name, &Path), Without<Pending>>()
                 .iter(world)
             {
-                if !path.making_way {
+                if !path.making_way() {
                     goals.entry(name.as_str().to_owned()).or_insert(path.goal());
                 }
             }

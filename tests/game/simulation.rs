@@ -443,7 +443,7 @@ guard  red  foot  8,1
         if app
             .world()
             .get::<bevy_tilewalk::Walk>(walker)
-            .is_some_and(|w| w.replans == MAX_REPLANS)
+            .is_some_and(|w| w.replans() == MAX_REPLANS)
         {
             break;
         }

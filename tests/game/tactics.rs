@@ -47,7 +47,7 @@ fn range(app: &mut App, name: &str) -> Range {
 
 fn tactics_move(app: &mut App, name: &str, to: Pos) {
     let unit = unit(app, name);
-    app.world_mut().write_message(TacticsMove { unit, to });
+    app.world_mut().write_message(TacticsMove::new(unit, to));
     run_until_idle(app, 60.0);
 }
 
@@ -100,10 +100,8 @@ fn the_move_takes_exactly_the_previewed_path_and_cost() {
     );
     assert!((preview.cost(goal).unwrap() - (2.0 + 2.0 * std::f64::consts::SQRT_2)).abs() < 1e-9);
     let knight = unit(&mut app, "knight");
-    app.world_mut().write_message(TacticsMove {
-        unit: knight,
-        to: goal,
-    });
+    app.world_mut()
+        .write_message(TacticsMove::new(knight, goal));
     // In turn time: on its tile after the one frame that makes the move.
     app.update();
     assert_eq!(tile(&mut app, "knight"), goal);
@@ -372,10 +370,8 @@ fn the_enemy_moves_one_unit_at_a_time_and_then_it_is_the_players_turn() {
     app.update();
     // While red moves, blue cannot.
     let knight = unit(&mut app, "knight");
-    app.world_mut().write_message(TacticsMove {
-        unit: knight,
-        to: Pos::new(3, 5),
-    });
+    app.world_mut()
+        .write_message(TacticsMove::new(knight, Pos::new(3, 5)));
     // The frame that ended the turn moved red's first unit.
     let mut frames_moved: Vec<usize> = vec![0];
     assert_eq!(app.world().resource::<Moves>().0.len(), 1);
@@ -458,7 +454,7 @@ fn outcome(s: &Struck) -> Outcome {
 
 fn strike(app: &mut App, name: &str, target: &str) {
     let (attacker, target) = (unit(app, name), unit(app, target));
-    app.world_mut().write_message(Strike { attacker, target });
+    app.world_mut().write_message(Strike::new(attacker, target));
     run_until_idle(app, 10.0);
 }
 
@@ -595,7 +591,7 @@ fn cancel_restores_the_tile_and_the_points() {
     let mut app = combat_app(FIELD);
     let before = range(&mut app, "knight");
     let knight = unit(&mut app, "knight");
-    app.world_mut().write_message(CancelMove { unit: knight });
+    app.world_mut().write_message(CancelMove::new(knight));
     run_until_idle(&mut app, 10.0);
     assert_eq!(refused(&app)[0].1, "knight has not moved this turn");
     tactics_move(&mut app, "knight", Pos::new(3, 2));
@@ -603,7 +599,7 @@ fn cancel_restores_the_tile_and_the_points() {
         range(&mut app, "knight").cells().is_empty(),
         "moved: no points left"
     );
-    app.world_mut().write_message(CancelMove { unit: knight });
+    app.world_mut().write_message(CancelMove::new(knight));
     run_until_idle(&mut app, 10.0);
     assert_eq!(
         tile(&mut app, "knight"),
@@ -635,7 +631,7 @@ orc    red  foot 6,0
     tactics_move(&mut app, "knight", Pos::new(1, 1));
     tactics_move(&mut app, "squire", Pos::new(0, 0));
     let knight = unit(&mut app, "knight");
-    app.world_mut().write_message(CancelMove { unit: knight });
+    app.world_mut().write_message(CancelMove::new(knight));
     run_until_idle(&mut app, 10.0);
     assert_eq!(
         refused(&app)[0].1,
@@ -649,12 +645,12 @@ fn wait_ends_the_units_action_until_its_next_turn() {
     let mut app = combat_app(DUEL);
     tactics_move(&mut app, "knight", Pos::new(3, 1));
     let knight = unit(&mut app, "knight");
-    app.world_mut().write_message(Wait { unit: knight });
+    app.world_mut().write_message(Wait::new(knight));
     run_until_idle(&mut app, 10.0);
     strike(&mut app, "knight", "orc");
-    app.world_mut().write_message(CancelMove { unit: knight });
+    app.world_mut().write_message(CancelMove::new(knight));
     run_until_idle(&mut app, 10.0);
-    app.world_mut().write_message(Wait { unit: knight });
+    app.world_mut().write_message(Wait::new(knight));
     run_until_idle(&mut app, 10.0);
     tactics_move(&mut app, "knight", Pos::new(3, 2));
     assert_eq!(

@@ -3,18 +3,18 @@
 //! preview, left-click a tile of the range to move there; Enter or a right click ends the turn
 //! and red closes in.
 //!
-//! The textures are the repository's `assets/textures`.
+//! The textures are the crate's `assets/textures`.
 //!
 //! `cargo run --example tactics` (from the repository's root)
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilewalk::board_of;
 use bevy_tilewalk::path::SearchContext;
 use bevy_tilewalk::prelude::*;
 use bevy_tilewalk::tactics::{
-    EndTurn, PerClass, PieceQuery, TacticsBoard, TacticsMove, TacticsRules,
+    EndTurn, PerClass, PieceQuery, TacticsBoard, TacticsMove, TacticsRules, TilewalkTacticsPlugin,
 };
-use bevy_tilewalk::{Selected, board_of};
 
 const SIZE: TilemapSize = TilemapSize { x: 14, y: 10 };
 // Pointy-top hexes, 32 across their flats.
@@ -24,18 +24,17 @@ const GRASS: u32 = 0;
 const FOREST: u32 = 2;
 const ROCK: u32 = 6;
 
+/// The unit the player has selected (the example's own marker: selection is the game's).
+#[derive(Component)]
+struct Selected;
+
 fn main() {
     App::new()
         .add_plugins((
-            DefaultPlugins
-                .set(ImagePlugin::default_nearest())
-                .set(AssetPlugin {
-                    // The repository's assets, seen from this crate's folder.
-                    file_path: "../../assets".into(),
-                    ..default()
-                }),
+            DefaultPlugins.set(ImagePlugin::default_nearest()),
             TilemapPlugin,
             TilewalkPlugin::default(),
+            TilewalkTacticsPlugin,
         ))
         .insert_resource(TacticsRules {
             movement_points: PerClass::from([("foot", 4.0), ("horse", 6.0)]),
@@ -181,7 +180,7 @@ fn click(
         }
         None => {
             if let Some((unit, ..)) = units.iter().find(|u| u.3) {
-                moves.write(TacticsMove { unit, to: at });
+                moves.write(TacticsMove::new(unit, at));
             }
         }
     }

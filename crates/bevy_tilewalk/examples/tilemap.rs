@@ -2,16 +2,20 @@
 //! map's `TileStorage` and a cost per tile texture; left-click a unit to select it, right-click
 //! a tile to send it there. Units walk slower through forest and water. The debug plugin draws
 //! each path, its goal, refused orders and the cells the last search expanded. The textures
-//! are the repository's `assets/textures`.
+//! are the crate's `assets/textures`.
 //!
 //! `cargo run --example tilemap` (from the repository's root)
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilewalk::board_of;
 use bevy_tilewalk::debug::TilewalkDebugPlugin;
 use bevy_tilewalk::prelude::*;
-use bevy_tilewalk::{Selected, board_of};
+
+/// The units the player has selected (the example's own marker: selection is the game's).
+#[derive(Component)]
+struct Selected;
 
 const SIZE: TilemapSize = TilemapSize { x: 20, y: 12 };
 const TILE: TilemapTileSize = TilemapTileSize { x: 32.0, y: 32.0 };
@@ -24,13 +28,7 @@ const ROCK: u32 = 6;
 fn main() {
     App::new()
         .add_plugins((
-            DefaultPlugins
-                .set(ImagePlugin::default_nearest())
-                .set(AssetPlugin {
-                    // The repository's assets, seen from this crate's folder.
-                    file_path: "../../assets".into(),
-                    ..default()
-                }),
+            DefaultPlugins.set(ImagePlugin::default_nearest()),
             TilemapPlugin,
             TilewalkPlugin::default(),
             TilewalkDebugPlugin::new(TILE.x, center),

@@ -24,8 +24,11 @@
 //!   [`OrderRefused`] are triggered last in [`TilewalkSystems::Move`], so an observer on a
 //!   unit runs in the frame its message is written.
 //!
-//! The repository's `docs/armies.md` tells the crowd rules in full, and
-//! `docs/design/plugin.md` why the interface is the one it is.
+//! The repository's [`docs/armies.md`] tells the crowd rules in full, and
+//! [`docs/design/plugin.md`] why the interface is the one it is.
+//!
+//! [`docs/armies.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/armies.md
+//! [`docs/design/plugin.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/design/plugin.md
 #![deny(missing_docs)]
 
 pub mod debug;
@@ -37,6 +40,8 @@ mod reflection;
 mod remote;
 #[cfg(feature = "tactics")]
 pub mod tactics;
+#[cfg(feature = "tactics")]
+pub use tactics::TilewalkTacticsPlugin;
 mod units;
 
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
@@ -51,12 +56,12 @@ pub use navigation::{
 };
 pub use pathing::{
     DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_DISTANCE, LANDMARK_FRAMES, LANDMARKS, Labels,
-    MoveOrder, OrderRefused, Path, PathBudget, Pending, Refusal, ShortOfGoal, ShortOfWhy,
-    SteppingOff, StopOrder, UnreachableGoals,
+    MoveOrder, OrderRefused, Path, PathBudget, Pending, PlannerMemory, Refusal, ShortOfGoal,
+    ShortOfWhy, SteppingOff, StopOrder, UnreachableGoals,
 };
 pub use remote::PosReflect;
 pub use tilewalk_path::{self as path, Pos};
-pub use units::{Motion, MovementClass, Precedence, Selected, Stride, Team, Tile, Unit, Walk};
+pub use units::{Motion, MovementClass, Precedence, Stride, Team, Tile, Unit, Walk};
 
 /// The types a game uses most: `use bevy_tilewalk::prelude::*;`. The tactics types are in
 /// [`tactics`], what the plugin did (searches, work) and its debug drawing in
@@ -77,11 +82,12 @@ pub mod prelude {
 /// that reads [`Tile`] and [`Motion`] after [`TilewalkSystems::Move`].
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TilewalkSystems {
-    /// Tactics turns (feature `tactics`, [`tactics`]): [`TacticsMove`]s are made (at once:
+    /// Tactics turns (feature `tactics`, added by [`TilewalkTacticsPlugin`]): [`TacticsMove`]s are made (at once:
     /// [`TacticsMoved`]), [`EndTurn`]s start the enemy's turn, [`Strike`]s, [`Wait`]s and
     /// [`CancelMove`]s are resolved (when [`TacticsRules`] exist). A host that has a real-time
     /// mode too gates this set with its own run condition.
     ///
+    /// [`TilewalkTacticsPlugin`]: crate::tactics::TilewalkTacticsPlugin
     /// [`TacticsMove`]: crate::tactics::TacticsMove
     /// [`TacticsMoved`]: crate::tactics::TacticsMoved
     /// [`EndTurn`]: crate::tactics::EndTurn
@@ -102,8 +108,12 @@ pub enum TilewalkSystems {
 /// The simulation of tile-based unit movement: add it, insert a [`Navigation`], spawn
 /// [`Unit`]s and write [`MoveOrder`]s (or [`MoveCommands::move_to`] on a unit). It needs no
 /// window: `MinimalPlugins` are enough. Orders written before the navigation is inserted
-/// wait for it.
+/// wait for it. It has no game rules: tactics turns, hit points and strikes are
+/// [`TilewalkTacticsPlugin`]'s (feature `tactics`), added after it.
+///
+/// [`TilewalkTacticsPlugin`]: crate::tactics::TilewalkTacticsPlugin
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct TilewalkPlugin {
     /// The schedule the systems run in: `Update` walks units by the frame's time, a fixed
     /// schedule such as `FixedUpdate` by fixed steps (the same walks at any frame rate).
@@ -129,6 +139,14 @@ impl TilewalkPlugin {
             ..default()
         }
     }
+
+    /// The plugin with another [`PathBudget`] ([`TilewalkPlugin::path_budget`]).
+    pub fn with_path_budget(self, path_budget: PathBudget) -> Self {
+        Self {
+            path_budget,
+            ..self
+        }
+    }
 }
 
 impl Plugin for TilewalkPlugin {
@@ -136,12 +154,15 @@ impl Plugin for TilewalkPlugin {
         use TilewalkSystems::*;
         app.configure_sets(self.schedule, (Turns, Plan, Move).chain())
             .insert_resource(self.path_budget)
+            .insert_resource(TilewalkSchedule(self.schedule))
             .add_message::<NavigationChanged>();
         reflection::plugin(app);
         pathing::plugin(app, self.schedule);
         movement::plugin(app, self.schedule);
         events::plugin(app, self.schedule);
-        #[cfg(feature = "tactics")]
-        tactics::plugin(app, self.schedule);
     }
 }
+
+/// The schedule [`TilewalkPlugin`] runs in, for the plugins that add systems to its sets.
+#[derive(Resource, Clone, Copy, Debug)]
+pub(crate) struct TilewalkSchedule(pub(crate) InternedScheduleLabel);

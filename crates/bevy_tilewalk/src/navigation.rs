@@ -12,6 +12,7 @@ pub const MAX_CLASSES: usize = 64;
 /// A movement class: its name and how fast it walks.
 #[derive(Reflect, Clone, Debug, PartialEq)]
 #[reflect(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct ClassSpec {
     /// The name maps, orders and messages use (`foot`, `infantry`, `air`, ...).
     pub name: String,
@@ -73,6 +74,12 @@ pub enum NavigationError {
 /// crossing the changed tiles are planned again.
 #[derive(Resource, Reflect, Clone, Debug)]
 #[reflect(opaque, Resource, Debug, Clone)]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "serial::NavigationData", try_from = "serial::NavigationData"),
+    reflect(Serialize, Deserialize)
+)]
 pub struct Navigation {
     board: Board,
     classes: Vec<ClassSpec>,
@@ -310,6 +317,7 @@ pub fn step_length(board: Board, from: Pos, to: Pos) -> f64 {
 /// that got cheaper somewhere, are planned again.
 #[derive(Message, Reflect, Clone, Debug, Default, PartialEq)]
 #[reflect(opaque, Debug, Default, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct NavigationChanged {
     /// The tiles whose costs changed (all of them when the size or board changed).
     pub cells: Vec<Pos>,
@@ -364,3 +372,60 @@ mod tilemap {
 
 #[cfg(feature = "bevy_ecs_tilemap")]
 pub use tilemap::board_of;
+
+/// A navigation as saved: the board, the classes and each class's costs row by row
+/// (`None` impassable). Loading builds it again with [`Navigation::new`], so a saved one
+/// that is no longer valid is refused with its [`NavigationError`].
+#[cfg(feature = "serialize")]
+mod serial {
+    use serde::{Deserialize, Serialize};
+    use tilewalk_path::{Board, Grid};
+
+    use super::{ClassSpec, Navigation, NavigationError};
+
+    #[derive(Serialize, Deserialize)]
+    pub(super) struct NavigationData {
+        board: Board,
+        width: u32,
+        height: u32,
+        classes: Vec<ClassSpec>,
+        costs: Vec<Vec<Option<f64>>>,
+    }
+
+    impl From<Navigation> for NavigationData {
+        fn from(nav: Navigation) -> Self {
+            let costs = nav
+                .grids
+                .iter()
+                .map(|grid| grid.cells().map(|p| grid.cost(p)).collect())
+                .collect();
+            Self {
+                board: nav.board,
+                width: nav.width(),
+                height: nav.height(),
+                classes: nav.classes,
+                costs,
+            }
+        }
+    }
+
+    impl TryFrom<NavigationData> for Navigation {
+        type Error = NavigationError;
+
+        fn try_from(data: NavigationData) -> Result<Self, NavigationError> {
+            let cells = u64::from(data.width) * u64::from(data.height);
+            if data.costs.iter().any(|c| c.len() as u64 != cells) {
+                return Err(NavigationError::Grids);
+            }
+            let grids = data
+                .costs
+                .iter()
+                .map(|costs| {
+                    let mut cost = costs.iter().copied();
+                    Grid::from_fn(data.width, data.height, |_| cost.next().flatten())
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Navigation::new(data.board, data.classes, grids)
+        }
+    }
+}

@@ -10,11 +10,12 @@ use bevy::prelude::*;
 use crate::movement::Arrived;
 use crate::navigation::{ClassSpec, Navigation, NavigationChanged};
 use crate::pathing::{
-    MoveOrder, OrderRefused, Path, PathBudget, PathWork, Pending, RecordSearches, Replan, Searches,
-    ShortOfGoal, Squad, SteppingOff, StopOrder, StoppedShort, UnreachableGoals,
+    MoveOrder, OrderRefused, Path, PathBudget, PathWork, Pending, PlannerMemory, RecordSearch,
+    RecordSearches, Replan, Searches, ShortOfGoal, Squad, SteppingOff, StopOrder, StoppedShort,
+    UnreachableGoals,
 };
 use crate::remote::PosReflect;
-use crate::units::{Motion, MovementClass, Precedence, Selected, Stride, Team, Tile, Unit, Walk};
+use crate::units::{Motion, MovementClass, Precedence, Stride, Team, Tile, Unit, Walk};
 
 pub(crate) fn plugin(app: &mut App) {
     app.register_type::<PosReflect>()
@@ -26,7 +27,6 @@ pub(crate) fn plugin(app: &mut App) {
         .register_type::<Motion>()
         .register_type::<Stride>()
         .register_type::<Precedence>()
-        .register_type::<Selected>()
         // Navigation and orders.
         .register_type::<Navigation>()
         .register_type::<ClassSpec>()
@@ -47,6 +47,8 @@ pub(crate) fn plugin(app: &mut App) {
         .register_type::<PathWork>()
         .register_type::<Searches>()
         .register_type::<RecordSearches>()
+        .register_type::<RecordSearch>()
+        .register_type::<PlannerMemory>()
         .register_type::<UnreachableGoals>()
         .register_type::<ShortOfGoal>();
 }

@@ -4,10 +4,11 @@
 //! combat (hit points, damage, terrain defence, counter-attacks), and the enemy's turn,
 //! played by a [`Mind`]: the [`Mind::Planner`] (by default) or the [`Mind::Greedy`] baseline.
 //!
-//! Behind the cargo feature `tactics` (on by default), which also registers these types for
-//! reflection. Inserting [`TacticsRules`] as a resource starts the turns; [`with_board`]
+//! Behind the cargo feature `tactics` (off by default). [`TilewalkTacticsPlugin`], added after
+//! [`TilewalkPlugin`](crate::TilewalkPlugin), adds the turns and registers these types for
+//! reflection; inserting [`TacticsRules`] as a resource then starts the turns. [`with_board`]
 //! answers queries (ranges, threat, forecasts) on a [`TacticsBoard`] of the units as they
-//! stand.
+//! stand, with or without the plugin.
 
 mod ai;
 
@@ -20,11 +21,11 @@ use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 use tilewalk_path::{Passage, Pos, Range, SearchContext};
 
-use crate::TilewalkSystems;
 use crate::navigation::{ClassSpec, Navigation};
 use crate::pathing::{OrderRefused, Path, Refusal};
 use crate::remote::PosReflect;
 use crate::units::{Motion, MovementClass, Precedence, Team, Tile, Unit, precedence};
+use crate::{TilewalkSchedule, TilewalkSystems};
 
 pub use ai::{Intent, Mind, Order, Personality, THINK_BUDGET};
 
@@ -102,7 +103,7 @@ pub struct TacticsRules {
     pub zone_of_control: ZoneOfControl,
     /// The classes zones of control do not stop (enemies still block them).
     pub ignore_zone_of_control: Vec<String>,
-    /// Hit points a unit starts with; at 0 it is removed.
+    /// Hit points a unit starts with; at 0 it is [`Defeated`].
     pub hit_points: PerClass<u32>,
     /// The damage a strike deals, before the defence of the defender's tile.
     pub damage: PerClass<u32>,
@@ -264,7 +265,8 @@ impl TerrainDefence {
 }
 
 /// A unit's hit points left. A unit without it has its class's full
-/// [`TacticsRules::hit_points`]; a strike inserts it.
+/// [`TacticsRules::hit_points`]; a strike inserts it. At 0 the unit is [`Defeated`] and off
+/// the [`TacticsBoard`].
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Component, Debug, Clone, PartialEq)]
 pub struct Health(pub u32);
@@ -309,12 +311,20 @@ pub struct Acted;
 /// speed, and [`TacticsMoved`] says which way it went (for a host to draw the walk).
 #[derive(Message, Reflect, Clone, Copy, Debug)]
 #[reflect(Debug, Clone)]
+#[non_exhaustive]
 pub struct TacticsMove {
     /// The unit.
     pub unit: Entity,
     /// The tile.
     #[reflect(remote = PosReflect)]
     pub to: Pos,
+}
+
+impl TacticsMove {
+    /// `unit` to move to `to`.
+    pub fn new(unit: Entity, to: Pos) -> Self {
+        Self { unit, to }
+    }
 }
 
 /// Ends the player's turn: the enemy moves, then the next turn begins.
@@ -326,6 +336,7 @@ pub struct EndTurn;
 /// [`OrderRefused`] (its `goal` the target's tile). It ends the attacker's action.
 #[derive(Message, Reflect, Clone, Copy, Debug)]
 #[reflect(Debug, Clone)]
+#[non_exhaustive]
 pub struct Strike {
     /// The attacker.
     pub attacker: Entity,
@@ -333,22 +344,45 @@ pub struct Strike {
     pub target: Entity,
 }
 
+impl Strike {
+    /// `attacker` to strike `target`.
+    pub fn new(attacker: Entity, target: Entity) -> Self {
+        Self { attacker, target }
+    }
+}
+
 /// A unit ends its action where it stands without striking: [`Waited`] comes out, or an
 /// [`OrderRefused`] (its `goal` the unit's tile).
 #[derive(Message, Reflect, Clone, Copy, Debug)]
 #[reflect(Debug, Clone)]
+#[non_exhaustive]
 pub struct Wait {
     /// The unit.
     pub unit: Entity,
+}
+
+impl Wait {
+    /// `unit` to wait.
+    pub fn new(unit: Entity) -> Self {
+        Self { unit }
+    }
 }
 
 /// Takes back a unit's move of this turn, before it acts: it stands again where it stood,
 /// its movement points whole. [`MoveCancelled`] comes out, or an [`OrderRefused`].
 #[derive(Message, Reflect, Clone, Copy, Debug)]
 #[reflect(Debug, Clone)]
+#[non_exhaustive]
 pub struct CancelMove {
     /// The unit.
     pub unit: Entity,
+}
+
+impl CancelMove {
+    /// `unit`'s move to be taken back.
+    pub fn new(unit: Entity) -> Self {
+        Self { unit }
+    }
 }
 
 /// A tactics move was made (the player's [`TacticsMove`] or the enemy's turn): the unit
@@ -373,13 +407,13 @@ pub struct Won {
     pub team: Team,
 }
 
-/// Marks a unit whose move or strike the host is still showing (a walk drawn step by step,
-/// a strike's flash). While any unit carries it, the enemy's turn waits before its next step;
-/// a host that draws nothing (a headless one) never inserts it, and an enemy turn resolves
-/// in two frames a unit. Removing it (a player skipping the show) lets the turn go on.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
-#[reflect(Component, Default, Debug, Clone)]
-pub struct Presenting;
+/// Whether the enemy's turn waits before its next step: a host that shows each move or strike
+/// (a walk drawn step by step, a strike's flash) sets it while a show lasts, and clears it
+/// when the show ends or the player skips it. Off by default: a host that draws nothing (a
+/// headless one) leaves it off, and an enemy turn resolves in two frames a unit.
+#[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Resource, Default, Debug, Clone, PartialEq)]
+pub struct HoldEnemyTurn(pub bool);
 
 /// A strike was resolved: a message and, on the unit struck (`target`), an entity event
 /// (`commands.entity(unit).observe(|struck: On<Struck>| ...)`). Its observers run before the
@@ -402,8 +436,24 @@ pub struct Struck {
     pub attacker_hp: u32,
     /// The target's hit points after the strike.
     pub target_hp: u32,
-    /// The units removed at 0 hit points: the target, the attacker, or neither.
+    /// The units removed at 0 hit points: the target, the attacker, or neither. Each is
+    /// [`Defeated`] too.
     pub removed: Vec<Entity>,
+}
+
+/// A unit's hit points fell to 0 in a strike: a message and an entity event on the unit
+/// (`commands.entity(unit).observe(|defeated: On<Defeated>| ...)`), after its [`Struck`].
+/// The unit keeps its components, [`Health`]`(0)` among them, and tactics no longer counts it
+/// (not on the [`TacticsBoard`], not a side's unit for [`TacticsBoard::winner`]); what becomes
+/// of its entity is the game's choice: despawn it in an observer, or leave a body that
+/// still holds its [`Tile`].
+#[derive(Message, EntityEvent, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Defeated {
+    /// The unit.
+    #[event_target]
+    pub unit: Entity,
 }
 
 /// A unit waited: its action is over.
@@ -430,7 +480,8 @@ pub struct MoveCancelled {
 /// The last enemy turn: its plan, its moves `(unit, from, to)`, the paths still to take and
 /// the units still to act. The enemy acts one unit after another, in the plan's order, as a
 /// player watching expects: each moves along its path, if it has one, then strikes the unit
-/// its order names, if any (each a frame of its own, after any [`Presenting`] unit's show);
+/// its order names, if any (each a frame of its own, after the host's show of the last,
+/// [`HoldEnemyTurn`]);
 /// while it does, the turn is red's. A strike that ends the game ends the turn there: the
 /// units still to act do not, and the turn's number stays.
 #[derive(Resource, Reflect, Clone, Debug, Default)]
@@ -448,7 +499,29 @@ pub struct EnemyTurn {
     pub acting: Option<Entity>,
 }
 
-pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
+/// Tactics turns, strikes and hit points on top of [`TilewalkPlugin`](crate::TilewalkPlugin): add it after that
+/// plugin (`app.add_plugins((TilewalkPlugin::default(), TilewalkTacticsPlugin))`); its
+/// systems run in [`TilewalkSystems::Turns`] of the same schedule, once [`TacticsRules`] are
+/// inserted. A unit whose hit points fall to 0 is [`Defeated`], not despawned: the game
+/// decides what becomes of it.
+///
+/// # Panics
+///
+/// Its `build` panics when [`TilewalkPlugin`](crate::TilewalkPlugin) was not added before it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TilewalkTacticsPlugin;
+
+impl Plugin for TilewalkTacticsPlugin {
+    fn build(&self, app: &mut App) {
+        let Some(&TilewalkSchedule(schedule)) = app.world().get_resource::<TilewalkSchedule>()
+        else {
+            panic!("add TilewalkPlugin before TilewalkTacticsPlugin: tactics run in its schedule");
+        };
+        plugin(app, schedule);
+    }
+}
+
+fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
     app.register_type::<TacticsRules>()
         .register_type::<PerClass<f64>>()
         .register_type::<PerClass<(u32, u32)>>()
@@ -467,11 +540,12 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .register_type::<Wait>()
         .register_type::<CancelMove>()
         .register_type::<Struck>()
+        .register_type::<Defeated>()
         .register_type::<Waited>()
         .register_type::<MoveCancelled>()
         .register_type::<TacticsMoved>()
         .register_type::<Won>()
-        .register_type::<Presenting>()
+        .register_type::<HoldEnemyTurn>()
         .register_type::<Mind>()
         .register_type::<Personality>()
         .register_type::<Intent>()
@@ -481,12 +555,14 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .add_message::<Wait>()
         .add_message::<CancelMove>()
         .add_message::<Struck>()
+        .add_message::<Defeated>()
         .add_message::<Waited>()
         .add_message::<MoveCancelled>()
         .add_message::<TacticsMoved>()
         .add_message::<Won>()
         .init_resource::<Turn>()
         .init_resource::<EnemyTurn>()
+        .init_resource::<HoldEnemyTurn>()
         .add_systems(
             schedule,
             (apply_moves, apply_actions, end_turn, walk_enemy_moves)
@@ -587,6 +663,7 @@ pub type PieceQuery<'w, 's> = Query<'w, 's, PieceData, With<Unit>>;
 
 impl<'a> TacticsBoard<'a> {
     /// The board of `units` on `nav` under `rules`.
+    /// Units at 0 hit points ([`Defeated`]) are not on it.
     pub fn new(nav: &'a Navigation, rules: &'a TacticsRules, units: &PieceQuery) -> Self {
         let mut pieces: Vec<Piece> = units
             .iter()
@@ -615,6 +692,7 @@ impl<'a> TacticsBoard<'a> {
                         .unwrap_or_default()
                 }),
             })
+            .filter(|p| p.hp > 0)
             .collect();
         pieces.sort_by_key(|p| p.order);
         Self {
@@ -987,16 +1065,17 @@ fn end_turn(
 }
 
 /// Does to the world what a resolved strike did on the board: hit points kept in
-/// [`Health`], the attacker marked [`Acted`], the units at 0 hit points despawned.
+/// [`Health`], the attacker marked [`Acted`], each unit at 0 hit points [`Defeated`] (a
+/// message and an entity event on it; the entity stays).
 pub fn apply_strike(commands: &mut Commands, struck: &Struck) {
     for (entity, hp) in [
         (struck.target, struck.target_hp),
         (struck.attacker, struck.attacker_hp),
     ] {
+        commands.entity(entity).insert(Health(hp));
         if hp == 0 {
-            commands.entity(entity).despawn();
-        } else {
-            commands.entity(entity).insert(Health(hp));
+            commands.trigger(Defeated { unit: entity });
+            commands.write_message(Defeated { unit: entity });
         }
     }
     if struck.attacker_hp > 0 {
@@ -1132,12 +1211,9 @@ fn apply_actions(
     }
 }
 
-/// A unit walking a path, or anything whose show the host is still giving.
-type Busy = Or<(With<Path>, With<Presenting>)>;
-
 /// The enemy's turn on the board: its units act one after another, in the plan's order; each
 /// moves along its path, if it has one, then (the next frame) strikes the unit its order
-/// names, if any. Each step waits for the host's show of the last ([`Presenting`]). When
+/// names, if any. Each step waits for the host's show of the last ([`HoldEnemyTurn`]). When
 /// the last unit is done, the next turn is the player's; when a strike ends the game, the
 /// turn stops there and its number stays.
 fn walk_enemy_moves(
@@ -1145,14 +1221,14 @@ fn walk_enemy_moves(
     inputs: BoardInputs,
     (mut turn, mut enemy_turn): (ResMut<Turn>, ResMut<EnemyTurn>),
     acted: Query<Entity, With<Acted>>,
-    busy: Query<(), Busy>,
+    (walking, hold): (Query<(), With<Path>>, Res<HoldEnemyTurn>),
     (mut struck, mut made, mut won): (
         MessageWriter<Struck>,
         MessageWriter<TacticsMoved>,
         MessageWriter<Won>,
     ),
 ) {
-    if turn.team != Team::Red || !busy.is_empty() {
+    if turn.team != Team::Red || !walking.is_empty() || hold.0 {
         return;
     }
     if let Some(unit) = enemy_turn.acting.take() {

@@ -1,5 +1,5 @@
-//! Units as plain components: the team and movement class of a unit, the tile it holds, how
-//! it is moving and whether it is selected. A unit is any entity with [`Unit`], [`Team`],
+//! Units as plain components: the team and movement class of a unit, the tile it holds and
+//! how it is moving. A unit is any entity with [`Unit`], [`Team`],
 //! [`MovementClass`] and [`Tile`]; a `Name` is an optional label for messages.
 
 use bevy::prelude::*;
@@ -66,6 +66,7 @@ impl std::fmt::Display for Team {
 /// class, and the unit moves as the first class.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[reflect(Component, Default, Debug, Clone, PartialEq, Hash)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct MovementClass(pub u8);
 
 impl MovementClass {
@@ -100,12 +101,6 @@ pub struct Precedence(pub u32);
 pub(crate) fn precedence(entity: Entity, precedence: Option<&Precedence>) -> (u32, u32, Entity) {
     (precedence.map_or(0, |p| p.0), entity.index_u32(), entity)
 }
-
-/// Marks the units the player has selected. Selecting two or more readies the group
-/// planner's memory before their order ([`crate::PathBudget`]).
-#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
-#[reflect(Component, Default, Debug, Clone)]
-pub struct Selected;
 
 /// A step under way from one tile into the next.
 #[derive(Reflect, Clone, Copy, Debug, PartialEq)]
@@ -152,32 +147,38 @@ impl Motion {
 
 /// How a unit's walk along its [`Path`](crate::Path) is going, as the crowd rules keep it:
 /// the state of the walk, not of the route. A new order starts it afresh; a re-plan keeps it;
-/// a walk handed on to another unit takes it along.
+/// a walk handed on to another unit takes it along. Its fields are the crowd rules'
+/// bookkeeping: read them through its methods.
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(opaque, Component, Default, Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    reflect(Serialize, Deserialize)
+)]
 pub struct Walk {
     /// Seconds spent waiting for a unit at rest that will not make way to leave the next tile.
-    pub waited: f32,
+    pub(crate) waited: f32,
     /// Re-plans caused by blocking units since the walk last got nearer its goal than
     /// `nearest` (see [`MAX_REPLANS`](crate::MAX_REPLANS)).
-    pub replans: u32,
+    pub(crate) replans: u32,
     /// The fewest tiles the unit has stood from its goal since the order, counted as the
     /// larger of the column and row differences (`u32::MAX` before its first step).
-    pub nearest: u32,
+    pub(crate) nearest: u32,
     /// The tiles of the units at rest that stopped it (and will not make way) since it last
     /// got nearer its goal: a re-plan around units goes around every one of them, so two
     /// such units, one on each side of its way, cannot send it back and forth between them
     /// until it gives up.
-    pub blockers: Vec<Pos>,
+    pub(crate) blockers: Vec<Pos>,
     /// A re-plan around units found no way, or its re-plans ran out: units at rest wall it
     /// in (the other side's on a bridge's far end, say), so for the rest of its walk the
     /// other side's units at rest make way for it as its own side's do, and its re-plans
     /// walk through them.
-    pub walled: bool,
+    pub(crate) walled: bool,
     /// Seconds spent in a queue since its last step. A unit of a group order that has queued
     /// a quarter second takes a lane beside its path if one costs no more walking time than
     /// it has queued (the crowd rules).
-    pub queued: f32,
+    pub(crate) queued: f32,
     /// Seconds since the walk began, its priority in the crowd: of two units that want one
     /// tile, the one walking longer pushes the other (a walk handed on keeps its age).
     pub(crate) age: f32,
@@ -198,10 +199,39 @@ impl Default for Walk {
 }
 
 impl Walk {
+    /// Seconds spent waiting for a unit at rest that will not make way to leave the next
+    /// tile.
+    pub fn waited(&self) -> f32 {
+        self.waited
+    }
+
+    /// Re-plans caused by blocking units since the walk last got nearer its goal (at
+    /// [`MAX_REPLANS`](crate::MAX_REPLANS) it gives up).
+    pub fn replans(&self) -> u32 {
+        self.replans
+    }
+
+    /// The fewest tiles the unit has stood from its goal since the order, counted as the
+    /// larger of the column and row differences (`u32::MAX` before its first step).
+    pub fn nearest(&self) -> u32 {
+        self.nearest
+    }
+
+    /// Whether units at rest walled the walker in, so that the other side's units at rest
+    /// make way for it for the rest of its walk.
+    pub fn walled(&self) -> bool {
+        self.walled
+    }
+
+    /// Seconds spent in a queue since its last step.
+    pub fn queued(&self) -> f32 {
+        self.queued
+    }
+
     /// Walls the walker in ([`Walk::walled`]), once: from now on the other side's units at
     /// rest make way for it, so those that stopped it are no longer in its way, and it has
     /// its re-plans again. False, changing nothing, when it was walled in already.
-    pub fn wall_in(&mut self) -> bool {
+    pub(crate) fn wall_in(&mut self) -> bool {
         if self.walled {
             return false;
         }

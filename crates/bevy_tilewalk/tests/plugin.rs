@@ -6,15 +6,18 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_tilewalk::debug::Searches;
+use bevy_tilewalk::debug::{RecordSearch, Searches};
 use bevy_tilewalk::path::{Algorithm, Board, Diagonal, Grid, SearchOptions, find_path};
 use bevy_tilewalk::prelude::*;
 use bevy_tilewalk::tactics::{
-    Acted, PerClass, RulesError, Strike, Struck, TacticsRules, TerrainDefence, with_board,
+    Acted, Defeated, EndTurn, Health, HoldEnemyTurn, PerClass, RulesError, Strike, Struck,
+    TacticsRules, TerrainDefence, TilewalkTacticsPlugin, Turn, with_board,
 };
 use bevy_tilewalk::{Refusal, ShortOfGoal, ShortOfWhy, UnreachableGoals, Walk};
 
 mod interop;
+#[cfg(feature = "serialize")]
+mod scene;
 
 const STEP: f64 = 1.0 / 60.0;
 
@@ -25,6 +28,13 @@ fn new_app(nav: Navigation) -> App {
             STEP,
         )))
         .insert_resource(nav);
+    app
+}
+
+/// [`new_app`] with the tactics rules' plugin.
+fn tactics_app(nav: Navigation) -> App {
+    let mut app = new_app(nav);
+    app.add_plugins(TilewalkTacticsPlugin);
     app
 }
 
@@ -336,7 +346,7 @@ fn a_changed_navigation_replans_the_paths_that_cross_it() {
     let arrivals = run(&mut app, 30.0);
     assert_eq!(arrivals.len(), 1);
     assert_eq!(arrivals[0].tile, Pos::new(8, 2));
-    assert_eq!(app.world().get::<Walk>(walker).unwrap().replans, 0);
+    assert_eq!(app.world().get::<Walk>(walker).unwrap().replans(), 0);
 }
 
 #[test]
@@ -349,7 +359,7 @@ fn a_tactics_turn_moves_within_the_range_and_the_enemy_closes_in() {
         |_, _| Some(1.0),
     )
     .unwrap();
-    let mut app = new_app(nav);
+    let mut app = tactics_app(nav);
     app.insert_resource(TacticsRules {
         movement_points: PerClass::from([("foot", 3.0)]),
         ..default()
@@ -360,10 +370,10 @@ fn a_tactics_turn_moves_within_the_range_and_the_enemy_closes_in() {
     // Four steps is beyond three points: refused; three is a move.
     let send = |app: &mut App, x| {
         app.world_mut()
-            .write_message(bevy_tilewalk::tactics::TacticsMove {
-                unit: knight,
-                to: Pos::new(x, 1),
-            });
+            .write_message(bevy_tilewalk::tactics::TacticsMove::new(
+                knight,
+                Pos::new(x, 1),
+            ));
         run(app, 10.0);
     };
     send(&mut app, 4);
@@ -393,7 +403,7 @@ fn a_host_without_terrain_defence_gets_full_damage_and_with_it_less() {
     )
     .unwrap();
     let strike = |defence: Option<TerrainDefence>| {
-        let mut app = new_app(nav.clone());
+        let mut app = tactics_app(nav.clone());
         app.insert_resource(TacticsRules {
             hit_points: PerClass::from([("*", 10)]),
             damage: PerClass::from([("foot", 4)]),
@@ -405,10 +415,7 @@ fn a_host_without_terrain_defence_gets_full_damage_and_with_it_less() {
         let knight = spawn(&mut app, MovementClass(0), (1, 0));
         let orc = spawn(&mut app, MovementClass(0), (2, 0));
         app.world_mut().entity_mut(orc).insert(Team::Red);
-        app.world_mut().write_message(Strike {
-            attacker: knight,
-            target: orc,
-        });
+        app.world_mut().write_message(Strike::new(knight, orc));
         app.update();
         let struck: Vec<Struck> = app
             .world()
@@ -448,14 +455,9 @@ fn a_walker_whose_next_tile_is_held_steps_beside_it_onto_an_equally_cheap_way() 
         let resting = spawn(&mut app, foot, (1, 0));
         app.update();
         let cells = vec![Pos::new(0, 1), Pos::new(1, 0), Pos::new(2, 0)];
-        app.world_mut().entity_mut(walker).insert(Path {
-            cells,
-            cost: 1.0 + std::f64::consts::SQRT_2,
-            next: 1,
-            waypoints: vec![2],
-            pass_through: false,
-            making_way: false,
-        });
+        app.world_mut()
+            .entity_mut(walker)
+            .insert(Path::to_end(cells, 1.0 + std::f64::consts::SQRT_2));
         let mut walked = vec![Pos::new(0, 1)];
         let mut resting_moved = false;
         for _ in 0..120 {
@@ -548,7 +550,7 @@ fn tactics_wait_while_the_rules_do_not_fit_the_classes() {
         |_, _| Some(1.0),
     )
     .unwrap();
-    let mut app = new_app(nav);
+    let mut app = tactics_app(nav);
     // The horse has no movement points: a mistake, not a horse that cannot move.
     app.insert_resource(TacticsRules {
         movement_points: PerClass::from([("foot", 3.0)]),
@@ -559,10 +561,10 @@ fn tactics_wait_while_the_rules_do_not_fit_the_classes() {
     assert!(error.contains("`horse`"), "{error}");
     let send = |app: &mut App| {
         app.world_mut()
-            .write_message(bevy_tilewalk::tactics::TacticsMove {
-                unit: knight,
-                to: Pos::new(2, 0),
-            });
+            .write_message(bevy_tilewalk::tactics::TacticsMove::new(
+                knight,
+                Pos::new(2, 0),
+            ));
         run(app, 5.0);
         app.world().get::<Tile>(knight).unwrap().0
     };
@@ -608,9 +610,14 @@ fn declared_types() -> Vec<(String, &'static str, String)> {
             else {
                 continue;
             };
+            // The item after the attributes (some span lines: `#[cfg_attr(`).
             let item = lines[i + 1..]
                 .iter()
-                .find(|l| !l.starts_with("#[") && !l.starts_with("///"))
+                .find(|l| {
+                    ["pub ", "pub(", "struct ", "enum "]
+                        .iter()
+                        .any(|p| l.starts_with(p))
+                })
                 .unwrap();
             let Some(rest) = item
                 .strip_prefix("pub struct ")
@@ -634,7 +641,11 @@ fn every_public_component_resource_and_message_is_registered_for_reflection() {
     use bevy::ecs::reflect::{ReflectComponent, ReflectResource};
 
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, TilewalkPlugin::default()));
+    app.add_plugins((
+        MinimalPlugins,
+        TilewalkPlugin::default(),
+        TilewalkTacticsPlugin,
+    ));
     #[cfg(feature = "debug")]
     app.add_plugins(bevy_tilewalk::debug::TilewalkDebugPlugin::square(
         32.0,
@@ -988,7 +999,7 @@ fn units_of_one_class_walled_in_together_go_as_one_group_to_distinct_tiles() {
         );
         for (k, &unit) in units.iter().enumerate() {
             if let Some(path) = app.world().get::<Path>(unit)
-                && !path.making_way
+                && !path.making_way()
                 && first[k].is_none()
             {
                 first[k] = Some(path.goal());
@@ -1139,8 +1150,8 @@ fn observers_on_a_unit_see_its_own_arrival_and_refusals_and_a_global_one_every_u
 }
 
 #[test]
-fn a_struck_unit_observes_the_strike_even_when_it_removes_the_unit() {
-    let mut app = new_app(field(4, 1));
+fn a_struck_unit_observes_the_strike_then_its_defeat_and_stays_for_the_game_to_remove() {
+    let mut app = tactics_app(field(4, 1));
     app.init_resource::<Seen>();
     app.insert_resource(TacticsRules {
         hit_points: PerClass::from([("*", 4)]),
@@ -1149,27 +1160,79 @@ fn a_struck_unit_observes_the_strike_even_when_it_removes_the_unit() {
     });
     let knight = spawn(&mut app, MovementClass(0), (1, 0));
     let orc = spawn(&mut app, MovementClass(0), (2, 0));
-    app.world_mut().entity_mut(orc).insert(Team::Red).observe(
-        |struck: On<Struck>, mut seen: ResMut<Seen>, units: Query<(), With<Unit>>| {
-            let here = units.contains(struck.target);
-            seen.0.push(format!(
-                "struck for {}, {} hp left, removed {:?}, still here: {here}",
-                struck.damage,
-                struck.target_hp,
-                struck.removed == [struck.target]
-            ));
-        },
-    );
-    app.world_mut().write_message(Strike {
-        attacker: knight,
-        target: orc,
-    });
+    app.world_mut()
+        .entity_mut(orc)
+        .insert(Team::Red)
+        .observe(
+            |struck: On<Struck>, mut seen: ResMut<Seen>, units: Query<(), With<Unit>>| {
+                let here = units.contains(struck.target);
+                seen.0.push(format!(
+                    "struck for {}, {} hp left, removed {:?}, still here: {here}",
+                    struck.damage,
+                    struck.target_hp,
+                    struck.removed == [struck.target]
+                ));
+            },
+        )
+        .observe(
+            |defeated: On<Defeated>, mut seen: ResMut<Seen>, health: Query<&Health>| {
+                let hp = health.get(defeated.unit).map(|h| h.0);
+                seen.0.push(format!("defeated with {hp:?} hp"));
+            },
+        );
+    app.world_mut().write_message(Strike::new(knight, orc));
     app.update();
     assert_eq!(
         app.world().resource::<Seen>().0,
-        ["struck for 4, 0 hp left, removed true, still here: true"]
+        [
+            "struck for 4, 0 hp left, removed true, still here: true",
+            "defeated with Ok(0) hp"
+        ]
     );
-    assert!(app.world().get_entity(orc).is_err(), "the orc is removed");
+    let defeated: Vec<Entity> = app
+        .world()
+        .resource::<Messages<Defeated>>()
+        .iter_current_update_messages()
+        .map(|d| d.unit)
+        .collect();
+    assert_eq!(defeated, [orc]);
+    // The plugin despawns nothing: the orc stays, at 0 hit points, off the board, and blue
+    // is the only side left.
+    assert_eq!(app.world().get::<Health>(orc), Some(&Health(0)));
+    let (on_board, winner) = with_board(app.world_mut(), |board, _| {
+        (board.piece(orc).is_some(), board.winner())
+    })
+    .unwrap();
+    assert_eq!((on_board, winner), (false, Some(Team::Blue)));
+}
+
+#[test]
+fn without_the_tactics_plugin_there_are_no_turns_hit_points_or_strikes() {
+    let mut app = new_app(field(4, 1));
+    app.insert_resource(TacticsRules {
+        hit_points: PerClass::from([("*", 4)]),
+        damage: PerClass::from([("foot", 4)]),
+        ..default()
+    });
+    let knight = spawn(&mut app, MovementClass(0), (1, 0));
+    let orc = spawn(&mut app, MovementClass(0), (2, 0));
+    app.world_mut().entity_mut(orc).insert(Team::Red);
+    app.update();
+    // No turn, no enemy turn, and the tactics messages are not even registered: a strike
+    // cannot be written, so nothing can take hit points.
+    assert!(!app.world().contains_resource::<Turn>());
+    assert!(
+        !app.world()
+            .contains_resource::<bevy_tilewalk::tactics::EnemyTurn>()
+    );
+    assert!(!app.world().contains_resource::<Messages<Strike>>());
+    assert!(!app.world().contains_resource::<Messages<Struck>>());
+    // Real-time orders still walk both units.
+    order(&mut app, &[knight], (0, 0));
+    let arrivals = run(&mut app, 5.0);
+    assert_eq!(arrivals.len(), 1);
+    assert!(app.world().get::<Health>(orc).is_none());
+    assert!(app.world().get_entity(orc).is_ok());
 }
 
 #[test]
@@ -1307,4 +1370,62 @@ fn a_uniform_navigation_is_one_open_class_and_refuses_a_bad_speed() {
         Navigation::uniform(Board::default(), 5, 2, ClassSpec::new("foot", 0.0)),
         Err(bevy_tilewalk::NavigationError::Speed { .. })
     ));
+}
+
+#[test]
+fn the_enemy_turn_waits_while_the_host_holds_it_for_a_show() {
+    let mut app = tactics_app(field(8, 1));
+    app.insert_resource(TacticsRules {
+        movement_points: PerClass::from([("foot", 2.0)]),
+        ..default()
+    });
+    let knight = spawn(&mut app, MovementClass(0), (0, 0));
+    let orc = spawn(&mut app, MovementClass(0), (7, 0));
+    app.world_mut().entity_mut(orc).insert(Team::Red);
+    app.update();
+    // The host shows something (a move drawn step by step): the enemy's turn starts but its
+    // units wait.
+    app.insert_resource(HoldEnemyTurn(true));
+    app.world_mut().write_message(EndTurn);
+    for _ in 0..60 {
+        app.update();
+    }
+    assert_eq!(app.world().resource::<Turn>().team, Team::Red);
+    assert_eq!(
+        tile_of(&app, orc),
+        Pos::new(7, 0),
+        "the orc waits for the show"
+    );
+    // The show ends: the orc closes in by its two points, and the turn is blue's again.
+    app.insert_resource(HoldEnemyTurn(false));
+    for _ in 0..10 {
+        app.update();
+    }
+    assert_eq!(tile_of(&app, orc), Pos::new(5, 0));
+    let turn = app.world().resource::<Turn>();
+    assert_eq!((turn.number, turn.team), (2, Team::Blue));
+    assert_eq!(tile_of(&app, knight), Pos::new(0, 0));
+}
+
+#[test]
+fn a_unit_with_record_search_keeps_its_searched_cells_and_the_others_do_not() {
+    let mut app = new_app(field(12, 5));
+    let watched = spawn(&mut app, MovementClass(0), (0, 0));
+    let other = spawn(&mut app, MovementClass(0), (0, 4));
+    app.world_mut().entity_mut(watched).insert(RecordSearch);
+    order(&mut app, &[watched], (11, 0));
+    order(&mut app, &[other], (11, 4));
+    app.update();
+    let searches = app.world().resource::<Searches>();
+    let expansions = |unit| {
+        let record = searches.0.iter().find(|r| r.unit == Some(unit)).unwrap();
+        assert!(record.found && record.expanded > 0);
+        record.expansions.len()
+    };
+    let (kept, dropped) = (expansions(watched), expansions(other));
+    assert!(kept > 0, "the watched unit's search keeps its cells");
+    assert_eq!(
+        dropped, 0,
+        "the other's keeps none while RecordSearches is off"
+    );
 }

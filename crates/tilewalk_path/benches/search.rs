@@ -29,7 +29,7 @@ fn astar(c: &mut Criterion) {
     let grid = parse_movingai_map(&map).expect("den312d.map parses").grid();
     let problems = parse_scenarios(&scen).expect("den312d.map.scen parses");
     let mut context = SearchContext::new();
-    let mut path = tilewalk_path::Path::default();
+    let mut path = tilewalk_path::CellPath::default();
     for (name, algorithm) in [("astar", Algorithm::AStar), ("jps", Algorithm::JumpPoint)] {
         let options = SearchOptions {
             algorithm,
@@ -76,7 +76,7 @@ fn boards(c: &mut Criterion) {
         }
     }
     let mut context = SearchContext::new();
-    let mut path = tilewalk_path::Path::default();
+    let mut path = tilewalk_path::CellPath::default();
     let mut group = c.benchmark_group("astar 256x256 weighted");
     for board in [square, hex] {
         let options = SearchOptions::on(board);

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use pathfinding::prelude::astar;
 use tilewalk_path::formats::{Scenario, parse_movingai_map, parse_scenarios};
-use tilewalk_path::{Algorithm, Grid, Path, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{Algorithm, CellPath, Grid, Pos, SearchContext, SearchOptions};
 
 /// Repeat a problem until this much time has passed, for a stable per-problem time.
 const MIN_SAMPLE: Duration = Duration::from_micros(200);
@@ -55,7 +55,7 @@ impl Ours {
     fn run(
         &mut self,
         context: &mut SearchContext,
-        path: &mut Path,
+        path: &mut CellPath,
         grid: &Grid,
         problem: &Scenario,
         options: &SearchOptions,
@@ -200,7 +200,7 @@ fn run_map(scen_file: &FsPath) -> Result<MapResult, String> {
     let tolerance = |opt: f64| 1e-3 + 6e-5 * opt + slack;
 
     let mut context = SearchContext::new();
-    let mut path = Path::default();
+    let mut path = CellPath::default();
     let astar = SearchOptions::default();
     let jps = SearchOptions {
         algorithm: Algorithm::JumpPoint,

@@ -18,6 +18,7 @@ use crate::pos::Pos;
 ///  0,2 1,2 2,2 3,2                  0,1     2,1
 ///                                       1,1     3,1
 /// ```
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HexLayout {
     /// Pointy-top hexes in rows; odd rows are drawn shifted right by half a hex.
@@ -147,6 +148,7 @@ impl HexLayout {
 /// assert_eq!(around, [(3, 0), (3, 1), (3, 2), (2, 2), (1, 1), (2, 0)].map(Pos::from));
 /// assert_eq!(board.distance(Pos::new(0, 0), Pos::new(3, 3)), 5);
 /// ```
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Board {
     /// A square grid whose moves the diagonal rule picks.

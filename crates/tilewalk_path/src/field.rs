@@ -17,7 +17,7 @@ use crate::grid::Grid;
 use crate::memory::{map_pages, zeroed};
 use crate::open_list::{HeapEntry, OpenList};
 use crate::pos::Pos;
-use crate::search::{HexMoves, Moves, Passage, Path, SearchStats, SquareMoves};
+use crate::search::{CellPath, HexMoves, Moves, Passage, SearchStats, SquareMoves};
 
 /// Marks "no next cell": a cell settled as a goal (a root of the field).
 const ROOT: u32 = u32::MAX;
@@ -212,7 +212,9 @@ impl CostField {
     /// that is what lets a group order's units share one way and still spread over
     /// many tiles at its end ([`GroupPlanner`](crate::GroupPlanner)). The army benchmark
     /// (`cargo run --release --example army`, figures in the repository's
-    /// `docs/benchmarks.md`) measures the work it takes.
+    /// [`docs/benchmarks.md`]) measures the work it takes.
+    ///
+    /// [`docs/benchmarks.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/benchmarks.md
     pub fn next(&self, pos: Pos) -> Option<Pos> {
         self.settled_cell(pos)
             .filter(|cell| cell.next != ROOT)
@@ -226,14 +228,14 @@ impl CostField {
     }
 
     /// The cheapest path from `from` to its goal, read off the field.
-    pub fn path(&self, from: Pos) -> Option<Path> {
-        let mut path = Path::default();
+    pub fn path(&self, from: Pos) -> Option<CellPath> {
+        let mut path = CellPath::default();
         self.path_into(from, &mut path).then_some(path)
     }
 
     /// [`Self::path`] into a reused buffer; false (and an empty path) when `from` is not in
     /// the field.
-    pub fn path_into(&self, from: Pos, path: &mut Path) -> bool {
+    pub fn path_into(&self, from: Pos, path: &mut CellPath) -> bool {
         path.cells.clear();
         path.cost = 0.0;
         if self.settled_cell(from).is_none() {
@@ -535,7 +537,7 @@ impl CostField {
     }
 
     /// Pushes the cells from `index` down the field to its goal onto `path.cells`.
-    fn walk(&self, mut index: usize, path: &mut Path) {
+    fn walk(&self, mut index: usize, path: &mut CellPath) {
         loop {
             path.cells.push(self.pos(index));
             let next = self.cells[index].next;

@@ -39,7 +39,7 @@ use crate::board::Board;
 use crate::grid::Grid;
 use crate::moves::Diagonal;
 use crate::pos::Pos;
-use crate::search::{NoPath, Path, check_endpoints};
+use crate::search::{CellPath, NoPath, check_endpoints};
 
 /// No cell: the end of the elimination tree, or a start or goal not yet reached.
 const NONE: u32 = u32::MAX;
@@ -110,7 +110,7 @@ pub enum CchError {
 /// weights 16, and a customization enumerates `O(cells^1.5)` triangles (under a second at
 /// 256×256, near a minute at 1024×1024 on a slow 2-core machine). A query walks up the
 /// elimination tree from both ends ([`Self::height_of_tree`] cells at most each), so its
-/// worst case stays near its median. `docs/design/long-orders.md` in the repository has
+/// worst case stays near its median. [`docs/design/long-orders.md`] in the repository has
 /// the measurements.
 ///
 /// ```
@@ -130,6 +130,8 @@ pub enum CchError {
 /// metric.recustomize(&cch, &grid, &[Pos::new(16, 0)]).unwrap();
 /// assert_eq!(query.path(&cch, &metric, &grid, start, goal).unwrap().cost, 4.0);
 /// ```
+///
+/// [`docs/design/long-orders.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/design/long-orders.md
 #[derive(Clone, Debug)]
 pub struct Cch {
     board: Board,
@@ -618,7 +620,7 @@ impl CchQuery {
         grid: &Grid,
         start: Pos,
         goal: Pos,
-    ) -> Result<Path, CchError> {
+    ) -> Result<CellPath, CchError> {
         cch.check(grid)?;
         cch.check_metric(metric)?;
         check_endpoints(grid, start, goal)?;
@@ -715,7 +717,7 @@ impl CchQuery {
         grid: &Grid,
         s: u32,
         meet: u32,
-    ) -> Option<Path> {
+    ) -> Option<CellPath> {
         // The arcs from the start up to `meet`, then down to the goal, in walking order:
         // `(arc, true)` walked upwards, `(arc, false)` downwards.
         let mut up_arcs = Vec::new();
@@ -769,6 +771,6 @@ impl CchQuery {
             self.stack.push((second as u32, second_up));
             self.stack.push((first as u32, first_up));
         }
-        Some(Path { cells, cost })
+        Some(CellPath { cells, cost })
     }
 }

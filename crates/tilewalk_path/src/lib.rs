@@ -314,7 +314,7 @@
 //! once it merges, and in any one field (whatever head start each goal gets) they then reach
 //! the same tile: one field serves one unit per merged stream. Planning in rounds of fields
 //! over the still-free tiles needs hundreds of fields for an army of thousands, where waves
-//! need a few fields and a few dozen waves (`docs/design/group-orders.md` in the repository
+//! need a few fields and a few dozen waves ([`docs/design/group-orders.md`] in the repository
 //! has the figures).
 //!
 //! ```
@@ -374,6 +374,8 @@
 //! crossing (a passage at most [`NARROWS_WIDTH`] tiles wide) search again on the priced
 //! grid, and take the new way when it is sooner, waits counted: traffic assignment's method
 //! of successive averages. The game runs it on each group order once planned.
+//!
+//! [`docs/design/group-orders.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/design/group-orders.md
 
 #![deny(missing_docs)]
 
@@ -409,7 +411,7 @@ pub use moves::{Diagonal, Heuristic};
 pub use near::STOP_NEAR_SLACK;
 pub use pos::Pos;
 pub use search::{
-    ACTIVE_LANDMARKS, Algorithm, CellState, CellView, Direction, Found, Landmarks, Meeting, NoPath,
-    Passage, Path, Range, Reached, Replay, SearchContext, SearchOptions, SearchStats, Trace,
-    TraceEvent, find_path,
+    ACTIVE_LANDMARKS, Algorithm, CellPath, CellState, CellView, Direction, Found, Landmarks,
+    Meeting, NoPath, Passage, Range, Reached, Replay, SearchContext, SearchOptions, SearchStats,
+    Trace, TraceEvent, find_path,
 };

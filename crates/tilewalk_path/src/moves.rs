@@ -4,6 +4,7 @@ use std::f64::consts::SQRT_2;
 
 /// When a diagonal step is allowed. `Never` is the 4-way neighbourhood; the others are
 /// 8-way and differ in how they treat the two orthogonal cells beside the diagonal.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Diagonal {
     /// 4-way: only orthogonal steps.

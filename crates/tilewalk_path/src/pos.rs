@@ -1,6 +1,7 @@
 //! A cell's coordinates.
 
 /// A cell of the grid: `x` is the column, `y` the row, `(0, 0)` the top-left corner.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Pos {
     /// The column, 0 at the left edge.

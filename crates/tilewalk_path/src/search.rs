@@ -71,7 +71,9 @@ pub enum Algorithm {
     /// as hard as A*'s heuristic, and together they expand more cells than A* alone, long
     /// paths included. The `movingai` example prints its time against A*'s on the longer
     /// half of each map's problems (`Bi/A* long`); on the Moving AI maps it is slower on
-    /// every one (`docs/benchmarks.md`).
+    /// every one ([`docs/benchmarks.md`]).
+    ///
+    /// [`docs/benchmarks.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/benchmarks.md
     Bidirectional,
     /// Bidirectional Dijkstra: [`Algorithm::Bidirectional`] with the zero heuristic. Its
     /// priorities are plain costs, and it stops once the smallest forward cost plus the
@@ -146,7 +148,7 @@ impl SearchOptions {
 
 /// A path: its cells from start to goal, both included, and its cost (the sum of its steps).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Path {
+pub struct CellPath {
     /// The cells in walking order, start and goal included.
     pub cells: Vec<Pos>,
     /// What walking it costs: the sum of its steps, each `cost(cell stepped into) × step
@@ -167,7 +169,7 @@ pub struct SearchStats {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Found {
     /// The path found.
-    pub path: Path,
+    pub path: CellPath,
     /// What the search did to find it.
     pub stats: SearchStats,
 }
@@ -292,7 +294,7 @@ impl SearchContext {
         goal: Pos,
         options: &SearchOptions,
     ) -> Result<Found, NoPath> {
-        let mut path = Path::default();
+        let mut path = CellPath::default();
         let stats =
             self.point_to_point(grid, start, goal, options, None, &mut path, &mut NoTrace)?;
         Ok(Found { path, stats })
@@ -312,7 +314,7 @@ impl SearchContext {
         trace: &mut Trace,
     ) -> Result<Found, NoPath> {
         trace.clear();
-        let mut path = Path::default();
+        let mut path = CellPath::default();
         let stats = self.point_to_point(grid, start, goal, options, None, &mut path, trace)?;
         Ok(Found { path, stats })
     }
@@ -328,7 +330,7 @@ impl SearchContext {
         passage: impl Fn(Pos) -> Passage,
     ) -> Result<Found, NoPath> {
         trace.clear();
-        let mut path = Path::default();
+        let mut path = CellPath::default();
         let stats =
             self.point_to_point(grid, start, goal, options, Some(&passage), &mut path, trace)?;
         Ok(Found { path, stats })
@@ -342,7 +344,7 @@ impl SearchContext {
         start: Pos,
         goal: Pos,
         options: &SearchOptions,
-        path: &mut Path,
+        path: &mut CellPath,
     ) -> Result<SearchStats, NoPath> {
         self.point_to_point(grid, start, goal, options, None, path, &mut NoTrace)
     }
@@ -377,7 +379,7 @@ impl SearchContext {
         options: &SearchOptions,
         passage: impl Fn(Pos) -> Passage,
     ) -> Result<Found, NoPath> {
-        let mut path = Path::default();
+        let mut path = CellPath::default();
         let stats = self.point_to_point(
             grid,
             start,
@@ -398,7 +400,7 @@ impl SearchContext {
         start: Pos,
         goal: Pos,
         options: &SearchOptions,
-        path: &mut Path,
+        path: &mut CellPath,
         passage: impl Fn(Pos) -> Passage,
     ) -> Result<SearchStats, NoPath> {
         self.point_to_point(
@@ -419,7 +421,7 @@ impl SearchContext {
         goal: Pos,
         options: &SearchOptions,
         passage: Option<&dyn Fn(Pos) -> Passage>,
-        path: &mut Path,
+        path: &mut CellPath,
         tracer: &mut impl Tracer,
     ) -> Result<SearchStats, NoPath> {
         path.cells.clear();
@@ -1145,7 +1147,7 @@ impl Range {
     }
 
     /// The cheapest path from the origin to `pos`, if it is in range.
-    pub fn path_to(&self, pos: Pos) -> Option<Path> {
+    pub fn path_to(&self, pos: Pos) -> Option<CellPath> {
         let mut reached = self.get(pos)?;
         let cost = reached.cost;
         let mut cells = vec![reached.pos];
@@ -1154,6 +1156,6 @@ impl Range {
             cells.push(parent);
         }
         cells.reverse();
-        Some(Path { cells, cost })
+        Some(CellPath { cells, cost })
     }
 }

@@ -7,7 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tilewalk_path::{
-    Algorithm, Board, Grid, HexLayout, Passage, Path, Pos, SearchContext, SearchOptions, Trace,
+    Algorithm, Board, CellPath, Grid, HexLayout, Passage, Pos, SearchContext, SearchOptions, Trace,
 };
 
 struct Counting;
@@ -46,7 +46,7 @@ fn warmed_up_searches_allocate_nothing() {
         (Pos::new(10, 30), Pos::new(50, 31)),
     ];
     let mut context = SearchContext::new();
-    let mut path = Path::default();
+    let mut path = CellPath::default();
     let options = [
         SearchOptions::default(),
         SearchOptions {

@@ -4,10 +4,13 @@
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
-use bevy_tilewalk::Selected;
 use bevy_tilewalk::prelude::*;
 
 use super::terrain::MapNavigation;
+
+/// The units the player has selected (the example's own marker: selection is the game's).
+#[derive(Component)]
+struct Selected;
 
 /// Where the map's cells are in the world: the centre of cell (0, 0) and the step from one
 /// cell to the next (x to the right, y up, as bevy_ecs_tilemap's `TilePos`).

@@ -4,7 +4,7 @@
 //! names a terrain) and spawns the level's entities that have a `team` field as units.
 //! Left-click a unit to select it, right-click a tile to send it there: riders keep to the
 //! road and cross the river by the bridge, the knight wades, the griffin flies over the
-//! thicket. The level is the repository's `assets/ldtk/valley.ldtk`; edit it in LDtk while
+//! thicket. The level is the crate's `assets/ldtk/valley.ldtk`; edit it in LDtk while
 //! the example runs and the navigation follows.
 //!
 //! `cargo run --example with_bevy_ecs_ldtk` (from the repository's root)
@@ -25,13 +25,7 @@ use window::{Cells, InteropWindowPlugin, Start};
 fn main() {
     App::new()
         .add_plugins((
-            DefaultPlugins
-                .set(ImagePlugin::default_nearest())
-                .set(AssetPlugin {
-                    // The repository's assets, seen from this crate's folder.
-                    file_path: "../../assets".into(),
-                    ..default()
-                }),
+            DefaultPlugins.set(ImagePlugin::default_nearest()),
             LdtkPlugin,
             TilewalkPlugin::default(),
             InteropWindowPlugin,

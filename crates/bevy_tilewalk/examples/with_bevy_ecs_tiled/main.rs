@@ -4,7 +4,7 @@
 //! terrain; numeric tile properties named after a movement class override its cost) and
 //! spawns the units of the map's object layer. Left-click a unit to select it, right-click a
 //! tile to send it there: the knight fords the river, the lancer's horse only where the ford's
-//! own cost lets it, the griffin flies over the thicket. The map is the repository's
+//! own cost lets it, the griffin flies over the thicket. The map is the crate's
 //! `assets/tiled/square.tmx`; edit it in Tiled while the example runs and the navigation
 //! follows.
 //!
@@ -26,13 +26,7 @@ use window::{Cells, InteropWindowPlugin, Start};
 fn main() {
     App::new()
         .add_plugins((
-            DefaultPlugins
-                .set(ImagePlugin::default_nearest())
-                .set(AssetPlugin {
-                    // The repository's assets, seen from this crate's folder.
-                    file_path: "../../assets".into(),
-                    ..default()
-                }),
+            DefaultPlugins.set(ImagePlugin::default_nearest()),
             TiledPlugin::default(),
             TilewalkPlugin::default(),
             InteropWindowPlugin,

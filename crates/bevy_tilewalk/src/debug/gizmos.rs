@@ -92,6 +92,7 @@ impl Plugin for TilewalkDebugPlugin {
 /// What the debug plugin draws; all of it by default.
 #[derive(Resource, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Resource, Default, Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct TilewalkDebug {
     /// Each walking unit's way on, from where it is drawn through the tiles left.
     pub paths: bool,

@@ -10,4 +10,4 @@ mod gizmos;
 #[cfg(feature = "debug")]
 pub use gizmos::{REFUSAL_SECONDS, TilewalkDebug, TilewalkDebugPlugin, colors};
 
-pub use crate::pathing::{PathWork, RecordSearches, SearchRecord, Searches};
+pub use crate::pathing::{PathWork, RecordSearch, RecordSearches, SearchRecord, Searches};

@@ -230,7 +230,7 @@ pub(super) fn search_legs(
         let found = if i == 0 && !grid.is_passable(from) {
             // Standing on terrain that became impassable: step off onto the neighbour that
             // makes the whole leg cheapest (the tile itself is only ever left).
-            let mut best: Option<tilewalk_path::Path> = None;
+            let mut best: Option<tilewalk_path::CellPath> = None;
             for exit in exits(grid, board, from, avoid) {
                 let step =
                     grid.cost(exit).unwrap_or(f64::INFINITY) * step_length(board, from, exit);

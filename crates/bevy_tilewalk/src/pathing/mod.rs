@@ -23,8 +23,9 @@ pub use requests::{
 };
 use requests::{Kind, Requests};
 pub use types::{
-    Labels, MoveOrder, OrderRefused, Path, Pending, RecordSearches, Refusal, SearchRecord,
-    Searches, ShortOfGoal, ShortOfWhy, SteppingOff, StopOrder, UnreachableGoals,
+    Labels, MoveOrder, OrderRefused, Path, Pending, PlannerMemory, RecordSearch, RecordSearches,
+    Refusal, SearchRecord, Searches, ShortOfGoal, ShortOfWhy, SteppingOff, StopOrder,
+    UnreachableGoals,
 };
 use types::{Planned, PlannedItem};
 pub(crate) use types::{Replan, Side, Squad, StoppedShort};
@@ -42,6 +43,7 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .init_resource::<UnreachableGoals>()
         .init_resource::<Searches>()
         .init_resource::<RecordSearches>()
+        .init_resource::<PlannerMemory>()
         .init_resource::<Requests>()
         .init_resource::<PathWork>()
         .init_resource::<Inbox>()

@@ -55,11 +55,11 @@ use tilewalk_path::{
 
 use super::legs::{Recorder, free_goal, search_legs};
 use super::types::{
-    OrderRefused, Path, Pending, Planned, RecordSearches, Refusal, SearchRecord, Searches,
-    ShortOfGoal, Side, Squad, SteppingOff, StoppedShort,
+    OrderRefused, Path, Pending, Planned, PlannerMemory, RecordSearches, Refusal, SearchRecord,
+    Searches, ShortOfGoal, Side, Squad, SteppingOff, StoppedShort,
 };
 use crate::navigation::{Navigation, NavigationChanged};
-use crate::units::{MovementClass, Selected, Unit, Walk, precedence};
+use crate::units::{MovementClass, Unit, Walk, precedence};
 
 /// The work a frame's path searches may do, and how many workers share it. Work is cells
 /// expanded by searches and settled by group orders' fields, and group orders' paths at an
@@ -73,9 +73,12 @@ use crate::units::{MovementClass, Selected, Unit, Walk, precedence};
 /// The searches run on Bevy's compute task pool, which by default has the cores the IO and
 /// async compute pools leave (Bevy's `TaskPoolOptions`); with more workers than its
 /// threads, a frame's lanes take turns on them: frames are longer, and orders are planned
-/// in fewer of them (the repository's `docs/benchmarks.md`, "Every core", has the figures).
+/// in fewer of them (the repository's [`docs/benchmarks.md`], "Every core", has the figures).
+///
+/// [`docs/benchmarks.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/benchmarks.md
 #[derive(Resource, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Resource, Default, Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PathBudget {
     /// The work one worker may do a frame.
     pub work: usize,
@@ -86,6 +89,20 @@ pub struct PathBudget {
 }
 
 impl PathBudget {
+    /// A budget of `work` a worker, with a worker a core
+    /// (`PathBudget::new(work).with_workers(1)` for the same frames on every machine).
+    pub fn new(work: usize) -> Self {
+        Self { work, ..default() }
+    }
+
+    /// The budget shared by `workers` workers instead of one a core.
+    pub fn with_workers(self, workers: usize) -> Self {
+        Self {
+            workers: Some(workers),
+            ..self
+        }
+    }
+
     /// The workers that share a frame's planning: [`Self::workers`], or the cores the process
     /// may run on (at least 1).
     pub fn workers(&self) -> usize {
@@ -110,8 +127,10 @@ impl PathBudget {
 /// budget plans an order in fewer frames but makes each of them longer; a smaller one keeps
 /// frames short and spreads the order over more of them. To choose one for another machine,
 /// time the frames with `cargo run --release --example army -- --budget WORK` (the
-/// repository's `docs/benchmarks.md`, "What a unit of work costs", has the figures that
+/// repository's [`docs/benchmarks.md`], "What a unit of work costs", has the figures that
 /// chose this one).
+///
+/// [`docs/benchmarks.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/benchmarks.md
 pub const DEFAULT_PATH_WORK: usize = 20_000;
 
 impl Default for PathBudget {
@@ -210,8 +229,10 @@ pub const LANDMARK_CELLS: usize = 1 << 20;
 /// expanded): the 90th percentile is 10,084 cells at 128 steps and reaches the budget here
 /// (20,440 at 192 steps), then grows fast (25,969 at 256, 58,095 at 384, 311,913 at 1,024):
 /// from here on an order takes frames of the budget, and the tables (seconds to build, 32
-/// bytes a cell) pay for themselves. (The repository's `docs/benchmarks.md`, "Short orders
+/// bytes a cell) pay for themselves. (The repository's [`docs/benchmarks.md`], "Short orders
 /// on large maps", has the measurement.)
+///
+/// [`docs/benchmarks.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/benchmarks.md
 pub const LANDMARK_DISTANCE: u32 = 192;
 
 /// Landmarks per table: eight, spread around the map's edge.
@@ -530,19 +551,18 @@ impl Frame<'_, '_, '_> {
     }
 }
 
-/// Sizes the group planner's memory for the navigation when two or more units are first selected
-/// (a group order is then likely), so that the first group order does not pay for it in its
-/// first frames ([`GroupPlanner::reserve`]); a navigation where no group is ever selected never
-/// pays for it. Memory already sized for the navigation is kept.
+/// Sizes the group planner's memory for the navigation once the host asks for it
+/// ([`PlannerMemory::Reserved`]), and again when the navigation is replaced, so that the next
+/// group order does not pay for it in its first frames ([`GroupPlanner::reserve`]). Memory
+/// already sized for the navigation is kept.
 pub(super) fn reserve_planner(
     mut requests: ResMut<Requests>,
     nav: Option<Res<Navigation>>,
-    added: Query<(), Added<Selected>>,
-    selected: Query<(), With<Selected>>,
+    memory: Res<PlannerMemory>,
 ) {
     if let Some(nav) = nav
-        && !added.is_empty()
-        && selected.iter().nth(1).is_some()
+        && *memory == PlannerMemory::Reserved
+        && (memory.is_changed() || nav.is_changed())
     {
         if requests.spare.is_empty() {
             requests.spare.push(GroupPlanner::new());
@@ -1075,7 +1095,7 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
     let class = *u.class;
     let grid = frame.nav.grid(class);
     let board = frame.nav.board();
-    let record = frame.record || u.selected;
+    let record = frame.record || u.record;
     let what = if replan {
         match frame.path_of(unit).cloned() {
             None => Prepare::Nothing,

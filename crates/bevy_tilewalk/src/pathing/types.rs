@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use tilewalk_path::{NoPath, Pos};
 
 use crate::navigation::Navigation;
-use crate::units::{MovementClass, Precedence, Selected, Team, Tile, Walk};
+use crate::units::{MovementClass, Precedence, Team, Tile, Walk};
 
 /// Orders units to a tile. Each unit gets its own free tile: the free tiles nearest the click
 /// by travel cost (what walking from the tile to the click costs its class), planned for the
@@ -224,6 +224,11 @@ pub enum UnreachableGoals {
 /// [`Arrived`]: crate::Arrived
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(opaque, Component, Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    reflect(Serialize, Deserialize)
+)]
 pub struct ShortOfGoal {
     /// The tile ordered.
     pub goal: Pos,
@@ -233,6 +238,7 @@ pub struct ShortOfGoal {
 
 /// Why a unit stops short of its goal ([`ShortOfGoal`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub enum ShortOfWhy {
     /// The goal is impassable for the unit's class.
     Impassable {
@@ -423,27 +429,34 @@ pub(crate) struct Replan {
     pub avoid_units: bool,
 }
 
-/// The route a unit follows. `cells[0]` is where it started; `next` indexes the next tile
-/// to enter; `cost` is the whole route's cost under the unit's class. How the walk along it
-/// is going is the unit's [`Walk`].
+/// The route a unit follows. `cells[0]` is where it started; [`Path::next`] indexes the next
+/// tile to enter; `cost` is the whole route's cost under the unit's class. How the walk along
+/// it is going is the unit's [`Walk`]. Built with [`Path::to_end`], [`Path::through`] or
+/// [`Path::aside`]; the walkers' bookkeeping (`next`, `pass_through`, `making_way`) is read
+/// through its methods.
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(opaque, Component, Debug, Clone, PartialEq)]
 #[require(Walk)]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    reflect(Serialize, Deserialize)
+)]
 pub struct Path {
     /// The tiles, from the one it started on to the goal.
     pub cells: Vec<Pos>,
     /// What the whole route costs the unit's class.
     pub cost: f64,
     /// The index in `cells` of the next tile to enter.
-    pub next: usize,
+    pub(crate) next: usize,
     /// Indices in `cells` of the tiles the player ordered, in order; the last is the goal.
     pub waypoints: Vec<usize>,
     /// Tactics moves may pass through allies (the range already checked every tile); a
     /// real-time path waits for whoever holds its next tile.
-    pub pass_through: bool,
+    pub(crate) pass_through: bool,
     /// A step aside and back to let a walker of its side pass ([`Path::aside`]): no order of
     /// the unit's, so walking it to the end is no arrival.
-    pub making_way: bool,
+    pub(crate) making_way: bool,
 }
 
 /// The group order a unit was last sent with (the number of its request). Units of one
@@ -513,6 +526,23 @@ impl Path {
             pass_through: false,
             making_way: false,
         }
+    }
+
+    /// The index in `cells` of the next tile to enter.
+    pub fn next(&self) -> usize {
+        self.next
+    }
+
+    /// Whether it passes through allies: a tactics move (its range checked every tile),
+    /// where a real-time path waits for whoever holds its next tile.
+    pub fn pass_through(&self) -> bool {
+        self.pass_through
+    }
+
+    /// Whether it is a step aside and back to let a walker of its side pass ([`Path::aside`]):
+    /// no order of the unit's, so walking it to the end is no arrival.
+    pub fn making_way(&self) -> bool {
+        self.making_way
     }
 
     /// The last tile.
@@ -588,7 +618,8 @@ pub struct SearchRecord {
     pub expanded: usize,
     /// Microseconds it took.
     pub micros: f64,
-    /// The expanded cells in order (kept while the search view is on, and for selected units).
+    /// The expanded cells in order (kept while [`RecordSearches`] is on, and for the units
+    /// with [`RecordSearch`]).
     pub expansions: Vec<Pos>,
 }
 
@@ -610,11 +641,34 @@ impl Searches {
     }
 }
 
-/// Whether searches keep their expanded cells for the search view: off headless; the
-/// view turns it on while it shows them. The selected units' searches are always kept.
+/// Whether searches keep their expanded cells for a search view: off by default (a view
+/// turns it on while it shows them). The searches of units with [`RecordSearch`] keep theirs
+/// whatever it says.
 #[derive(Resource, Reflect, Clone, Copy, Debug, Default)]
 #[reflect(Resource, Default, Debug, Clone)]
 pub struct RecordSearches(pub bool);
+
+/// A unit whose searches keep their expanded cells ([`SearchRecord::expansions`]) even
+/// while [`RecordSearches`] is off: the units a player has selected, say, whose searches a
+/// HUD shows.
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct RecordSearch;
+
+/// When the group planner's memory (a few bytes a tile, for each worker planning group
+/// orders side by side) is sized for the [`Navigation`](crate::Navigation).
+#[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Resource, Default, Debug, Clone, PartialEq)]
+pub enum PlannerMemory {
+    /// By the first group order, in its first frames: a game that never orders a group never
+    /// pays for it.
+    #[default]
+    OnFirstGroupOrder,
+    /// Now, and again whenever the navigation is replaced, so that the next group order does
+    /// not pay for it: a game sets it when a group order becomes likely (two or more units
+    /// selected, say).
+    Reserved,
+}
 
 /// A unit waiting for its path: a request of its is queued or under way. It stands still
 /// (after the step under way) until the path arrives. Stored in a sparse set: an order of
@@ -634,7 +688,7 @@ pub(super) struct Planned {
     pub(super) path: Option<&'static Path>,
     pub(super) walk: Option<&'static Walk>,
     pub(super) precedence: Option<&'static Precedence>,
-    pub(super) selected: Has<Selected>,
+    pub(super) record: Has<RecordSearch>,
     pub(super) team: &'static Team,
     pub(super) squad: Option<&'static Squad>,
     pub(super) pending: Has<Pending>,

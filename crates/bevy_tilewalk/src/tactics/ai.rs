@@ -5,7 +5,9 @@
 //! [`TacticsBoard`] and resolve their own moves and strikes on it, so the plan a host plays
 //! out is the one that was scored. Deterministic: the same board gives the same turn.
 //!
-//! The method, the weights and the designs set aside are in `docs/design/tactics-ai.md`.
+//! The method, the weights and the designs set aside are in [`docs/design/tactics-ai.md`].
+//!
+//! [`docs/design/tactics-ai.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/design/tactics-ai.md
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};

@@ -114,7 +114,7 @@ fn unit(name: &str, class: &str, team: Team, tile: (u32, u32)) -> UnitStart {
 
 #[test]
 fn a_bevy_ecs_tiled_map_gives_each_tile_its_class_or_own_costs_and_a_knight_fords_the_river() {
-    const MAP: &str = "../../assets/tiled/square.tmx";
+    const MAP: &str = "assets/tiled/square.tmx";
     let map = Loader::new().load_tmx_map(MAP).unwrap();
     let read = from_tiled::navigation(&map).unwrap();
     let nav = &read.navigation;
@@ -155,7 +155,7 @@ fn a_bevy_ecs_tiled_map_gives_each_tile_its_class_or_own_costs_and_a_knight_ford
 
 #[test]
 fn a_bevy_ecs_ldtk_level_gives_each_cell_its_int_grid_terrain_and_a_rider_takes_the_bridge() {
-    const PROJECT: &str = "../../assets/ldtk/valley.ldtk";
+    const PROJECT: &str = "assets/ldtk/valley.ldtk";
     let text = std::fs::read_to_string(PROJECT).unwrap();
     let project: LdtkJson = serde_json::from_str(&text).unwrap();
     let read = from_ldtk::navigation(&project, &project.levels[0]).unwrap();

@@ -90,7 +90,9 @@ pub struct GroupPlanner {
 /// thread with an even share of a call's budget, its classes one after the other. Their
 /// number changes which units each call decides, so it is fixed rather than read from the
 /// machine, and a call's result is the same everywhere (why two:
-/// `docs/design/group-orders.md`, "Lanes, budget and memory").
+/// [`docs/design/group-orders.md`], "Lanes, budget and memory").
+///
+/// [`docs/design/group-orders.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/design/group-orders.md
 const LANES: usize = 2;
 
 /// Per class being routed, in index order (`searched[c]`: whether class `c` is searched one

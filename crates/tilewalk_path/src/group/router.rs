@@ -10,7 +10,9 @@ use crate::field::CostField;
 use crate::grid::Grid;
 use crate::memory::{map_pages, zeroed};
 use crate::open_list::{HeapEntry, OpenList};
-use crate::search::{Algorithm, HexMoves, Moves, Path, SearchContext, SearchOptions, SquareMoves};
+use crate::search::{
+    Algorithm, CellPath, HexMoves, Moves, SearchContext, SearchOptions, SquareMoves,
+};
 
 /// The memory that routes the units of one class once their tiles are picked: its route
 /// fields and waves. Each class has its own, so the classes of an order are routed side by
@@ -278,7 +280,7 @@ impl Router {
                 while at != river {
                     (cells, at) = (cells + 1, self.nodes[at].1 as usize);
                 }
-                let mut path = Path::default();
+                let mut path = CellPath::default();
                 path.cells.reserve_exact(cells);
                 // Down the route field to the river cell, then on along the wave.
                 let mut at = m.start;

@@ -2,7 +2,7 @@
 
 use crate::board::Board;
 use crate::pos::Pos;
-use crate::search::Path;
+use crate::search::CellPath;
 
 /// A unit of a group order: where it stands and which movement class it walks as (an
 /// index into the grids given to [`GroupPlanner::plan`](super::GroupPlanner::plan) or [`GroupPlanner::start`](super::GroupPlanner::start)).
@@ -34,7 +34,7 @@ pub struct Route {
     /// The tile the unit ends on.
     pub tile: Pos,
     /// A cheapest path from the unit's start to `tile`, on its class's grid.
-    pub path: Path,
+    pub path: CellPath,
 }
 
 /// Why one unit of an order got no route (the others still get theirs).
@@ -135,7 +135,9 @@ impl GroupStats {
 /// a cell settled by a field or expanded by a wave (a heap pop and up to eight neighbours).
 /// It is the ratio of those two costs, so that a budget of work stays close to a budget of
 /// time: counted one for one, paths would be a large share of the work and a small share of
-/// the time (the measurement: `docs/design/group-orders.md`, "A budget of work, not time").
+/// the time (the measurement: [`docs/design/group-orders.md`], "A budget of work, not time").
+///
+/// [`docs/design/group-orders.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/design/group-orders.md
 pub const PATH_CELLS_PER_WORK: usize = 8;
 
 /// What one [`GroupPlanner::advance`](super::GroupPlanner::advance) decided and did.

@@ -67,7 +67,8 @@
 
 use super::trace::{Direction, TraceEvent, Tracer};
 use super::{
-    HexMoves, Moves, Node, Passage, Path, Search, SearchContext, SearchStats, SquareMoves, Stamp,
+    CellPath, HexMoves, Moves, Node, Passage, Search, SearchContext, SearchStats, SquareMoves,
+    Stamp,
 };
 use crate::board::Board;
 use crate::grid::Grid;
@@ -475,7 +476,7 @@ impl SearchContext {
         start: usize,
         goal: usize,
         meeting: Meeting,
-        path: &mut Path,
+        path: &mut CellPath,
     ) {
         let mut index = meeting.forward;
         path.cells.push(grid.pos(index));

@@ -30,7 +30,7 @@ use crate::open_list::HeapEntry;
 use crate::pos::Pos;
 
 use super::{
-    Found, HexMoves, Moves, NoPath, Node, Path, SearchContext, SearchOptions, SearchStats,
+    CellPath, Found, HexMoves, Moves, NoPath, Node, SearchContext, SearchOptions, SearchStats,
     SquareMoves, check_endpoints,
 };
 
@@ -459,7 +459,7 @@ impl SearchContext {
         if !reached {
             return Err(NoPath::Exhausted);
         }
-        let mut path = Path {
+        let mut path = CellPath {
             cells: vec![goal],
             cost: self.nodes[t].g,
         };

@@ -3,7 +3,7 @@
 //! grids and edits.
 
 use proptest::prelude::*;
-use tilewalk_path::{Board, Grid, Passage, Path, Pos};
+use tilewalk_path::{Board, CellPath, Grid, Passage, Pos};
 
 use super::common::steps;
 use super::reference::{at, dijkstra};
@@ -23,7 +23,7 @@ pub fn check_found(
     grid: &Grid,
     board: Board,
     (start, goal): (Pos, Pos),
-    found: Option<&Path>,
+    found: Option<&CellPath>,
     name: &str,
 ) -> Result<(), String> {
     let expected = optimum(grid, start, goal, board);
