@@ -1597,7 +1597,7 @@ mod tests {
                     } else {
                         Doing::Resting
                     };
-                    let side = Side {
+                    let team = Side {
                         team: Team::Blue,
                         squad: None,
                     };
@@ -1607,7 +1607,7 @@ mod tests {
                         unit,
                         Doer {
                             what,
-                            side,
+                            side: team,
                             class,
                             stopped_short,
                             tile,
