@@ -1556,6 +1556,23 @@ fn write_png(path: &FsPath, width: u32, height: u32, colour: impl Fn(u32, u32) -
         .unwrap();
 }
 
+/// An 8×6 Tiled map of the tileset at `source`: columns 0-3 its first tile, 4-7 its second.
+fn two_kinds_tmx(source: &str) -> String {
+    let rows = ["1,1,1,1,2,2,2,2"; 6].join(",\n");
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<map version="1.10" orientation="orthogonal" renderorder="right-down" width="8" height="6" tilewidth="16" tileheight="16" infinite="0">
+ <tileset firstgid="1" source="{source}"/>
+ <layer id="1" name="ground" width="8" height="6">
+  <data encoding="csv">
+{rows}
+</data>
+ </layer>
+</map>
+"#
+    )
+}
+
 #[test]
 #[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
 fn a_map_draws_its_tileset_from_a_sibling_folder() {
@@ -1586,25 +1603,8 @@ fn a_map_draws_its_tileset_from_a_sibling_folder() {
     )
     .unwrap();
     // Columns 0-3 grass (orange), 4-7 road (purple).
-    let row = "1,1,1,1,2,2,2,2";
-    let rows = [row; 6].join(",\n");
     let map = maps.join("level.tmx");
-    std::fs::write(
-        &map,
-        format!(
-            r#"<?xml version="1.0" encoding="UTF-8"?>
-<map version="1.10" orientation="orthogonal" renderorder="right-down" width="8" height="6" tilewidth="16" tileheight="16" infinite="0">
- <tileset firstgid="1" source="../../tiles/ground/ground.tsx"/>
- <layer id="1" name="ground" width="8" height="6">
-  <data encoding="csv">
-{rows}
-</data>
- </layer>
-</map>
-"#
-        ),
-    )
-    .unwrap();
+    std::fs::write(&map, two_kinds_tmx("../../tiles/ground/ground.tsx")).unwrap();
     let mut game = Game::start(&dir, map.to_str().unwrap());
     game.wait_fitted();
     let near = |p: [u8; 3], want: [u8; 3]| p.iter().zip(want).all(|(a, b)| a.abs_diff(b) <= 12);
@@ -1652,24 +1652,8 @@ fn a_map_that_lacks_terrain_units_and_its_image_opens_the_map_panel_and_draws_a_
 "#,
     )
     .unwrap();
-    let rows = ["1,1,1,1,2,2,2,2"; 6].join(",\n");
     let map = dir.join("level.tmx");
-    std::fs::write(
-        &map,
-        format!(
-            r#"<?xml version="1.0" encoding="UTF-8"?>
-<map version="1.10" orientation="orthogonal" renderorder="right-down" width="8" height="6" tilewidth="16" tileheight="16" infinite="0">
- <tileset firstgid="1" source="ground.tsx"/>
- <layer id="1" name="ground" width="8" height="6">
-  <data encoding="csv">
-{rows}
-</data>
- </layer>
-</map>
-"#
-        ),
-    )
-    .unwrap();
+    std::fs::write(&map, two_kinds_tmx("ground.tsx")).unwrap();
     let mut game = Game::start(&dir, map.to_str().unwrap());
     game.wait_fitted();
     // The panel opens by itself, beside the others and off the map.
