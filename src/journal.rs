@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use bevy::prelude::*;
-use bevy_tilewalk::tactics::{Struck, TacticsMove, TacticsMoved, Won};
+use bevy_tilewalk::tactics::{MoveCancelled, Struck, TacticsMove, TacticsMoved, Won};
 use bevy_tilewalk::{Arrived, MoveOrder, OrderRefused, Refusal, SteppingOff, Team, Unit};
 use tilewalk_path::Pos;
 
@@ -46,6 +46,8 @@ pub enum Entry {
         from: Pos,
         to: Pos,
     },
+    /// Tactics: a unit's move was taken back; it stands on `to` again.
+    TakenBack { unit: String, team: Team, to: Pos },
     /// Tactics: a strike, with the names of the units it removed (they are gone from the
     /// world by the time anything reads it; their names stay here).
     Struck {
@@ -70,7 +72,8 @@ impl Entry {
             Self::Arrived { unit, .. }
             | Self::Refused { unit, .. }
             | Self::SteppingOff { unit, .. }
-            | Self::Moved { unit, .. } => unit,
+            | Self::Moved { unit, .. }
+            | Self::TakenBack { unit, .. } => unit,
             Self::Struck { attacker, .. } => attacker,
             Self::Won { .. } => "",
         }
@@ -103,7 +106,11 @@ impl Entry {
                 ))
             }
             Self::Won { team } => Some(format!("{team} wins: the other side has no units left")),
-            Self::Arrived { .. } | Self::Refused { .. } | Self::SteppingOff { .. } => None,
+            // A move taken back leaves the turn log instead of adding to it.
+            Self::Arrived { .. }
+            | Self::Refused { .. }
+            | Self::SteppingOff { .. }
+            | Self::TakenBack { .. } => None,
         }
     }
 
@@ -150,6 +157,9 @@ impl Entry {
                 to,
             } => serde_json::json!({
                 "event": "moved", "unit": unit, "team": team.name(), "from": [from.x, from.y], "to": [to.x, to.y],
+            }),
+            Self::TakenBack { unit, team, to } => serde_json::json!({
+                "event": "taken_back", "unit": unit, "team": team.name(), "to": [to.x, to.y],
             }),
             Self::Struck {
                 attacker,
@@ -265,8 +275,9 @@ fn record_entries(
     mut arrived: MessageReader<Arrived>,
     mut refused: MessageReader<OrderRefused>,
     mut stepping: MessageReader<SteppingOff>,
-    (mut moved, mut struck, mut won): (
+    (mut moved, mut cancelled, mut struck, mut won): (
         MessageReader<TacticsMoved>,
+        MessageReader<MoveCancelled>,
         MessageReader<Struck>,
         MessageReader<Won>,
     ),
@@ -330,6 +341,13 @@ fn record_entries(
             team: team(m.unit),
             from: m.path.cells[0],
             to: m.path.goal(),
+        });
+    }
+    for c in cancelled.read() {
+        journal.0.push(Entry::TakenBack {
+            unit: name(c.unit),
+            team: team(c.unit),
+            to: c.to,
         });
     }
     for s in struck.read() {

@@ -279,6 +279,7 @@ fn refusal(app: &App, seen: usize) -> Option<String> {
             Entry::Arrived { .. }
             | Entry::SteppingOff { .. }
             | Entry::Moved { .. }
+            | Entry::TakenBack { .. }
             | Entry::Struck { .. }
             | Entry::Won { .. } => None,
         })

@@ -243,8 +243,9 @@ fn notice_journal(
             } => notice.say(format!(
                 "{unit} stands on {terrain} at {from}, impassable for it now: it steps off first"
             )),
-            // Moves are drawn (and logged in the turn log); strikes and a win are said.
-            Entry::Moved { .. } => {}
+            // Moves are drawn (and logged in the turn log, which a move taken back leaves);
+            // strikes and a win are said.
+            Entry::Moved { .. } | Entry::TakenBack { .. } => {}
             Entry::Struck { .. } | Entry::Won { .. } => {
                 if let Some(line) = entry.tactics_line() {
                     notice.say(line);

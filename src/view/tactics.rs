@@ -10,6 +10,7 @@
 //! again") to play the map again.
 
 use std::collections::{BTreeSet, HashMap};
+use std::f32::consts::FRAC_1_SQRT_2;
 
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::{
@@ -23,6 +24,7 @@ use super::layout::{HudPanel, MapArea, MinimapSlot, PANEL_BACKGROUND, TopBar};
 use super::sprites::{RefusalCross, team_color};
 use super::{Cursor, Notice, TileShape, outline, route_line};
 use crate::AppSystems;
+use crate::convert::{Geometry, Projection as MapProjection};
 use crate::journal::{Entry, EventLog, Journal};
 use crate::level::{Level, RestartLevel};
 use crate::tactics::{Mode, Players, Presenting, strike_hint};
@@ -33,8 +35,12 @@ use crate::units::{Selected, UNIT_Z};
 #[derive(Resource, Default)]
 struct ShownRange {
     unit: Option<Entity>,
+    /// The unit's side: its range is drawn in its colour.
+    team: Option<Team>,
     /// The unit has moved this turn: no range, no preview, only its attack tiles.
     moved: bool,
+    /// The unit is done this turn (it struck or waited): no range and no attack tiles.
+    acted: bool,
     range: Range,
     attack: BTreeSet<Pos>,
     threat: BTreeSet<Pos>,
@@ -537,7 +543,13 @@ fn single(selected: &Query<Entity, With<Selected>>) -> Option<Entity> {
 
 /// Anything that changes what the range shows: units moving or (de)selected, turns passing
 /// (and units removed in combat, below).
-type BoardChanged = Or<(Changed<Tile>, Added<Selected>, Added<Moved>, Added<Unit>)>;
+type BoardChanged = Or<(
+    Changed<Tile>,
+    Added<Selected>,
+    Added<Moved>,
+    Added<Acted>,
+    Added<Unit>,
+)>;
 
 fn update_range(
     level: Res<Level>,
@@ -563,12 +575,12 @@ fn update_range(
     let board = TacticsBoard::new(&nav, &rules, &units);
     let piece = single(&selected).and_then(|e| board.piece(e));
     let (range, attack) = match piece {
-        Some(piece) => {
+        Some(piece) if !piece.acted => {
             let range = board.range(&mut context, piece);
             let attack = board.attack_tiles(piece, &range);
             (range, attack)
         }
-        None => Default::default(),
+        _ => Default::default(),
     };
     let threat = if show.0 {
         board.threat(&mut context, turn.team.opponent())
@@ -576,17 +588,23 @@ fn update_range(
         BTreeSet::new()
     };
     let unit = piece.map(|p| p.entity);
+    let team = piece.map(|p| p.team);
     let moved = piece.is_some_and(|p| p.moved);
+    let acted = piece.is_some_and(|p| p.acted);
     // Only touch the resource when something changed, so highlights are rebuilt rarely.
     if shown.unit != unit
+        || shown.team != team
         || shown.moved != moved
+        || shown.acted != acted
         || shown.range != range
         || shown.attack != attack
         || shown.threat != threat
     {
         *shown = ShownRange {
             unit,
+            team,
             moved,
+            acted,
             range,
             attack,
             threat,
@@ -626,24 +644,24 @@ fn highlight_tiles(
             ));
         }
     };
-    // Blue where the unit may stop; a paler, whiter blue where it may only pass (an ally
-    // stands there). The enemy's threat is drawn as outlines (see `draw_preview`): a red
-    // fill over green grass reads as olive and hides the terrain.
+    // The unit's side's colour where it may stop (blue for blue's units, red for red's); a
+    // pale, nearly white tint where it may only pass (an ally stands there). The enemy's
+    // threat is drawn as rings (see `draw_preview`): a red fill over green grass reads as
+    // olive and hides the terrain.
     for reached in shown.range.cells() {
-        if reached.can_stop {
-            tile(
-                reached.pos,
-                Color::srgba(0.2, 0.5, 1.0, 0.4),
-                Color::srgb(0.55, 0.8, 1.0),
-            );
-        } else {
-            tile(
-                reached.pos,
-                Color::srgba(0.85, 0.95, 1.0, 0.5),
-                Color::WHITE,
-            );
-        }
+        let (fill, frame) = range_colors(shown.team, reached.can_stop);
+        tile(reached.pos, fill, frame);
     }
+}
+
+/// A range tile's fill and frame: the side's colour where the unit may stop, a pale tint
+/// where it may only pass.
+fn range_colors(team: Option<Team>, can_stop: bool) -> (Color, Color) {
+    if !can_stop {
+        return (Color::srgba(0.85, 0.95, 1.0, 0.5), Color::WHITE);
+    }
+    let side = team.map_or(Color::WHITE, team_color);
+    (side.with_alpha(0.4), side.mix(&Color::WHITE, 0.45))
 }
 
 /// The exact path and cost to the tile under the cursor, read from the shown range; or why
@@ -663,10 +681,11 @@ fn draw_preview(
     (mut cross, mut notice): (ResMut<RefusalCross>, ResMut<Notice>),
 ) {
     let geometry = level.geometry();
-    // The enemy's threat: two orange rings inside each tile, readable on grass, water and mud.
+    // The enemy's threat: two round orange rings inside each tile, readable on grass, water
+    // and mud, and apart from the attack tiles' outlines, which take the tile's own shape.
     for &pos in &shown.threat {
-        for scale in [0.9, 0.8] {
-            outline(&mut gizmos, &geometry, pos, scale, THREAT);
+        for scale in [0.9, 0.72] {
+            ring(&mut gizmos, &geometry, pos, scale, THREAT);
         }
     }
     for &pos in shown.attack.iter().filter(|p| !shown.range.contains(**p)) {
@@ -684,6 +703,12 @@ fn draw_preview(
     let Ok((name, &class)) = units.get(unit) else {
         return;
     };
+    // A unit that struck or waited has nothing left to choose this turn, wherever the
+    // pointer is.
+    if shown.acted {
+        notice.hint(format!("{name} is done this turn"));
+        return;
+    }
     // Over an enemy: the strike's forecast, damage both ways, or why there is none (the unit
     // has acted, the enemy is out of reach, it is not the player's turn).
     let board = TacticsBoard::new(&nav, &rules, &pieces).with_defence(defence.as_deref());
@@ -727,6 +752,22 @@ fn draw_preview(
             notice.hint(Refusal::OutOfRange { to: pos }.message(unit, &*nav));
         }
     }
+}
+
+/// A circle (an ellipse on an isometric map) inside the tile at `pos`, `scale` of the
+/// tile's inscribed circle.
+fn ring(gizmos: &mut Gizmos, geometry: &Geometry, pos: Pos, scale: f32, color: Color) {
+    let size = geometry.tile_size();
+    let half = match geometry.projection {
+        // The ellipse inscribed in the tile's diamond.
+        MapProjection::Isometric { .. } => Vec2::new(size.x, size.y) / 2.0 * FRAC_1_SQRT_2,
+        _ => Vec2::splat(size.x.min(size.y) / 2.0),
+    };
+    gizmos.ellipse_2d(
+        Isometry2d::from_translation(geometry.center(pos)),
+        half * scale,
+        color,
+    );
 }
 
 /// A right click moves the selected unit to the tile, or strikes the enemy standing on it.
@@ -952,6 +993,14 @@ fn update_turn_log(
     let new = journal.0.get(*seen..).unwrap_or_default();
     *seen = journal.0.len();
     for entry in new {
+        // Backspace: the move leaves the log as it left the board.
+        if let Entry::TakenBack { unit, .. } = entry {
+            let moved = format!("{unit} moves ");
+            if let Some(at) = log.lines.iter().rposition(|l| l.starts_with(&moved)) {
+                log.lines.remove(at);
+            }
+            continue;
+        }
         let team = match entry {
             Entry::Moved { team, .. } | Entry::Struck { team, .. } => *team,
             Entry::Won { .. } => log.turn.map_or(turn.team, |t| t.1),
@@ -1159,6 +1208,93 @@ mod tests {
         );
         app.world_mut().resource_mut::<Cursor>().tile = Some(Pos::new(3, 0));
         assert_eq!(hover_line(&mut app), "", "no unit under the pointer");
+    }
+
+    #[test]
+    fn a_unit_that_is_done_has_no_range_or_attack_tiles_and_says_so_with_no_cross() {
+        let mut app = app();
+        app.init_gizmo_group::<DefaultGizmoConfigGroup>()
+            .init_resource::<ShownRange>()
+            .init_resource::<ShowThreat>()
+            .init_resource::<Notice>()
+            .init_resource::<RefusalCross>();
+        let knight = knight(&mut app);
+        app.world_mut().entity_mut(knight).insert(Selected);
+        // One system, run twice: the second run sees only what changed since the first.
+        let update = app.world_mut().register_system(update_range);
+        app.world_mut().run_system(update).unwrap();
+        let shown = app.world().resource::<ShownRange>();
+        assert_eq!(shown.team, Some(Team::Blue));
+        assert!(!shown.range.cells().is_empty() && !shown.attack.is_empty());
+        app.world_mut().entity_mut(knight).insert(Acted);
+        app.world_mut().run_system(update).unwrap();
+        let shown = app.world().resource::<ShownRange>();
+        assert!(shown.acted);
+        assert!(shown.range.cells().is_empty(), "no range");
+        assert!(shown.attack.is_empty(), "no attack outlines");
+        // Over an empty tile, over the enemy and over itself: the same line, no cross.
+        for pos in [Pos::new(3, 1), Pos::new(5, 1), Pos::new(0, 0)] {
+            app.world_mut().resource_mut::<Cursor>().tile = Some(pos);
+            app.world_mut().run_system_once(draw_preview).unwrap();
+            assert_eq!(
+                app.world().resource::<Notice>().hint,
+                "knight is done this turn"
+            );
+            assert_eq!(app.world().resource::<RefusalCross>().0, None, "at {pos}");
+        }
+    }
+
+    #[test]
+    fn a_range_takes_its_units_side_colour_where_it_may_stop() {
+        let distance = |a: Color, b: Color| {
+            let (a, b) = (a.to_srgba(), b.to_srgba());
+            (a.red - b.red).abs() + (a.green - b.green).abs() + (a.blue - b.blue).abs()
+        };
+        for (team, other) in [(Team::Blue, Team::Red), (Team::Red, Team::Blue)] {
+            let (fill, frame) = range_colors(Some(team), true);
+            for color in [fill, frame] {
+                assert!(
+                    distance(color, team_color(team)) < distance(color, team_color(other)),
+                    "{team:?}'s range drawn nearer {other:?}'s colour"
+                );
+            }
+        }
+        assert_eq!(
+            range_colors(Some(Team::Red), false),
+            range_colors(Some(Team::Blue), false),
+            "a pass-only tile is the same pale tint for every side"
+        );
+    }
+
+    #[test]
+    fn a_move_taken_back_leaves_the_turn_log() {
+        let mut app = app();
+        app.init_resource::<TurnLog>();
+        app.world_mut().spawn((Text::default(), LogText));
+        let moved = |unit: &str, from: Pos, to: Pos| Entry::Moved {
+            unit: unit.to_owned(),
+            team: Team::Blue,
+            from,
+            to,
+        };
+        let (a, b, c) = (Pos::new(0, 0), Pos::new(2, 0), Pos::new(2, 1));
+        app.world_mut().resource_mut::<Journal>().0.extend([
+            moved("knight", a, b),
+            moved("archer", c, a),
+            Entry::TakenBack {
+                unit: "knight".to_owned(),
+                team: Team::Blue,
+                to: a,
+            },
+        ]);
+        let logged: Result = app.world_mut().run_system_once(update_turn_log).unwrap();
+        logged.unwrap();
+        let world = app.world_mut();
+        let text = world
+            .query_filtered::<&Text, With<LogText>>()
+            .single(world)
+            .unwrap();
+        assert_eq!(text.0, "turn 1, blue:\narcher moves (2,1) -> (0,0)");
     }
 
     #[test]

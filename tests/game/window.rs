@@ -1008,6 +1008,24 @@ fn a_tactics_turn_is_played_with_clicks_in_a_real_window() {
     let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = fresh_dir("tactics-window");
     let mut game = Game::tactics(&dir, "duel.map", DUEL);
+    // Move the archer, then take the move back (Backspace): it leaves the turn log as well.
+    let pressed = game.click(1, 4, "1");
+    game.wait_event_from(pressed, "the archer selected", STARTUP, |e| {
+        e["event"] == "selected" && e["units"] == serde_json::json!(["archer"])
+    });
+    let pressed = game.click(2, 4, "3");
+    game.wait_event_from(pressed, "the archer's move in the turn log", STARTUP, |e| {
+        e["event"] == "turn_log"
+            && e["lines"] == serde_json::json!(["turn 1, blue:", "archer moves (1,4) -> (2,4)"])
+    });
+    let before = game.events().len();
+    game.xdotool(&["key", "BackSpace"]);
+    game.wait_event_from(before, "the move taken back", STARTUP, |e| {
+        e["event"] == "taken_back" && e["unit"] == "archer" && e["to"] == serde_json::json!([1, 4])
+    });
+    game.wait_event_from(before, "the turn log without it", STARTUP, |e| {
+        e["event"] == "turn_log" && e["lines"] == serde_json::json!(["turn 1, blue:"])
+    });
     // Select the knight; hover its goal (the preview), right-click it: it walks there.
     let pressed = game.click(1, 2, "1");
     game.wait_event_from(pressed, "the knight selected", STARTUP, |e| {
