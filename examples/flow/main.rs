@@ -23,7 +23,8 @@
 //!
 //! `cargo run --release --example flow [-- --all] [--tuning] [--seed N] [--only TEXT]
 //! [--seconds S]`: `--all` adds the armies of 1,500 a side on 112×84 maps, by group and one
-//! order a unit (minutes each); `--tuning` runs the seeds the crowd rules were tuned on
+//! order a unit, and by group on 128×96 maps (with `--seed 9`, the map and orders that
+//! `tools/armies_arrive.py` plays in the window), minutes each; `--tuning` runs the seeds the crowd rules were tuned on
 //! instead of the others; `--seed` runs the one seed N (so that the long families can run
 //! a seed a process, side by side); `--only` runs the families whose name holds TEXT; S is
 //! the simulated time limit of each run (default 1,800).

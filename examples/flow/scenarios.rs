@@ -145,6 +145,14 @@ pub fn families(all: bool) -> Vec<Family> {
                 ..armies(seed, 112, 84, 1500)
             },
         });
+        // With `--seed 9`, what `tools/armies_arrive.py` plays in the window: `tilewalk gen
+        // --seed 9 --width 128 --height 96 --units 1500`, blue sent to the grass nearest
+        // (107,48) and red to the grass nearest (21,48).
+        list.push(Family {
+            name: "armies: gen 128x96, 1,500 a side, through each other",
+            target: 2.0,
+            build: |seed| armies(seed, 128, 96, 1500),
+        });
     }
     list
 }
