@@ -62,7 +62,8 @@
 //!   free tile when its own is taken), and gives up after [`MAX_REPLANS`] tries without
 //!   getting nearer its goal, once more after it is walled in ([`Walk::walled`]: its
 //!   re-plans then walk through the other side's units). A unit walking back after making
-//!   way whose tile a unit at rest took stays where it is.
+//!   way pushes walkers only: it waits for a unit making way too, and stays where it is
+//!   once a unit at rest holds its tile.
 //!
 //! Why every unit arrives: the unit with the oldest walk is never pushed, and every frame
 //! it stands it steps: its next tile is free, held by a unit under way (which stands a step
@@ -1274,8 +1275,17 @@ impl<'a> Resolver<'a> {
                     self.stay(i, Outcome::HandOver { holder: h });
                     return Push::Queues;
                 }
-                // A unit coming back after making way pushes no unit at rest.
-                let pushes = !(w.making_way && theirs.what == Doing::Resting);
+                // A unit coming back after making way pushes walkers only: it waits for a
+                // unit making way too, and stays where it is once a unit at rest holds its
+                // tile. Were units making way to push each other, they would push, through
+                // each other's asides, the units at rest around them, and those in turn,
+                // for ever when no walker is left to make way for.
+                let at_rest_or_making_way = |what| match what {
+                    Doing::Resting => true,
+                    Doing::Waiting(j) => self.waiters[j].making_way,
+                    Doing::Pending | Doing::Stepping => false,
+                };
+                let pushes = !(w.making_way && at_rest_or_making_way(theirs.what));
                 holder = Some(h);
                 if pushes && pusher.is_none() {
                     sidestepped = true;
@@ -1633,5 +1643,79 @@ mod tests {
         assert_eq!(outcomes.len(), 132);
         // The first to decide is never pushed, and steps: its pushes end in a pass.
         assert_eq!(outcomes[0], Outcome::Step);
+    }
+
+    #[test]
+    fn units_walking_back_after_making_way_push_neither_each_other_nor_units_at_rest() {
+        // On a 3×3 map with free tiles around: a unit walking back after making way at (0,1)
+        // wants (1,1), where another walking back wants (2,1), where a unit rests. With no
+        // walker left, nobody is to move: the first waits, the second is blocked by the unit
+        // at rest, and the unit at rest stays (were they to push, the second would step
+        // aside, or push the unit at rest, and each unit pushed would walk back and push in
+        // turn, for ever).
+        let side = 3;
+        let nav = Navigation::uniform(Board::default(), side, side, ClassSpec::new("foot", 1.0))
+            .expect("a uniform map");
+        let (mut holders, mut headings) = (TileMap::default(), TileMap::default());
+        holders.clear(&nav, (side * side) as usize);
+        headings.clear(&nav, (side * side) as usize);
+        let mut doing = EntityHashMap::default();
+        let mut waiters = Vec::new();
+        let unit = |x: u32| Entity::from_raw_u32(x + 1).expect("an index");
+        for x in 0..side {
+            let tile = Pos::new(x, 1);
+            holders.insert(tile, unit(x));
+            let what = if x + 1 < side {
+                let want = Pos::new(x + 1, 1);
+                headings.insert(tile, heading(tile, want));
+                waiters.push(Waiter {
+                    rank: (0, unit(x).index_u32()),
+                    entity: unit(x),
+                    from: tile,
+                    want,
+                    cost: Some(1.0),
+                    left: 0.0,
+                    last: true,
+                    after: None,
+                    pass_through: false,
+                    making_way: true,
+                    age: 0.0,
+                });
+                Doing::Waiting(waiters.len() - 1)
+            } else {
+                Doing::Resting
+            };
+            let side = Side {
+                team: Team::Blue,
+                squad: None,
+            };
+            let (class, stopped_short) = (MovementClass(0), false);
+            doing.insert(
+                unit(x),
+                Doer {
+                    what,
+                    side,
+                    class,
+                    stopped_short,
+                    tile,
+                },
+            );
+        }
+        let settled = Resolver::new(
+            &nav,
+            &waiters,
+            &holders,
+            &doing,
+            &headings,
+            TileMap::default(),
+            TileMap::default(),
+        )
+        .settle();
+        assert_eq!(
+            settled.outcomes,
+            [Outcome::Queue, Outcome::Blocked { holder: unit(2) }]
+        );
+        assert!(settled.aside.is_empty(), "no unit at rest pushed");
+        assert!(settled.leaving.is_empty(), "nobody leaves its tile");
     }
 }
