@@ -1659,19 +1659,38 @@ fn a_map_that_lacks_terrain_units_and_its_image_opens_the_map_panel_and_draws_a_
     // The panel opens by itself, beside the others and off the map.
     game.panels_apart("RealTime", "map");
     // Every tile is a checker: the left and right halves of a tile are its two colours.
-    let shot = game.screenshot();
+    // On a busy machine the first frames come before lavapipe can draw anything (black):
+    // screenshots are taken until the tiles show or STARTUP runs out.
     let magenta = |p: [u8; 3]| p[0] > 150 && p[2] > 130 && p[1] < 90;
     let dark = |p: [u8; 3]| p.iter().all(|&c| c < 70);
-    let quarter = (game.tile_center(1, 0).0 - game.tile_center(0, 0).0) / 4;
-    for (x, y) in [(0, 0), (3, 5), (4, 2), (7, 5)] {
-        let (cx, cy) = game.tile_center(x, y);
-        let halves = [
-            shot.pixel((cx - quarter, cy - quarter)),
-            shot.pixel((cx + quarter, cy - quarter)),
-        ];
+    let tiles = [(0, 0), (3, 5), (4, 2), (7, 5)];
+    let halves = |game: &Game, shot: &Shot| -> Vec<[[u8; 3]; 2]> {
+        let quarter = (game.tile_center(1, 0).0 - game.tile_center(0, 0).0) / 4;
+        tiles
+            .iter()
+            .map(|&(x, y)| {
+                let (cx, cy) = game.tile_center(x, y);
+                [
+                    shot.pixel((cx - quarter, cy - quarter)),
+                    shot.pixel((cx + quarter, cy - quarter)),
+                ]
+            })
+            .collect()
+    };
+    let checker = |h: &[[u8; 3]; 2]| h.iter().any(|&p| magenta(p)) && h.iter().any(|&p| dark(p));
+    let deadline = Instant::now() + STARTUP;
+    let (shot, seen) = loop {
+        let shot = game.screenshot();
+        let seen = halves(&game, &shot);
+        if seen.iter().all(checker) || Instant::now() >= deadline {
+            break (shot, seen);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    for (&(x, y), tile) in tiles.iter().zip(&seen) {
         assert!(
-            halves.iter().any(|&p| magenta(p)) && halves.iter().any(|&p| dark(p)),
-            "tile ({x},{y}) is {halves:?}, not a checker; {}\n{}",
+            checker(tile),
+            "tile ({x},{y}) is {tile:?}, not a checker; {}\n{}",
             shot.path.display(),
             game.log()
         );
