@@ -1762,3 +1762,136 @@ fn the_binary_alone_plays_the_built_in_meadow_from_an_empty_folder() {
     assert!(!dir.join("assets").exists());
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Four blue walkers in the west of a 40-tile field, and `eve` walled in by rock.
+const GROUP: &str = "board: square-4
+[terrain]
+........................................
+........................................
+........................................
+........................................
+###.....................................
+#.#.....................................
+###.....................................
+[units]
+ann  blue foot  1,1
+bo   blue foot  2,1
+cy   blue foot  1,2
+di   blue foot  2,2
+eve  blue foot  1,5
+";
+
+impl Game {
+    /// Waits for a `hud` event after the first `from` whose notice lines `matches`.
+    fn wait_hud_from(
+        &mut self,
+        from: usize,
+        what: &str,
+        matches: impl Fn(&[&str]) -> bool,
+    ) -> Value {
+        self.wait_event_from(from, what, STARTUP, |e| {
+            e["event"] == "hud"
+                && e["notice"].as_array().is_some_and(|lines| {
+                    let lines: Vec<&str> = lines.iter().filter_map(Value::as_str).collect();
+                    matches(&lines)
+                })
+        })
+    }
+}
+
+impl Game {
+    /// Drags a box with the left button from tile `from` to tile `to`; returns the units
+    /// the game reports selected.
+    fn box_select(&mut self, from: (u32, u32), to: (u32, u32)) -> Value {
+        self.hover(from.0, from.1);
+        let before = self.events().len();
+        self.xdotool(&["mousedown", "1"]);
+        let (x0, y0) = self.tile_center(from.0, from.1);
+        let (x1, y1) = self.tile_center(to.0, to.1);
+        let mid = ((x0 + x1) / 2, (y0 + y1) / 2);
+        self.xdotool(&["mousemove", &mid.0.to_string(), &mid.1.to_string()]);
+        self.xdotool(&["mousemove", &x1.to_string(), &y1.to_string()]);
+        self.xdotool(&["mouseup", "1"]);
+        self.wait_event_from(before, "a selection", STARTUP, |e| e["event"] == "selected")["units"]
+            .clone()
+    }
+
+    /// A right click on tile `to` ordering `units` units; returns the events before it.
+    fn group_order(&mut self, to: (u32, u32), units: usize) -> usize {
+        let pressed = self.click(to.0, to.1, "3");
+        self.wait_event_from(pressed, "the group order", STARTUP, |e| {
+            e["event"] == "ordered" && e["units"].as_array().is_some_and(|u| u.len() == units)
+        });
+        pressed
+    }
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn after_a_group_order_the_top_bar_counts_the_side_and_e_and_s_say_what_they_did() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("group-hud");
+    let map = dir.join("group.map");
+    std::fs::write(&map, GROUP).unwrap();
+    let mut game = Game::start(&dir, map.to_str().unwrap());
+    game.wait_fitted();
+    // The four walkers, boxed, sent 35 tiles east (12 s of game time at 3 tiles a second).
+    let selected = game.box_select((0, 0), (3, 3));
+    assert_eq!(selected, serde_json::json!(["ann", "bo", "cy", "di"]));
+    let pressed = game.group_order((36, 2), 4);
+    let counted = game.wait_hud_from(pressed, "blue's side counted", |lines| {
+        lines.first() == Some(&"blue 0/4 arrived · 4 walking")
+    });
+    // The search line says what the group order did, not one unit's search.
+    let search = counted["search"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        search.starts_with("last order: group order of 4 units to (36,2), planned at once: "),
+        "{counted}"
+    );
+    // E: a group order has no search cells to show.
+    let before = game.events().len();
+    game.xdotool(&["key", "e"]);
+    game.wait_hud_from(before, "E's answer", |lines| {
+        lines.iter().any(|l| {
+            *l == "the last order was a group order, planned for all its units at once: it has no search cells to show (an order of one unit has)"
+        })
+    });
+    // S, while the four walk: it names them, and the side's line counts them stopped.
+    let arrived: Vec<Value> = game
+        .events()
+        .into_iter()
+        .filter(|e| e["event"] == "arrived")
+        .collect();
+    assert!(arrived.is_empty(), "{arrived:?}");
+    let before = game.events().len();
+    game.xdotool(&["key", "s"]);
+    let stopped = game.wait_hud_from(before, "S's answer", |lines| {
+        lines.iter().any(|l| l.starts_with("stopped "))
+    });
+    let lines = stopped["notice"].as_array().unwrap();
+    assert!(
+        lines.iter().any(|l| l == "stopped ann, bo, cy, di"),
+        "{stopped}"
+    );
+    game.wait_hud_from(before, "the four counted stopped", |lines| {
+        lines.first() == Some(&"blue 0/4 arrived · 4 stopped")
+    });
+    // All five, eve walled in by rock: she cannot reach the click, and the search line
+    // still says what the group order did after her own search for the nearest tile.
+    let selected = game.box_select((0, 0), (39, 6));
+    assert_eq!(
+        selected,
+        serde_json::json!(["ann", "bo", "cy", "di", "eve"])
+    );
+    let pressed = game.group_order((36, 2), 5);
+    let counted = game.wait_hud_from(pressed, "eve counted", |lines| {
+        lines.first() == Some(&"blue 0/5 arrived · 4 walking · 1 cannot reach")
+    });
+    let search = counted["search"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        search.starts_with("last order: group order of 5 units to (36,2), planned at once: "),
+        "{counted}"
+    );
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
