@@ -88,9 +88,9 @@ fn take_screenshot(
 
 /// Reports where the map's top-left corner is in the window and how many logical pixels
 /// `TILE_SIZE` world units span, whenever that changes, from the camera's first fit to the
-/// map area on (the first view reported is the one the player first sees). A tile's centre is then at
-/// `origin + (centre.x, extent.y - centre.y) * tile_px / TILE_SIZE` for its world centre
-/// ([`crate::convert::Geometry::center`]) and the map's world extent.
+/// map area on (nothing for the frame or two before the layout places the map area). A
+/// tile's centre is then at `origin + (centre.x, extent.y - centre.y) * tile_px / TILE_SIZE`
+/// for its world centre ([`crate::convert::Geometry::center`]) and the map's world extent.
 fn report_view(
     level: Res<Level>,
     camera: Single<(&Camera, &GlobalTransform)>,
