@@ -22,18 +22,24 @@ const MIN_SCALE: f32 = 1.0 / 8.0;
 const MAX_SCALE_OVER_FIT: f32 = 2.0;
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(Startup, spawn_camera).add_systems(
-        Update,
-        (
-            fit_level,
-            centre_on_selection,
-            (pan_with_keys, pan_with_middle_drag, zoom_with_wheel),
-            clamp_to_map,
-        )
-            .chain()
-            .in_set(AppSystems::RecordInput)
-            .run_if(resource_exists::<Level>),
-    );
+    app.init_resource::<LastFit>()
+        .add_systems(Startup, spawn_camera)
+        .add_systems(
+            Update,
+            (
+                fit_level,
+                (
+                    centre_on_selection,
+                    (pan_with_keys, pan_with_middle_drag, zoom_with_wheel),
+                    clamp_to_map,
+                )
+                    .chain()
+                    .run_if(fitted),
+            )
+                .chain()
+                .in_set(AppSystems::RecordInput)
+                .run_if(resource_exists::<Level>),
+        );
 }
 
 /// The camera draws without multisampling: tiles and units are squares on the tile grid,
@@ -56,13 +62,18 @@ struct MapRect<'w, 's> {
 
 impl MapRect<'_, '_> {
     fn get(&self) -> Rect {
-        let (node, place) = *self.area;
-        screen_rect(node, place).unwrap_or(Rect::new(
+        self.laid_out().unwrap_or(Rect::new(
             0.0,
             0.0,
             self.window.width(),
             self.window.height(),
         ))
+    }
+
+    /// The map area's rectangle once the UI layout has placed it.
+    fn laid_out(&self) -> Option<Rect> {
+        let (node, place) = *self.area;
+        screen_rect(node, place)
     }
 
     /// How far the map area's centre is from the window's, in world units at `scale`
@@ -81,29 +92,39 @@ fn fitting_scale(level: &Level, area: Rect) -> f32 {
 }
 
 /// The camera as the last fit left it, so that a change of the layout (a panel shown, the
-/// window resized) fits again while nobody has moved the camera since.
-#[derive(Default)]
-struct LastFit {
+/// window resized) fits again while nobody has moved the camera since. `None` until the
+/// first fit: the camera stays put, and the view is not reported, until then.
+#[derive(Resource, Default)]
+pub(super) struct LastFit {
     camera: Option<(Vec3, f32)>,
     area: Rect,
 }
 
-/// Zooms so all of the map shows in the map area, and centres it there: when a level
-/// starts, on `Home`, and when the map area changes while the view is still the fitted one.
+/// Whether the camera has been fitted to the map area once.
+pub(super) fn fitted(last: Res<LastFit>) -> bool {
+    last.camera.is_some()
+}
+
+/// Zooms so all of the map shows in the map area, and centres it there: when a level starts
+/// (once the UI layout has placed the map area: a fit to the whole window first would show
+/// the map under the panels for a frame, and report a view that is not the player's), on
+/// `Home`, and when the map area changes while the view is still the fitted one.
 fn fit_level(
     level: Res<Level>,
     keys: Res<ButtonInput<KeyCode>>,
     area: MapRect,
     camera: Single<(&mut Transform, &mut Projection), With<Camera2d>>,
-    mut last: Local<LastFit>,
+    mut last: ResMut<LastFit>,
 ) {
     let (mut transform, mut projection) = camera.into_inner();
     let Projection::Orthographic(ortho) = &mut *projection else {
         return;
     };
-    let rect = area.get();
+    let Some(rect) = area.laid_out() else {
+        return;
+    };
     let still_fitted = last.camera == Some((transform.translation, ortho.scale));
-    let asked = level.is_added() || keys.just_pressed(KeyCode::Home);
+    let asked = last.camera.is_none() || level.is_added() || keys.just_pressed(KeyCode::Home);
     if !(asked || (still_fitted && last.area != rect)) {
         return;
     }

@@ -16,6 +16,7 @@ use bevy_tilewalk::{Path, Tile};
 use tilewalk_path::Pos;
 
 use super::Cursor;
+use super::camera::LastFit;
 use super::layout::{HudPanel, MapArea, screen_rect};
 use crate::AppSystems;
 use crate::convert::TILE_SIZE;
@@ -86,16 +87,21 @@ fn take_screenshot(
 }
 
 /// Reports where the map's top-left corner is in the window and how many logical pixels
-/// `TILE_SIZE` world units span, whenever that changes. A tile's centre is then at
-/// `origin + (centre.x, extent.y - centre.y) * tile_px / TILE_SIZE` for its world centre
-/// ([`crate::convert::Geometry::center`]) and the map's world extent.
+/// `TILE_SIZE` world units span, whenever that changes, from the camera's first fit to the
+/// map area on (nothing for the frame or two before the layout places the map area). A
+/// tile's centre is then at `origin + (centre.x, extent.y - centre.y) * tile_px / TILE_SIZE`
+/// for its world centre ([`crate::convert::Geometry::center`]) and the map's world extent.
 fn report_view(
     level: Res<Level>,
     camera: Single<(&Camera, &GlobalTransform)>,
     window: Single<&Window>,
     mut log: ResMut<EventLog>,
     mut last: Local<Option<(Vec2, f32)>>,
+    fit: Res<LastFit>,
 ) -> Result {
+    if !super::camera::fitted(fit) {
+        return Ok(());
+    }
     let (camera, transform) = *camera;
     let top_left = Vec2::new(0.0, level.geometry().extent().y);
     let origin = camera.world_to_viewport(transform, top_left.extend(0.0))?;

@@ -19,7 +19,7 @@ use super::{
 use crate::AppSystems;
 use crate::assets::FileErrors;
 use crate::convert::{Projection, TILE_SIZE};
-use crate::journal::{Entry, Journal};
+use crate::journal::{Entry, EventLog, Journal};
 use crate::level::{Level, Reloaded};
 use crate::tactics::Mode;
 use crate::terrain::TerrainTable;
@@ -65,6 +65,7 @@ pub(super) fn plugin(app: &mut App) {
             (
                 (notice_journal, say_reloads, show_help).before(super::keep_drawing),
                 (update_status, update_notice, update_errors).after(super::keep_drawing),
+                report_hud.run_if(resource_exists::<EventLog>),
             )
                 .chain()
                 .in_set(AppSystems::Hud),
@@ -333,6 +334,15 @@ fn update_status(
             .0
             .get(i)
             .map(|s| (format!("search view {} of {}", i + 1, searches.0.len()), s)),
+        // After a group order, what the group order did, even when a unit of it that
+        // cannot reach the click searched on its own afterwards for the nearest tile.
+        None if last.units > 1 => searches
+            .0
+            .iter()
+            .rev()
+            .find(|s| s.algorithm == GROUP_ORDER)
+            .or(searches.0.back())
+            .map(|s| ("last search".to_owned(), s)),
         None => searches.0.back().map(|s| ("last search".to_owned(), s)),
     };
     if let Some((label, search)) = shown {
@@ -393,6 +403,32 @@ fn update_notice(
     if let Ok(mut node) = panels.get_mut(parent.parent()) {
         show(&mut node, !lines.is_empty());
     }
+}
+
+/// With `--events`, what the top bar says, whenever it changes: the notice box's lines (each
+/// side's last group order, the notice, the hint under the pointer) and the status's line
+/// about the last search or group order, e.g. `{"event":"hud","notice":["blue 4/4 arrived"],
+/// "search":"last order: group order of 4 units to (9,2), …"}`, so a script reads what the
+/// player reads.
+fn report_hud(
+    status: Single<&Text, With<StatusText>>,
+    notice: Single<&Text, With<NoticeText>>,
+    mut log: ResMut<EventLog>,
+    mut last: Local<String>,
+) -> Result {
+    let search = status.0.lines().find(|l| {
+        ["last search", "search view", "last order"]
+            .iter()
+            .any(|p| l.starts_with(p))
+    });
+    let notice: Vec<&str> = notice.0.lines().collect();
+    let event = serde_json::json!({"event": "hud", "notice": notice, "search": search});
+    let text = event.to_string();
+    if *last != text {
+        log.write(&event)?;
+        *last = text;
+    }
+    Ok(())
 }
 
 /// Shows or hides a panel; a hidden one takes no room in the layout.

@@ -15,7 +15,7 @@ use tilewalk::map::{ldtk, tmx};
 use super::*;
 
 /// A corpus folder (`../shared/...` beside the repository) copied to a fresh temporary one.
-fn copied(corpus: &str, test: &str) -> PathBuf {
+pub(super) fn copied(corpus: &str, test: &str) -> PathBuf {
     let from = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../shared")
         .join(corpus);
@@ -40,7 +40,7 @@ fn copy_dir(from: &FsPath, to: &FsPath) {
 
 /// What changed from `before` to `after`: the bytes of `before` replaced (their common
 /// beginning and end aside), and what replaced them.
-fn changed<'a>(before: &'a str, after: &'a str) -> (&'a str, &'a str) {
+pub(super) fn changed<'a>(before: &'a str, after: &'a str) -> (&'a str, &'a str) {
     let prefix = before
         .bytes()
         .zip(after.bytes())
@@ -70,7 +70,7 @@ fn terrains(map: &MapAsset) -> Vec<String> {
 }
 
 /// The kind drawn on the most cells, and the cells where it is on top.
-fn most_drawn(tiles: &TiledMap, width: u32, height: u32) -> (TileKindId, Vec<usize>) {
+pub(super) fn most_drawn(tiles: &TiledMap, width: u32, height: u32) -> (TileKindId, Vec<usize>) {
     let kinds = tiles.tile_kinds();
     let &(kind, _) = kinds
         .iter()
@@ -156,7 +156,7 @@ fn round_trip(map_path: &FsPath, read_back: impl Fn(&ClassHome) -> Option<String
 }
 
 /// The Class of the tile a home names, as the `tiled` crate reads the file.
-fn tiled_class(home: &ClassHome) -> Option<String> {
+pub(super) fn tiled_class(home: &ClassHome) -> Option<String> {
     let ClassHome::TiledTile { file, embedded, id } = home else {
         panic!("not a Tiled tile: {home:?}");
     };
@@ -188,7 +188,7 @@ fn json_class(home: &ClassHome) -> Option<String> {
 }
 
 /// The identifier of the IntGrid value a home names, as serde_json reads the project.
-fn ldtk_identifier(home: &ClassHome) -> Option<String> {
+pub(super) fn ldtk_identifier(home: &ClassHome) -> Option<String> {
     let ClassHome::IntGrid { file, layer, value } = home else {
         panic!("not an IntGrid value: {home:?}");
     };

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tilewalk::convert::{Geometry, TILE_SIZE};
-use tilewalk::map::MapAsset;
+use tilewalk::map::{MapAsset, ldtk, tmx};
 use tilewalk_path::Pos;
 
 /// Lavapipe renders on the CPU: the first frames take a while on a 2-core machine.
@@ -71,9 +71,10 @@ impl Game {
             .process_group(0)
             .spawn()
             .expect("xvfb-run starts (apt-get install xvfb mesa-vulkan-drivers xdotool)");
-        let parsed = match map.ends_with(".tmx") {
-            true => tilewalk::map::tmx::read_tmx(FsPath::new(map)).unwrap(),
-            false => MapAsset::parse(&std::fs::read_to_string(map).unwrap()).unwrap(),
+        let parsed = match FsPath::new(map).extension().and_then(|e| e.to_str()) {
+            Some("tmx") => tmx::read_tmx(FsPath::new(map)).unwrap(),
+            Some("ldtk") => ldtk::read_ldtk(FsPath::new(map), None).unwrap(),
+            _ => MapAsset::parse(&std::fs::read_to_string(map).unwrap()).unwrap(),
         };
         let mut game = Self {
             geometry: Geometry::projected(
@@ -1677,19 +1678,38 @@ fn a_map_that_lacks_terrain_units_and_its_image_opens_the_map_panel_and_draws_a_
     // The panel opens by itself, beside the others and off the map.
     game.panels_apart("RealTime", "map");
     // Every tile is a checker: the left and right halves of a tile are its two colours.
-    let shot = game.screenshot();
+    // On a busy machine the first frames come before lavapipe can draw anything (black):
+    // screenshots are taken until the tiles show or STARTUP runs out.
     let magenta = |p: [u8; 3]| p[0] > 150 && p[2] > 130 && p[1] < 90;
     let dark = |p: [u8; 3]| p.iter().all(|&c| c < 70);
-    let quarter = (game.tile_center(1, 0).0 - game.tile_center(0, 0).0) / 4;
-    for (x, y) in [(0, 0), (3, 5), (4, 2), (7, 5)] {
-        let (cx, cy) = game.tile_center(x, y);
-        let halves = [
-            shot.pixel((cx - quarter, cy - quarter)),
-            shot.pixel((cx + quarter, cy - quarter)),
-        ];
+    let tiles = [(0, 0), (3, 5), (4, 2), (7, 5)];
+    let halves = |game: &Game, shot: &Shot| -> Vec<[[u8; 3]; 2]> {
+        let quarter = (game.tile_center(1, 0).0 - game.tile_center(0, 0).0) / 4;
+        tiles
+            .iter()
+            .map(|&(x, y)| {
+                let (cx, cy) = game.tile_center(x, y);
+                [
+                    shot.pixel((cx - quarter, cy - quarter)),
+                    shot.pixel((cx + quarter, cy - quarter)),
+                ]
+            })
+            .collect()
+    };
+    let checker = |h: &[[u8; 3]; 2]| h.iter().any(|&p| magenta(p)) && h.iter().any(|&p| dark(p));
+    let deadline = Instant::now() + STARTUP;
+    let (shot, seen) = loop {
+        let shot = game.screenshot();
+        let seen = halves(&game, &shot);
+        if seen.iter().all(checker) || Instant::now() >= deadline {
+            break (shot, seen);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    for (&(x, y), tile) in tiles.iter().zip(&seen) {
         assert!(
-            halves.iter().any(|&p| magenta(p)) && halves.iter().any(|&p| dark(p)),
-            "tile ({x},{y}) is {halves:?}, not a checker; {}\n{}",
+            checker(tile),
+            "tile ({x},{y}) is {tile:?}, not a checker; {}\n{}",
             shot.path.display(),
             game.log()
         );
@@ -1760,4 +1780,337 @@ fn the_binary_alone_plays_the_built_in_meadow_from_an_empty_folder() {
     assert!(!log.contains("ERROR"), "{log}");
     assert!(!dir.join("assets").exists());
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Four blue walkers in the west of a 40-tile field, and `eve` walled in by rock.
+const GROUP: &str = "board: square-4
+[terrain]
+........................................
+........................................
+........................................
+........................................
+###.....................................
+#.#.....................................
+###.....................................
+[units]
+ann  blue foot  1,1
+bo   blue foot  2,1
+cy   blue foot  1,2
+di   blue foot  2,2
+eve  blue foot  1,5
+";
+
+impl Game {
+    /// Waits for a `hud` event after the first `from` whose notice lines `matches`.
+    fn wait_hud_from(
+        &mut self,
+        from: usize,
+        what: &str,
+        matches: impl Fn(&[&str]) -> bool,
+    ) -> Value {
+        self.wait_event_from(from, what, STARTUP, |e| {
+            e["event"] == "hud"
+                && e["notice"].as_array().is_some_and(|lines| {
+                    let lines: Vec<&str> = lines.iter().filter_map(Value::as_str).collect();
+                    matches(&lines)
+                })
+        })
+    }
+}
+
+impl Game {
+    /// Drags a box with the left button from tile `from` to tile `to`; returns the units
+    /// the game reports selected.
+    fn box_select(&mut self, from: (u32, u32), to: (u32, u32)) -> Value {
+        self.hover(from.0, from.1);
+        let before = self.events().len();
+        self.xdotool(&["mousedown", "1"]);
+        let (x0, y0) = self.tile_center(from.0, from.1);
+        let (x1, y1) = self.tile_center(to.0, to.1);
+        let mid = ((x0 + x1) / 2, (y0 + y1) / 2);
+        self.xdotool(&["mousemove", &mid.0.to_string(), &mid.1.to_string()]);
+        self.xdotool(&["mousemove", &x1.to_string(), &y1.to_string()]);
+        self.xdotool(&["mouseup", "1"]);
+        self.wait_event_from(before, "a selection", STARTUP, |e| e["event"] == "selected")["units"]
+            .clone()
+    }
+
+    /// A right click on tile `to` ordering `units` units; returns the events before it.
+    fn group_order(&mut self, to: (u32, u32), units: usize) -> usize {
+        let pressed = self.click(to.0, to.1, "3");
+        self.wait_event_from(pressed, "the group order", STARTUP, |e| {
+            e["event"] == "ordered" && e["units"].as_array().is_some_and(|u| u.len() == units)
+        });
+        pressed
+    }
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn after_a_group_order_the_top_bar_counts_the_side_and_e_and_s_say_what_they_did() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("group-hud");
+    let map = dir.join("group.map");
+    std::fs::write(&map, GROUP).unwrap();
+    let mut game = Game::start(&dir, map.to_str().unwrap());
+    game.wait_fitted();
+    // The four walkers, boxed, sent 35 tiles east (12 s of game time at 3 tiles a second).
+    let selected = game.box_select((0, 0), (3, 3));
+    assert_eq!(selected, serde_json::json!(["ann", "bo", "cy", "di"]));
+    let pressed = game.group_order((36, 2), 4);
+    let counted = game.wait_hud_from(pressed, "blue's side counted", |lines| {
+        lines.first() == Some(&"blue 0/4 arrived · 4 walking")
+    });
+    // The search line says what the group order did, not one unit's search.
+    let search = counted["search"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        search.starts_with("last order: group order of 4 units to (36,2), planned at once: "),
+        "{counted}"
+    );
+    // E: a group order has no search cells to show.
+    let before = game.events().len();
+    game.xdotool(&["key", "e"]);
+    game.wait_hud_from(before, "E's answer", |lines| {
+        lines.iter().any(|l| {
+            *l == "the last order was a group order, planned for all its units at once: it has no search cells to show (an order of one unit has)"
+        })
+    });
+    // S, while the four walk: it names them, and the side's line counts them stopped.
+    let arrived: Vec<Value> = game
+        .events()
+        .into_iter()
+        .filter(|e| e["event"] == "arrived")
+        .collect();
+    assert!(arrived.is_empty(), "{arrived:?}");
+    let before = game.events().len();
+    game.xdotool(&["key", "s"]);
+    let stopped = game.wait_hud_from(before, "S's answer", |lines| {
+        lines.iter().any(|l| l.starts_with("stopped "))
+    });
+    let lines = stopped["notice"].as_array().unwrap();
+    assert!(
+        lines.iter().any(|l| l == "stopped ann, bo, cy, di"),
+        "{stopped}"
+    );
+    game.wait_hud_from(before, "the four counted stopped", |lines| {
+        lines.first() == Some(&"blue 0/4 arrived · 4 stopped")
+    });
+    // All five, eve walled in by rock: she cannot reach the click, and the search line
+    // still says what the group order did after her own search for the nearest tile.
+    let selected = game.box_select((0, 0), (39, 6));
+    assert_eq!(
+        selected,
+        serde_json::json!(["ann", "bo", "cy", "di", "eve"])
+    );
+    let pressed = game.group_order((36, 2), 5);
+    let counted = game.wait_hud_from(pressed, "eve counted", |lines| {
+        lines.first() == Some(&"blue 0/5 arrived · 4 walking · 1 cannot reach")
+    });
+    let search = counted["search"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        search.starts_with("last order: group order of 5 units to (36,2), planned at once: "),
+        "{counted}"
+    );
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The cells of `cells` reached from `from` through their sides (a way along them that
+/// any board allows), each with its distance in steps.
+fn reached(cells: &std::collections::HashSet<Pos>, from: Pos) -> HashMap<Pos, u32> {
+    let mut seen = HashMap::from([(from, 0)]);
+    let mut queue = std::collections::VecDeque::from([from]);
+    while let Some(p) = queue.pop_front() {
+        let next = [
+            (p.x.wrapping_sub(1), p.y),
+            (p.x + 1, p.y),
+            (p.x, p.y.wrapping_sub(1)),
+            (p.x, p.y + 1),
+        ];
+        for (x, y) in next {
+            let q = Pos::new(x, y);
+            if cells.contains(&q) && !seen.contains_key(&q) {
+                seen.insert(q, seen[&p] + 1);
+                queue.push_back(q);
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn the_terrain_mode_gives_a_corpus_maps_tile_a_terrain_saves_it_and_a_unit_walks_across() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("terrain-mode");
+    // Tiled's desert example, as Tiled ships it: no tile names a terrain.
+    let corpus = super::assign::copied("tiled-corpus/tiled-examples", "terrain-mode-window");
+    let map_path = corpus.join("desert.tmx");
+    let map = tmx::read_tmx(&map_path).unwrap();
+    let tiles = map.tiles.as_ref().unwrap();
+    let (kind, _) = super::assign::most_drawn(tiles, map.width, map.height);
+    let home = tiles.class_home(&map_path, kind).unwrap();
+    assert_eq!(super::assign::tiled_class(&home).unwrap_or_default(), "");
+    // A scout on the kind, and a cell of it some steps away along it.
+    let cells: std::collections::HashSet<Pos> = tiles.cells_of(kind).into_iter().collect();
+    let (start, distances) = cells
+        .iter()
+        .map(|&c| (c, reached(&cells, c)))
+        .max_by_key(|(c, r)| (r.len(), std::cmp::Reverse((c.y, c.x))))
+        .unwrap();
+    let far = (*distances.values().max().unwrap()).min(8);
+    assert!(far >= 4, "{far}");
+    let goal = *distances
+        .iter()
+        .filter(|&(_, &d)| d == far)
+        .map(|(p, _)| p)
+        .min_by_key(|p| (p.y, p.x))
+        .unwrap();
+    let tmx_text = std::fs::read_to_string(&map_path).unwrap().replacen(
+        "</map>",
+        &format!(
+            r#" <objectgroup id="2" name="units">
+  <object id="1" name="scout" type="foot" x="{}" y="{}" width="32" height="32">
+   <properties>
+    <property name="team" value="blue"/>
+   </properties>
+  </object>
+ </objectgroup>
+</map>"#,
+            start.x * 32,
+            start.y * 32
+        ),
+        1,
+    );
+    std::fs::write(&map_path, &tmx_text).unwrap();
+    let tsx_before = std::fs::read_to_string(home.file()).unwrap();
+    let mut game = Game::start(&dir, map_path.to_str().unwrap());
+    game.wait_fitted();
+    // P: the terrain mode and its panel; a click on the scout's cell picks the kind.
+    game.xdotool(&["key", "p"]);
+    game.panels_apart("RealTime", "terrain mode");
+    let name = tiles.kind_name(kind);
+    let pressed = game.click(start.x, start.y, "1");
+    game.wait_hud_from(pressed, "the kind picked", |lines| {
+        lines.contains(&format!("{name} picked: 1-9 or a terrain gives it one").as_str())
+    });
+    // 1 gives it grass; Ctrl+Z takes it back; 1 again; Ctrl+S saves.
+    let cells_text = format!("{name} is grass: {} cells", cells.len());
+    let before = game.events().len();
+    game.xdotool(&["key", "1"]);
+    game.wait_hud_from(before, "grass given", |l| l.contains(&cells_text.as_str()));
+    let before = game.events().len();
+    game.xdotool(&["key", "ctrl+z"]);
+    let undone = format!("undone: {name} has no Class again");
+    game.wait_hud_from(before, "the undo", |l| l.contains(&undone.as_str()));
+    let before = game.events().len();
+    game.xdotool(&["key", "1"]);
+    game.wait_hud_from(before, "grass given again", |l| {
+        l.contains(&cells_text.as_str())
+    });
+    game.xdotool(&["key", "ctrl+s"]);
+    // Waited for on disk: the reload of the saved file can replace the notice `saved …`
+    // before a frame shows it.
+    wait_for("the tileset saved", STARTUP, || {
+        (super::assign::tiled_class(&home).as_deref() == Some("grass")).then_some(())
+    });
+    // The tileset holds the Class, read back by the `tiled` crate; one tile entry of it
+    // changed, and the map file not at all.
+    assert_eq!(super::assign::tiled_class(&home).as_deref(), Some("grass"));
+    let tsx_after = std::fs::read_to_string(home.file()).unwrap();
+    let (removed, added) = super::assign::changed(&tsx_before, &tsx_after);
+    assert!(
+        removed.is_empty() && added.contains("type=\"grass\"") && added.matches('<').count() <= 1,
+        "{removed:?} became {added:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&map_path).unwrap(),
+        tmx_text,
+        "the map"
+    );
+    // P leaves the mode; the scout, ordered across the kind's cells, walks only on them.
+    game.xdotool(&["key", "p"]);
+    let pressed = game.click(start.x, start.y, "1");
+    game.wait_event_from(pressed, "the scout selected", STARTUP, |e| {
+        e["event"] == "selected" && e["units"] == serde_json::json!(["scout"])
+    });
+    let pressed = game.click(goal.x, goal.y, "3");
+    let arrived = game.wait_event_from(pressed, "the scout's arrival", WALK, |e| {
+        e["event"] == "arrived"
+    });
+    assert_eq!(
+        arrived["tile"],
+        serde_json::json!([goal.x, goal.y]),
+        "{arrived}"
+    );
+    let steps: Vec<Pos> = game
+        .events_from(pressed)
+        .iter()
+        .filter(|e| e["event"] == "step")
+        .map(|e| {
+            Pos::new(
+                e["tile"][0].as_u64().unwrap() as u32,
+                e["tile"][1].as_u64().unwrap() as u32,
+            )
+        })
+        .collect();
+    assert!(steps.len() as u32 >= far, "{steps:?}");
+    assert!(steps.iter().all(|p| cells.contains(p)), "{steps:?}");
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(corpus);
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn the_terrain_mode_names_an_ldtk_int_grid_value_after_a_terrain_and_saves_it_in_the_project() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("terrain-mode-ldtk");
+    // LDtk's top-down example, as LDtk ships it: its first level's IntGrid value 1 of
+    // `Collisions`, on 200 cells, is named `walls`, which is no terrain.
+    let corpus = super::assign::copied("ldtk-corpus", "terrain-mode-ldtk-window");
+    let project = corpus.join("Typical_TopDown_example.ldtk");
+    let map = ldtk::read_ldtk(&project, None).unwrap();
+    let tiles = map.tiles.as_ref().unwrap();
+    let (kind, cells) = tiles
+        .tile_kinds()
+        .into_iter()
+        .max_by_key(|&(k, n)| (n, std::cmp::Reverse(k)))
+        .unwrap();
+    assert_eq!(
+        (tiles.kind_name(kind).as_str(), cells),
+        ("IntGrid `Collisions` value 1", 200)
+    );
+    let home = tiles.class_home(&project, kind).unwrap();
+    assert_eq!(
+        super::assign::ldtk_identifier(&home).as_deref(),
+        Some("walls")
+    );
+    let before = std::fs::read_to_string(&project).unwrap();
+    let mut game = Game::start(&dir, project.to_str().unwrap());
+    game.wait_fitted();
+    // P, Tab picks the kind on the most cells, 7 gives it rock (the table's seventh
+    // terrain), Ctrl+S saves.
+    game.xdotool(&["key", "p"]);
+    game.panels_apart("RealTime", "terrain mode");
+    game.xdotool(&["key", "Tab"]);
+    let before_keys = game.events().len();
+    game.xdotool(&["key", "7"]);
+    game.wait_hud_from(before_keys, "rock given", |l| {
+        l.contains(&"IntGrid `Collisions` value 1 is rock: 200 cells")
+    });
+    game.xdotool(&["key", "ctrl+s"]);
+    wait_for("the project saved", STARTUP, || {
+        (super::assign::ldtk_identifier(&home).as_deref() == Some("rock")).then_some(())
+    });
+    // serde_json reads the project back with the identifier, the only bytes that changed.
+    assert_eq!(
+        super::assign::ldtk_identifier(&home).as_deref(),
+        Some("rock")
+    );
+    let after = std::fs::read_to_string(&project).unwrap();
+    assert_eq!(super::assign::changed(&before, &after), ("walls", "rock"));
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(corpus);
 }
