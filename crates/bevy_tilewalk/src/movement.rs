@@ -1598,7 +1598,7 @@ mod tests {
                         Doing::Resting
                     };
                     let team = Side {
-                        team: Team::Blue,
+                        team: Team::BLUE,
                         squad: None,
                     };
                     let class = MovementClass(0);
