@@ -88,7 +88,7 @@ fn main() -> Result<(), String> {
             app.update();
             with_board(app.world_mut(), |board, context| {
                 'game: for _ in 0..options.turns {
-                    for team in [Team::Blue, Team::Red] {
+                    for team in [Team::BLUE, Team::RED] {
                         if board.winner().is_some() {
                             break 'game;
                         }

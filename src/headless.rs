@@ -38,14 +38,17 @@ pub fn headless_app(map: &MapAsset, table: &TerrainTable) -> Result<App, ParseEr
 }
 
 /// Whether every unit stands still: no path to follow or waited for, no step under way, and
-/// no enemy turn of tactics mode under way (a won game, whose turn stays where it ended,
-/// has none).
+/// no AI's red turn of tactics mode under way (a won game, whose turn stays where it ended,
+/// has none; a person's red turn waits for the person).
 pub fn all_idle(world: &mut World) -> bool {
     let mut teams = world.query_filtered::<&Team, With<bevy_tilewalk::Unit>>();
     let sides: std::collections::BTreeSet<Team> = teams.iter(world).copied().collect();
+    let red_person = world
+        .get_resource::<crate::tactics::Players>()
+        .is_some_and(|p| p.person_plays(Team::RED));
     world
         .get_resource::<Turn>()
-        .is_none_or(|t| t.team == Team::Blue || sides.len() < 2)
+        .is_none_or(|t| t.team == Team::BLUE || sides.len() < 2 || red_person)
         && world
             .query_filtered::<(), Or<(With<Path>, With<Pending>)>>()
             .iter(world)

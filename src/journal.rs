@@ -156,7 +156,7 @@ impl Entry {
                 from,
                 to,
             } => serde_json::json!({
-                "event": "moved", "unit": unit, "team": team.name(), "from": [from.x, from.y], "to": [to.x, to.y],
+                "event": "moved", "unit": unit, "team": team.to_string(), "from": [from.x, from.y], "to": [to.x, to.y],
             }),
             Self::TakenBack { unit, team, to } => serde_json::json!({
                 "event": "taken_back", "unit": unit, "team": team.name(), "to": [to.x, to.y],
@@ -171,11 +171,11 @@ impl Entry {
                 target_hp,
                 removed,
             } => serde_json::json!({
-                "event": "struck", "attacker": attacker, "team": team.name(), "target": target,
+                "event": "struck", "attacker": attacker, "team": team.to_string(), "target": target,
                 "damage": damage, "counter": counter, "attacker_hp": attacker_hp,
                 "target_hp": target_hp, "removed": removed,
             }),
-            Self::Won { team } => serde_json::json!({"event": "won", "team": team.name()}),
+            Self::Won { team } => serde_json::json!({"event": "won", "team": team.to_string()}),
         }
     }
 }
@@ -295,7 +295,7 @@ fn record_entries(
         Err(_) => fallen.0.get(&e).cloned(),
     };
     let name = |e: Entity| known(e).map_or_else(|| format!("{e}"), |(name, _)| name);
-    let team = |e: Entity| known(e).map_or(Team::Red, |(_, team)| team);
+    let team = |e: Entity| known(e).map_or(Team::RED, |(_, team)| team);
     let start = journal.0.len();
     let labels = GameLabels {
         level: &level,

@@ -9,10 +9,10 @@ use std::collections::{BTreeMap, VecDeque};
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::{
     Defeated, EndTurn, EnemyTurn, HoldEnemyTurn, MAX_ATTACK_RANGE, MAX_MOVEMENT_POINTS, Mind,
-    PerClass, Personality, Piece, PieceQuery, RulesError, Strike, TacticsBoard, TacticsMove,
-    TacticsRules, TerrainDefence, Turn, ZoneOfControl,
+    PerClass, Personality, Piece, PieceQuery, Player, RulesError, Strike, TacticsBoard,
+    TacticsMove, TacticsRules, TerrainDefence, Turn, ZoneOfControl,
 };
-use bevy_tilewalk::{ClassSpec, Navigation, Path, Team};
+use bevy_tilewalk::{ClassSpec, Navigation, Path, Sides, Team};
 use serde::Deserialize;
 use tilewalk_path::SearchContext;
 use tilewalk_path::formats::ParseError;
@@ -210,14 +210,44 @@ fn entry_at(text: &str, key: &str, class: &str, message: String) -> ParseError {
 }
 
 /// Who plays each side of a tactics game (`play --mode tactics --blue NAME --red NAME`).
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Players {
     /// The AI that plays blue's turns (each unit's move and strike, then the end of the
-    /// turn); `None`: a person plays blue.
+    /// turn, sent as a person's orders are, so the window shows them); `None`: a person
+    /// plays blue.
     pub blue: Option<Mind>,
-    /// The AI that plays red's turns, in place of the rules file's `ai`; `None`: the rules
-    /// file's.
-    pub red: Option<Mind>,
+    /// Who plays red's turns, as the plugin's [`Sides`] have it: the rules file's `ai`
+    /// ([`Player::RulesAi`], the default), another AI, or a person ([`Player::Person`]: two
+    /// persons take turns at one screen when a person plays blue too).
+    pub red: Player,
+}
+
+impl Default for Players {
+    fn default() -> Self {
+        Self {
+            blue: None,
+            red: Player::RulesAi,
+        }
+    }
+}
+
+impl Players {
+    /// Whether a person plays `team`'s turns.
+    pub fn person_plays(&self, team: Team) -> bool {
+        match team {
+            Team::BLUE => self.blue.is_none(),
+            Team::RED => self.red == Player::Person,
+            _ => false,
+        }
+    }
+}
+
+/// The game's other side: red for blue, blue for red (the game has these two).
+pub fn other_side(team: Team) -> Team {
+    match team {
+        Team::BLUE => Team::RED,
+        _ => Team::BLUE,
+    }
 }
 
 /// Blue's turn as its AI planned it: the moves, strikes and the end of the turn still to
@@ -304,12 +334,14 @@ fn restart_turns(
     }
 }
 
-/// Red's AI is [`Players::red`] where it is given, whatever the rules file says.
-fn apply_red_player(players: Res<Players>, rules: Option<ResMut<TacticsRules>>) {
-    if let (Some(red), Some(mut rules)) = (players.red, rules)
-        && rules.ai != red
+/// Red is played as [`Players::red`] says: the plugin's [`Sides`] get it.
+fn apply_red_player(players: Res<Players>, mut sides: ResMut<Sides>) {
+    if sides
+        .get(Team::RED)
+        .is_some_and(|red| red.player != players.red)
+        && let Some(red) = sides.get_mut(Team::RED)
     {
-        rules.ai = red;
+        red.player = players.red;
     }
 }
 
@@ -318,10 +350,11 @@ fn apply_red_player(players: Res<Players>, rules: Option<ResMut<TacticsRules>>) 
 /// are; then the end of the turn. Nothing once a side has won.
 fn play_blue_ai(
     (players, turn, mut plan): (Res<Players>, Res<Turn>, ResMut<BlueAiTurn>),
-    (nav, rules, defence): (
+    (nav, rules, defence, sides): (
         Res<Navigation>,
         Res<TacticsRules>,
         Option<Res<TerrainDefence>>,
+        Res<Sides>,
     ),
     units: PieceQuery,
     busy: Query<(), Busy>,
@@ -335,15 +368,16 @@ fn play_blue_ai(
     let Some(mind) = players.blue else {
         return;
     };
-    if turn.team != Team::Blue || !busy.is_empty() {
+    if turn.team != Team::BLUE || !busy.is_empty() {
         return;
     }
-    let mut board = TacticsBoard::new(&nav, &rules, &units).with_defence(defence.as_deref());
+    let mut board =
+        TacticsBoard::new(&nav, &rules, &sides, &units).with_defence(defence.as_deref());
     if board.winner().is_some() {
         return;
     }
     if plan.turn != Some(turn.number) {
-        let orders = board.play_side(&mut context, Team::Blue, mind);
+        let orders = board.play_side(&mut context, Team::BLUE, mind);
         plan.turn = Some(turn.number);
         plan.steps = orders
             .into_iter()

@@ -171,7 +171,7 @@ fn map_text(
     }
     text.push_str("[units]\n");
     for (i, (team, class, pos)) in units.iter().enumerate() {
-        let team = if *team == Team::Blue { "blue" } else { "red" };
+        let team = if *team == Team::BLUE { "blue" } else { "red" };
         writeln!(text, "u{i} {team} {class} {},{}", pos.x, pos.y).unwrap();
     }
     text
@@ -215,8 +215,8 @@ fn armies(seed: u64, width: u32, height: u32, units: u32) -> Scenario {
             .expect("a generated map has grass")
     };
     let orders = vec![
-        (Team::Blue, grass(Pos::new(width - width / 6, height / 2))),
-        (Team::Red, grass(Pos::new(width / 6, height / 2))),
+        (Team::BLUE, grass(Pos::new(width - width / 6, height / 2))),
+        (Team::RED, grass(Pos::new(width / 6, height / 2))),
     ];
     Scenario {
         map,
@@ -261,9 +261,9 @@ fn land(seed: u64, count: u32, class: fn(u32) -> &'static str) -> Scenario {
                     glyphs[(y * side + x) as usize]
                 }
             },
-            &block(Team::Blue, class, corner, columns, count),
+            &block(Team::BLUE, class, corner, columns, count),
         ),
-        orders: vec![(Team::Blue, goal)],
+        orders: vec![(Team::BLUE, goal)],
         alone: Alone::No,
         narrows: Vec::new(),
         crossing: false,
@@ -289,12 +289,12 @@ fn gap(seed: u64) -> Scenario {
                     '.'
                 }
             },
-            &block(Team::Blue, |_| "foot", corner, 15, 300),
+            &block(Team::BLUE, |_| "foot", corner, 15, 300),
         ),
-        orders: vec![(Team::Blue, goal)],
+        orders: vec![(Team::BLUE, goal)],
         alone: Alone::No,
         narrows: vec![(
-            Team::Blue,
+            Team::BLUE,
             Narrows {
                 entry: cells.clone(),
                 exit: cells,
@@ -327,16 +327,16 @@ fn bridge(seed: u64) -> Scenario {
                 _ => '.',
             },
             &[
-                block(Team::Blue, |_| "foot", blue, 5, 50),
-                block(Team::Red, |_| "foot", red, 5, 50),
+                block(Team::BLUE, |_| "foot", blue, 5, 50),
+                block(Team::RED, |_| "foot", red, 5, 50),
             ]
             .concat(),
         ),
-        orders: vec![(Team::Blue, goals.0), (Team::Red, goals.1)],
+        orders: vec![(Team::BLUE, goals.0), (Team::RED, goals.1)],
         alone: Alone::No,
         narrows: vec![
             (
-                Team::Blue,
+                Team::BLUE,
                 Narrows {
                     entry: vec![west],
                     exit: vec![east],
@@ -344,7 +344,7 @@ fn bridge(seed: u64) -> Scenario {
                 },
             ),
             (
-                Team::Red,
+                Team::RED,
                 Narrows {
                     entry: vec![east],
                     exit: vec![west],
@@ -428,7 +428,7 @@ fn own_goals(
     goals.shuffle(&mut rng);
     let units: Vec<(Team, &str, Pos)> = starts[..count as usize]
         .iter()
-        .map(|&p| (Team::Blue, "foot", p))
+        .map(|&p| (Team::BLUE, "foot", p))
         .collect();
     Scenario {
         map: format!(
@@ -526,7 +526,7 @@ pub fn crossing_bound(nav: &Navigation, units: &[(Team, Pos, Pos, MovementClass)
         }
         let mine: Vec<_> = units.iter().filter(|u| u.3 == class).collect();
         for &&(team, start, end, _) in &mine {
-            let (from, to) = if team == Team::Blue {
+            let (from, to) = if team == Team::BLUE {
                 (start, end)
             } else {
                 (end, start)

@@ -68,7 +68,7 @@ pub fn run(args: &DuelArgs) -> Result<ExitCode, Failure> {
                 };
                 let mut outcome = (board.winner(), 0);
                 'game: for turn in 1..=args.turns {
-                    for (team, mind) in [(Team::Blue, blue), (Team::Red, red)] {
+                    for (team, mind) in [(Team::BLUE, blue), (Team::RED, red)] {
                         if outcome.0.is_some() {
                             break 'game;
                         }
@@ -90,12 +90,12 @@ pub fn run(args: &DuelArgs) -> Result<ExitCode, Failure> {
             "game": game,
             "blue": blue.name(),
             "red": red.name(),
-            "winner": winner.map(Team::name),
+            "winner": winner.map(|t| t.to_string()),
             "turns": turns,
         }))?;
         match winner {
             Some(team) => {
-                let mind = if team == Team::Blue { blue } else { red };
+                let mind = if team == Team::BLUE { blue } else { red };
                 let count = won.entry(mind.name()).or_insert(json!(0));
                 *count = json!(count.as_u64().unwrap_or(0) + 1);
             }

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use bevy::asset::io::AssetSourceId;
 use bevy::asset::io::file::FileAssetReader;
 use bevy::prelude::*;
-use bevy_tilewalk::tactics::Mind;
+use bevy_tilewalk::tactics::{Mind, Player};
 use clap::{Parser, Subcommand};
 use tilewalk_path::Pos;
 
@@ -71,9 +71,10 @@ struct PlayArgs {
     #[arg(long, value_parser = blue_arg)]
     blue: Option<BluePlayer>,
     /// Who plays red in tactics mode: an AI, `planner` or `greedy` (default: the rules file's
-    /// `ai`, `planner` unless it says otherwise).
+    /// `ai`, `planner` unless it says otherwise), or `person` (with a person playing blue
+    /// too, two persons take turns at one screen).
     #[arg(long, value_parser = red_arg)]
-    red: Option<Mind>,
+    red: Option<Player>,
     /// The lab's start marker (X,Y), instead of a tile near the west edge.
     #[arg(long, value_parser = path::pos_arg, allow_hyphen_values = true)]
     from: Option<Pos>,
@@ -100,12 +101,17 @@ fn blue_arg(name: &str) -> Result<BluePlayer, String> {
     }
 }
 
-/// Who plays red: an AI.
-fn red_arg(name: &str) -> Result<Mind, String> {
-    Mind::parse(name).ok_or_else(|| match name {
-        "person" => format!("a person plays blue; red is played by an AI ({})", minds()),
-        _ => format!("`{name}` cannot play red (the AIs: {})", minds()),
-    })
+/// Who plays red: a person or an AI.
+fn red_arg(name: &str) -> Result<Player, String> {
+    match name {
+        "person" => Ok(Player::Person),
+        _ => Mind::parse(name).map(Player::Ai).ok_or_else(|| {
+            format!(
+                "`{name}` cannot play red (the players: person, {})",
+                minds()
+            )
+        }),
+    }
 }
 
 /// The AIs' names, for a message.
@@ -415,7 +421,7 @@ fn play(args: PlayArgs) -> Result<ExitCode, Failure> {
     .add_plugins(crate::game_plugin)
     .insert_resource(crate::tactics::Players {
         blue: args.blue.and_then(|b| b.0),
-        red: args.red,
+        red: args.red.unwrap_or(Player::RulesAi),
     });
     app.insert_resource(crate::view::LabEnds {
         start: args.from,
@@ -530,8 +536,8 @@ fn generated_summary(text: &str) -> Result<(u64, [usize; 2]), String> {
     Ok((
         open,
         [
-            side(bevy_tilewalk::Team::Blue),
-            side(bevy_tilewalk::Team::Red),
+            side(bevy_tilewalk::Team::BLUE),
+            side(bevy_tilewalk::Team::RED),
         ],
     ))
 }
@@ -540,8 +546,8 @@ fn generated_summary(text: &str) -> Result<(u64, [usize; 2]), String> {
 mod tests {
     use super::*;
 
-    /// The players of `play`: a person or an AI for blue, an AI for red; none given: a
-    /// person plays blue and the rules file's AI red.
+    /// The players of `play`: a person or an AI for each side; none given: a person plays
+    /// blue and the rules file's AI red.
     #[test]
     fn play_takes_the_players_of_each_side() {
         let players = |args: &[&str]| {
@@ -554,11 +560,15 @@ mod tests {
         assert_eq!(players(&[]), (None, None));
         assert_eq!(
             players(&["--blue", "greedy", "--red", "planner"]),
-            (Some(Mind::Greedy), Some(Mind::Planner))
+            (Some(Mind::Greedy), Some(Player::Ai(Mind::Planner)))
         );
         assert_eq!(
             players(&["--blue", "person", "--red", "greedy"]),
-            (None, Some(Mind::Greedy))
+            (None, Some(Player::Ai(Mind::Greedy)))
+        );
+        assert_eq!(
+            players(&["--red", "person", "--blue", "person"]),
+            (None, Some(Player::Person))
         );
         assert_eq!(players(&["--blue", "planner"]), (Some(Mind::Planner), None));
     }

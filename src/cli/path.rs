@@ -145,8 +145,8 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
     };
     if let Some(map) = map {
         let table = super::read_terrain(args.terrain.as_deref())?;
-        let start = first_unit(&map, bevy_tilewalk::Team::Blue, "blue");
-        let goal = first_unit(&map, bevy_tilewalk::Team::Red, "red");
+        let start = first_unit(&map, bevy_tilewalk::Team::BLUE, "blue");
+        let goal = first_unit(&map, bevy_tilewalk::Team::RED, "red");
         // The blue unit's own class when the path starts from it.
         let from_unit = args
             .from
@@ -154,7 +154,7 @@ fn load(args: &PathArgs) -> Result<Loaded, String> {
             .then(|| {
                 map.units
                     .iter()
-                    .find(|u| u.team == bevy_tilewalk::Team::Blue)
+                    .find(|u| u.team == bevy_tilewalk::Team::BLUE)
             })
             .flatten();
         let name = match (&args.class, from_unit) {

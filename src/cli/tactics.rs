@@ -194,7 +194,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
             }
             Action::Threat(team) => vec![with_board(
                 app.world_mut(),
-                |board, context| json!({"action": "threat", "team": team.name(), "tiles": tiles(board.threat(context, team))}),
+                |board, context| json!({"action": "threat", "team": team.to_string(), "tiles": tiles(board.threat(context, team))}),
             )?],
             Action::Move(name, to) => {
                 let piece = unit(&mut app, &name)?;
@@ -266,7 +266,7 @@ pub fn run(args: &TacticsArgs) -> Result<ExitCode, Failure> {
         }
     }
     let winner = with_board(app.world_mut(), |board, _| board.winner())?;
-    say(json!({"winner": winner.map(Team::name)}))?;
+    say(json!({"winner": winner.map(|t| t.to_string())}))?;
     Ok(status)
 }
 

@@ -396,8 +396,8 @@ mod tests {
                 let (blue, red) = map.units.split_at(9);
                 assert_eq!(blue.len(), red.len());
                 for (b, r) in blue.iter().zip(red) {
-                    assert_eq!(b.team, bevy_tilewalk::Team::Blue);
-                    assert_eq!(r.team, bevy_tilewalk::Team::Red);
+                    assert_eq!(b.team, bevy_tilewalk::Team::BLUE);
+                    assert_eq!(r.team, bevy_tilewalk::Team::RED);
                     assert_eq!(r.pos, mirror(b.pos));
                     assert_eq!(
                         (b.class.to_string(), b.attack),
@@ -426,7 +426,7 @@ mod tests {
                 "{} on open ground",
                 unit.name
             );
-            let west = unit.team == bevy_tilewalk::Team::Blue;
+            let west = unit.team == bevy_tilewalk::Team::BLUE;
             assert_eq!(west, unit.pos.x < 48, "{} on its side", unit.name);
             assert_eq!(
                 unit.class.to_string(),

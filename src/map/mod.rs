@@ -328,12 +328,12 @@ impl MapAsset {
         let mut units = Vec::new();
         let teams = [
             (
-                Team::Blue,
+                Team::BLUE,
                 ["knight", "lancer", "griffin"],
                 cells.iter().filter(open).take(3).collect::<Vec<_>>(),
             ),
             (
-                Team::Red,
+                Team::RED,
                 ["brute", "raider", "wyvern"],
                 cells.iter().rev().filter(open).take(3).collect(),
             ),
@@ -466,7 +466,7 @@ mod tests {
             map.units[1],
             UnitSpawn {
                 name: "bat".into(),
-                team: Team::Red,
+                team: Team::RED,
                 class: "flyer".into(),
                 pos: Pos::new(2, 1),
                 attack: None,

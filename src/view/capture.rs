@@ -247,7 +247,7 @@ fn report_turns(
 ) -> Result {
     if let Some(turn) = turn.filter(|t| t.is_changed() && *mode.get() == Mode::Tactics) {
         log.write(
-            &serde_json::json!({"event": "turn", "number": turn.number, "team": turn.team.name()}),
+            &serde_json::json!({"event": "turn", "number": turn.number, "team": turn.team.to_string()}),
         )?;
     }
     Ok(())

@@ -158,7 +158,7 @@ fn keep_drawing(
     mut redraw: MessageWriter<RequestRedraw>,
     mut redrawing: ResMut<Redrawing>,
 ) {
-    let enemy_turn = turn.is_some_and(|t| t.team == bevy_tilewalk::Team::Red);
+    let enemy_turn = turn.is_some_and(|t| t.team == bevy_tilewalk::Team::RED);
     let busy = !walking.is_empty()
         || !shows.is_empty()
         || enemy_turn

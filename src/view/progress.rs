@@ -60,7 +60,7 @@ impl SideOrders {
                 });
             }
         }
-        self.orders.sort_by_key(|o| o.team != Team::Blue);
+        self.orders.sort_by_key(|o| o.team != Team::BLUE);
     }
 
     /// `units` were stopped (`S`): they count as stopped, not arrived.
@@ -179,7 +179,7 @@ mod tests {
         let mut world = World::new();
         let units: Vec<(Entity, Team, String)> = (0..6)
             .map(|i| {
-                let team = if i < 5 { Team::Red } else { Team::Blue };
+                let team = if i < 5 { Team::RED } else { Team::BLUE };
                 (world.spawn_empty().id(), team, format!("u{i}"))
             })
             .collect();
@@ -204,8 +204,8 @@ mod tests {
         // Blue's new order of two comes first; red's own new order replaces its last.
         orders.ordered(
             &[
-                (units[5].0, Team::Blue, "u5".into()),
-                (units[0].0, Team::Blue, "u0".into()),
+                (units[5].0, Team::BLUE, "u5".into()),
+                (units[0].0, Team::BLUE, "u0".into()),
             ],
             4,
         );
@@ -223,7 +223,7 @@ mod tests {
     fn an_army_is_counted_with_thousands_grouped() {
         let mut world = World::new();
         let units: Vec<(Entity, Team, String)> = (0..1500)
-            .map(|i| (world.spawn_empty().id(), Team::Blue, format!("b{i}")))
+            .map(|i| (world.spawn_empty().id(), Team::BLUE, format!("b{i}")))
             .collect();
         let mut orders = SideOrders::default();
         orders.ordered(&units, 0);

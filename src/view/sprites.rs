@@ -68,8 +68,9 @@ pub(super) fn plugin(app: &mut App) {
 
 pub fn team_color(team: Team) -> Color {
     match team {
-        Team::Blue => BLUE,
-        Team::Red => RED,
+        Team::BLUE => BLUE,
+        // The game's other side.
+        _ => RED,
     }
 }
 

@@ -14,10 +14,10 @@ use std::f32::consts::FRAC_1_SQRT_2;
 
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::{
-    Acted, CancelMove, EndTurn, EnemyTurn, Health, Intent, Moved, PieceQuery, Strike, Struck,
-    TacticsBoard, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Won,
+    Acted, CancelMove, EndTurn, EnemyTurn, Health, Intent, Moved, PieceQuery, Player, Strike,
+    Struck, TacticsBoard, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Won,
 };
-use bevy_tilewalk::{MovementClass, Navigation, Refusal, Team, Tile, Unit};
+use bevy_tilewalk::{MovementClass, Navigation, Refusal, Sides, Team, Tile, Unit};
 use tilewalk_path::{Pos, Range, SearchContext};
 
 use super::layout::{HudPanel, MapArea, MinimapSlot, PANEL_BACKGROUND, TopBar};
@@ -27,7 +27,7 @@ use crate::AppSystems;
 use crate::convert::{Geometry, Projection as MapProjection};
 use crate::journal::{Entry, EventLog, Journal};
 use crate::level::{Level, RestartLevel};
-use crate::tactics::{Mode, Players, Presenting, strike_hint};
+use crate::tactics::{Mode, Players, Presenting, other_side, strike_hint};
 use crate::units::{Selected, UNIT_Z};
 
 /// The range shown for the selected unit, computed when the board, the rules, the selection
@@ -168,7 +168,7 @@ pub(super) fn plugin(app: &mut App) {
             Update,
             (
                 (order_moves, act_with_keys)
-                    .run_if(resource_equals(GameOver(None)).and_then(blue_is_a_person)),
+                    .run_if(resource_equals(GameOver(None)).and_then(a_person_plays)),
                 end_turn_with_key.run_if(resource_equals(GameOver(None))),
                 restart_with_r,
                 skip_show,
@@ -249,14 +249,14 @@ fn spawn_turn_panel(
                     |press: On<Pointer<Press>>,
                      mut end: MessageWriter<EndTurn>,
                      mut restart: MessageWriter<RestartLevel>,
-                     (over, players): (Res<GameOver>, Res<Players>)| {
+                     (over, players, turn): (Res<GameOver>, Res<Players>, Res<Turn>)| {
                         // On the press, where the pointer is this frame (see view::input).
                         if press.button != PointerButton::Primary {
                             return;
                         }
                         match over.0 {
-                            // Blue's AI ends its own turns.
-                            None if players.blue.is_some() => {}
+                            // An AI ends its own turns.
+                            None if !players.person_plays(turn.team) => {}
                             None => {
                                 end.write(EndTurn);
                             }
@@ -369,13 +369,14 @@ fn skip_show(
     mut commands: Commands,
     keys: Res<ButtonInput<KeyCode>>,
     cursor: Res<Cursor>,
-    turn: Res<Turn>,
+    (turn, players): (Res<Turn>, Res<Players>),
     mut skipping: ResMut<Skipping>,
     level: Res<Level>,
     walks: Query<(Entity, &Tile, &mut Transform), With<WalkShow>>,
     shows: Query<Entity, (With<Presenting>, Without<Unit>)>,
 ) {
-    if turn.team != Team::Red {
+    // A person playing red clicks to give orders, not to skip a show.
+    if turn.team != Team::RED || players.person_plays(Team::RED) {
         skipping.0 = false;
         return;
     }
@@ -426,7 +427,7 @@ fn start_shows(
         ));
     }
     for s in struck.read() {
-        if skipping.0 || turn.team != Team::Red {
+        if skipping.0 || turn.team != Team::RED {
             continue;
         }
         let place = |e: Entity| {
@@ -515,18 +516,21 @@ fn finish_game(
     }
 }
 
-/// Whether a person plays blue (no AI does): only then do clicks and keys give blue orders.
-fn blue_is_a_person(players: Res<Players>) -> bool {
-    players.blue.is_none()
+/// Whether a person plays a side (blue, red or both): only then do clicks and keys give
+/// orders (the plugin refuses those for the side whose turn it is not).
+fn a_person_plays(players: Res<Players>) -> bool {
+    players.person_plays(Team::BLUE) || players.person_plays(Team::RED)
 }
 
 fn end_turn_with_key(
     keys: Res<ButtonInput<KeyCode>>,
-    players: Res<Players>,
+    (players, turn): (Res<Players>, Res<Turn>),
     mut end: MessageWriter<EndTurn>,
     mut show: ResMut<ShowThreat>,
 ) {
-    if players.blue.is_none() && keys.any_just_pressed([KeyCode::Enter, KeyCode::NumpadEnter]) {
+    if players.person_plays(turn.team)
+        && keys.any_just_pressed([KeyCode::Enter, KeyCode::NumpadEnter])
+    {
         end.write(EndTurn);
     }
     if keys.just_pressed(KeyCode::KeyT) {
@@ -557,7 +561,7 @@ fn update_range(
     rules: Res<TacticsRules>,
     units: PieceQuery,
     selected: Query<Entity, With<Selected>>,
-    (show, turn): (Res<ShowThreat>, Res<Turn>),
+    (show, turn, sides): (Res<ShowThreat>, Res<Turn>, Res<Sides>),
     changed: Query<(), BoardChanged>,
     (mut deselected, mut unmoved, mut fallen): (
         RemovedComponents<Selected>,
@@ -572,7 +576,7 @@ fn update_range(
     if !(resources || turn.is_changed() || removed || !changed.is_empty()) {
         return;
     }
-    let board = TacticsBoard::new(&nav, &rules, &units);
+    let board = TacticsBoard::new(&nav, &rules, &sides, &units);
     let piece = single(&selected).and_then(|e| board.piece(e));
     let (range, attack) = match piece {
         Some(piece) if !piece.acted => {
@@ -583,7 +587,7 @@ fn update_range(
         _ => Default::default(),
     };
     let threat = if show.0 {
-        board.threat(&mut context, turn.team.opponent())
+        board.threat(&mut context, other_side(turn.team))
     } else {
         BTreeSet::new()
     };
@@ -671,10 +675,11 @@ fn draw_preview(
     shown: Res<ShownRange>,
     cursor: Res<Cursor>,
     level: Res<Level>,
-    (nav, rules, defence): (
+    (nav, rules, defence, sides): (
         Res<Navigation>,
         Res<TacticsRules>,
         Option<Res<TerrainDefence>>,
+        Res<Sides>,
     ),
     units: Query<(&Name, &MovementClass), With<Unit>>,
     (pieces, turn): (PieceQuery, Res<Turn>),
@@ -711,7 +716,7 @@ fn draw_preview(
     }
     // Over an enemy: the strike's forecast, damage both ways, or why there is none (the unit
     // has acted, the enemy is out of reach, it is not the player's turn).
-    let board = TacticsBoard::new(&nav, &rules, &pieces).with_defence(defence.as_deref());
+    let board = TacticsBoard::new(&nav, &rules, &sides, &pieces).with_defence(defence.as_deref());
     let attacker = board.piece(unit);
     let target = board
         .pieces
@@ -974,9 +979,9 @@ fn update_turn_log(
             .map_or_else(|_| e.to_string(), |n| n.to_string())
     };
     // Once, as red's turn starts: the enemy's turn changes each frame while it plays.
-    let red_turn = Some((turn.number, Team::Red));
+    let red_turn = Some((turn.number, Team::RED));
     if enemy.is_changed()
-        && turn.team == Team::Red
+        && turn.team == Team::RED
         && !enemy.orders.is_empty()
         && log.turn != red_turn
     {
@@ -1009,7 +1014,7 @@ fn update_turn_log(
         // The turn the entry belongs to, when it is read a frame late: blue's turn N comes
         // before red's turn N, and red's before blue's N + 1.
         let number = match (team, turn.team) {
-            (Team::Red, Team::Blue) => turn.number.saturating_sub(1).max(1),
+            (Team::RED, Team::BLUE) => turn.number.saturating_sub(1).max(1),
             _ => turn.number,
         };
         if log.turn != Some((number, team)) {
@@ -1021,7 +1026,7 @@ fn update_turn_log(
         let pulls_back = match entry {
             Entry::Moved {
                 unit,
-                team: Team::Red,
+                team: Team::RED,
                 from,
                 to,
             } => enemy
@@ -1067,7 +1072,7 @@ fn update_turn_text(
     if !(turn.is_changed() || enemy.is_changed() || over.is_changed() || panel.is_added()) {
         return;
     }
-    if let (None, Team::Blue, Some(mind)) = (over.0, turn.team, players.blue) {
+    if let (None, Team::BLUE, Some(mind)) = (over.0, turn.team, players.blue) {
         text.0 = format!(
             "turn {}: blue's AI ({}) is moving",
             turn.number,
@@ -1077,18 +1082,22 @@ fn update_turn_text(
     }
     let acting = enemy.queue.len() + usize::from(enemy.acting.is_some());
     let red = enemy.moves.len().max(acting);
+    if let (None, Team::RED, Player::Person) = (over.0, turn.team, players.red) {
+        text.0 = format!("turn {}: red's move (a person plays red)", turn.number);
+        return;
+    }
     text.0 = match (over.0, turn.team) {
-        (Some(Team::Blue), _) => format!("turn {}: you won (blue)", turn.number),
-        (Some(Team::Red), _) => format!("turn {}: you lost: red won", turn.number),
-        (None, Team::Red) => format!(
-            "turn {}: red is moving ({} units left to act)",
-            turn.number, acting
-        ),
-        (None, Team::Blue) if red > 0 => format!(
+        (Some(Team::BLUE), _) => format!("turn {}: you won (blue)", turn.number),
+        (Some(_), _) => format!("turn {}: you lost: red won", turn.number),
+        (None, Team::BLUE) if red > 0 => format!(
             "turn {}: your move (blue); red's turn is in the log",
             turn.number
         ),
-        (None, Team::Blue) => format!("turn {}: your move (blue)", turn.number),
+        (None, Team::BLUE) => format!("turn {}: your move (blue)", turn.number),
+        (None, _) => format!(
+            "turn {}: red is moving ({} units left to act)",
+            turn.number, acting
+        ),
     };
 }
 
@@ -1123,8 +1132,8 @@ fn update_banner(
     match over.0 {
         Some(team) => {
             let (line, tint) = match team {
-                Team::Blue => ("Victory: blue wins", team_color(Team::Blue)),
-                Team::Red => ("Defeat: red wins", team_color(Team::Red)),
+                Team::BLUE => ("Victory: blue wins", team_color(Team::BLUE)),
+                _ => ("Defeat: red wins", team_color(Team::RED)),
             };
             text.0 = format!(
                 "{line}\nthe other side has no units left (turn {})\nR: play the map again",
@@ -1299,7 +1308,7 @@ mod tests {
 
     #[test]
     fn the_three_states_look_apart_and_only_a_moved_unit_is_framed() {
-        for team in [Team::Blue, Team::Red] {
+        for team in [Team::BLUE, Team::RED] {
             let looks = [(false, false), (true, false), (true, true)]
                 .map(|(moved, acted)| state_look(team, moved, acted));
             let tint = |i: usize| looks[i].0.to_srgba();

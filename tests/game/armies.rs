@@ -369,8 +369,8 @@ fn the_crossing_bound_is_the_units_over_the_narrowest_crossings_rate() {
         .zip(side(7))
         .flat_map(|(west, east)| {
             [
-                (Team::Blue, west, east, horse),
-                (Team::Red, east, west, horse),
+                (Team::BLUE, west, east, horse),
+                (Team::RED, east, west, horse),
             ]
         })
         .collect();
@@ -617,7 +617,7 @@ fn mixed_armies_of_a_generated_map_converge_on_one_point_alone_and_as_one_order(
         let army: Vec<Entity> = world
             .query_filtered::<(Entity, &Team), With<Unit>>()
             .iter(world)
-            .filter(|(_, team)| both || **team == Team::Blue)
+            .filter(|(_, team)| both || **team == Team::BLUE)
             .map(|(entity, _)| entity)
             .collect();
         let units = army.len();
@@ -678,8 +678,8 @@ fn two_armies_cross(map: &str) {
         .map(|(entity, team)| (entity, *team))
         .collect();
     for (team, goal) in [
-        (Team::Blue, Pos::new(50, 20)),
-        (Team::Red, Pos::new(10, 30)),
+        (Team::BLUE, Pos::new(50, 20)),
+        (Team::RED, Pos::new(10, 30)),
     ] {
         let units = teams.iter().filter(|u| u.1 == team).map(|u| u.0);
         world.write_message(MoveOrder::new(units, goal));
@@ -806,9 +806,9 @@ fn an_army_replays_identically_under_any_budget_run_twice() {
             .query_filtered::<(Entity, &Team), With<Unit>>()
             .iter(world)
         {
-            match team {
-                Team::Blue => blue.push(entity),
-                Team::Red => red.push(entity),
+            match *team {
+                Team::BLUE => blue.push(entity),
+                _ => red.push(entity),
             }
         }
         for (units, goal) in [(blue, Pos::new(50, 24)), (red, Pos::new(12, 24))] {

@@ -1214,7 +1214,10 @@ fn gen_skirmish_writes_a_mirrored_fair_map() {
         let (blue, red) = map.units.split_at(7);
         assert_eq!(red.len(), 7);
         for (b, r) in blue.iter().zip(red) {
-            assert_eq!((b.team.name(), r.team.name()), ("blue", "red"));
+            assert_eq!(
+                (b.team.to_string().as_str(), r.team.to_string().as_str()),
+                ("blue", "red")
+            );
             assert_eq!(r.pos, mirror(b.pos));
             assert_eq!((&b.class, b.attack), (&r.class, r.attack));
         }
@@ -1299,11 +1302,7 @@ fn play_refuses_players_it_does_not_know_before_a_window_opens() {
         ),
         (
             vec!["--mode", "tactics", "--red", "clever"],
-            "`clever` cannot play red (the AIs: planner, greedy)",
-        ),
-        (
-            vec!["--mode", "tactics", "--red", "person"],
-            "red is played by an AI (planner, greedy)",
+            "`clever` cannot play red (the players: person, planner, greedy)",
         ),
         (
             vec!["--blue", "planner"],

@@ -317,8 +317,8 @@ fn entities_with_a_team_field_are_units() {
     assert_eq!(
         units,
         [
-            ("knight", Team::Blue, "foot", Pos::new(1, 0)),
-            ("Raider", Team::Red, "horse", Pos::new(3, 2)),
+            ("knight", Team::BLUE, "foot", Pos::new(1, 0)),
+            ("Raider", Team::RED, "horse", Pos::new(3, 2)),
         ]
     );
     // The terrain: Grass and water by name, letter case aside.

@@ -4,8 +4,8 @@
 
 use bevy_tilewalk::Refusal;
 use bevy_tilewalk::tactics::{
-    CancelMove, EndTurn, EnemyTurn, Forecast, Health, Intent, Mind, PerClass, Personality, Strike,
-    Struck, TacticsMove, TacticsMoved, TacticsRules, Turn, Wait, ZoneOfControl, with_board,
+    CancelMove, EndTurn, EnemyTurn, Forecast, Health, Intent, Mind, PerClass, Personality, Player,
+    Strike, Struck, TacticsMove, TacticsMoved, TacticsRules, Turn, Wait, ZoneOfControl, with_board,
 };
 use tilewalk::tactics::{Mode, check_rules, parse_rules};
 use tilewalk::terrain::TerrainTable;
@@ -204,7 +204,7 @@ fn a_moved_unit_cannot_move_again_until_the_next_turn() {
             &reasons[..],
             [
                 Refusal::AlreadyMoved,
-                Refusal::NotYourTurn { turn: Team::Blue },
+                Refusal::NotYourTurn { turn: Team::BLUE },
             ]
         ),
         "{reasons:?}"
@@ -327,7 +327,7 @@ orc    red  foot 4,2
         one_point,
     );
     let threat = with_board(app.world_mut(), |board, context| {
-        board.threat(context, Team::Red)
+        board.threat(context, Team::RED)
     })
     .unwrap();
     let diamond: std::collections::BTreeSet<Pos> = (0..7u32)
@@ -386,7 +386,7 @@ fn the_enemy_moves_one_unit_at_a_time_and_then_it_is_the_players_turn() {
             );
             frames_moved.push(frame);
         }
-        if app.world().resource::<Turn>().team == Team::Blue {
+        if app.world().resource::<Turn>().team == Team::BLUE {
             break;
         }
     }
@@ -400,11 +400,11 @@ fn the_enemy_moves_one_unit_at_a_time_and_then_it_is_the_players_turn() {
         *app.world().resource::<Turn>(),
         Turn {
             number: 2,
-            team: Team::Blue
+            team: Team::BLUE
         },
         "the turn passes when the enemy is done"
     );
-    assert_eq!(refusals(&app), [Refusal::NotYourTurn { turn: Team::Red }]);
+    assert_eq!(refusals(&app), [Refusal::NotYourTurn { turn: Team::RED }]);
 }
 
 /// The combat numbers of the tests: foot 20 hit points and 7 damage, horse 24 and 9, flyer
@@ -719,7 +719,7 @@ fn a_side_with_no_units_loses() {
     tactics_move(&mut app, "knight", Pos::new(3, 1));
     strike(&mut app, "knight", "orc");
     assert_eq!(hp(&mut app, "orc"), None);
-    assert_eq!(winner(&mut app), Some(Team::Blue));
+    assert_eq!(winner(&mut app), Some(Team::BLUE));
 
     // And the other way: the enemy turn removes blue's last unit.
     let mut app = combat_app(DUEL);
@@ -727,7 +727,7 @@ fn a_side_with_no_units_loses() {
     app.world_mut().entity_mut(knight).insert(Health(7));
     end_turn(&mut app);
     assert_eq!(strikes(&app)[0].removed, [knight]);
-    assert_eq!(winner(&mut app), Some(Team::Red));
+    assert_eq!(winner(&mut app), Some(Team::RED));
 }
 
 #[test]
@@ -1031,7 +1031,7 @@ wolf   red  horse 9,0
     let wolf_from = tile(&mut app, "wolf");
     end_turn(&mut app);
     assert_eq!(strikes(&app)[0].removed, [knight], "the orc's strike wins");
-    assert_eq!(winner(&mut app), Some(Team::Red));
+    assert_eq!(winner(&mut app), Some(Team::RED));
     assert_eq!(
         tile(&mut app, "wolf"),
         wolf_from,
@@ -1111,7 +1111,7 @@ raider red  horse 1,1
     assert_eq!(strikes(&app), [], "no strike");
     let at = tile(&mut app, "raider");
     let threat = with_board(app.world_mut(), |board, context| {
-        board.threat(context, Team::Blue)
+        board.threat(context, Team::BLUE)
     })
     .unwrap();
     assert!(!threat.contains(&at), "out of the knight's reach: {at}");
@@ -1131,8 +1131,8 @@ fn the_planner_plays_the_same_state_the_same_way() {
         let turns = with_board(app.world_mut(), |board, context| {
             (0..3)
                 .flat_map(|_| {
-                    let blue = board.play_side(context, Team::Blue, Mind::Planner);
-                    let red = board.play_side(context, Team::Red, Mind::Planner);
+                    let blue = board.play_side(context, Team::BLUE, Mind::Planner);
+                    let red = board.play_side(context, Team::RED, Mind::Planner);
                     blue.into_iter().chain(red)
                 })
                 .map(|o| (o.unit, o.path.map(|p| p.cells), o.strike, o.intent))
@@ -1205,13 +1205,13 @@ fn with_both_sides_played_by_ais_the_game_plays_itself_to_the_end() {
     let mut app = tactics_app(&map, shipped);
     app.insert_resource(tilewalk::tactics::Players {
         blue: Some(Mind::Planner),
-        red: Some(Mind::Greedy),
+        red: Player::Ai(Mind::Greedy),
     });
     let expected = with_board(app.world_mut(), |board, context| {
         let start = board.pieces.clone();
         let mut outcome = None;
         'game: for turn in 1..=40 {
-            for (team, mind) in [(Team::Blue, Mind::Planner), (Team::Red, Mind::Greedy)] {
+            for (team, mind) in [(Team::BLUE, Mind::Planner), (Team::RED, Mind::Greedy)] {
                 board.play_side(context, team, mind);
                 if let Some(winner) = board.winner() {
                     outcome = Some((winner, turn));
@@ -1232,4 +1232,42 @@ fn with_both_sides_played_by_ais_the_game_plays_itself_to_the_end() {
     }
     assert_eq!(self::winner(&mut app), Some(winner));
     assert_eq!(app.world().resource::<Turn>().number, turn);
+}
+
+/// `play --mode tactics --red person` (hot seat, with a person playing blue): red's turn
+/// waits for its person, whose moves are red's, and ends on red's end of turn; no AI moves
+/// red's units.
+#[test]
+fn a_person_playing_red_moves_its_units_and_ends_its_turn() {
+    let mut app = moves_app(FIELD, rules(ZoneOfControl::EndsMove));
+    app.insert_resource(tilewalk::tactics::Players {
+        blue: None,
+        red: Player::Person,
+    });
+    app.update();
+    let turn = |app: &App| {
+        let turn = app.world().resource::<Turn>();
+        (turn.number, turn.team)
+    };
+    end_turn(&mut app);
+    for _ in 0..120 {
+        app.update();
+    }
+    assert_eq!(
+        turn(&app),
+        (1, Team::RED),
+        "red's turn waits for its person"
+    );
+    assert!(
+        app.world().resource::<Moves>().0.is_empty(),
+        "no AI moved red"
+    );
+    // Blue's knight may not move in red's turn; red's orc moves as its person says.
+    tactics_move(&mut app, "knight", Pos::new(1, 1));
+    assert_eq!(refusals(&app), [Refusal::NotYourTurn { turn: Team::RED }]);
+    tactics_move(&mut app, "orc", Pos::new(3, 1));
+    let orc = unit(&mut app, "orc");
+    assert_eq!(app.world().get::<Tile>(orc).unwrap().0, Pos::new(3, 1));
+    end_turn(&mut app);
+    assert_eq!(turn(&app), (2, Team::BLUE));
 }

@@ -1423,7 +1423,7 @@ fn debug_plugin_scene(shot: PathBuf) {
     let world = app.world_mut();
     world.spawn(Camera2d);
     let blue = world.spawn((Unit, Tile(Pos::new(1, 1)))).id();
-    let red = world.spawn((Unit, Team::Red, Tile(Pos::new(1, 6)))).id();
+    let red = world.spawn((Unit, Team::RED, Tile(Pos::new(1, 6)))).id();
     app.add_systems(
         Update,
         (move |mut commands: Commands,

@@ -99,20 +99,20 @@ fn setup(mut commands: Commands, server: Res<AssetServer>) {
     });
     let units = [
         (
-            Team::Blue,
+            Team::BLUE,
             MovementClass(0),
             (1, 2),
             "textures/unit_foot.png",
         ),
-        (Team::Blue, horse, (1, 6), "textures/unit_horse.png"),
+        (Team::BLUE, horse, (1, 6), "textures/unit_horse.png"),
         (
-            Team::Red,
+            Team::RED,
             MovementClass(0),
             (12, 3),
             "textures/unit_foot.png",
         ),
         (
-            Team::Red,
+            Team::RED,
             MovementClass(0),
             (11, 7),
             "textures/unit_foot.png",
@@ -120,8 +120,8 @@ fn setup(mut commands: Commands, server: Res<AssetServer>) {
     ];
     for (team, class, (x, y), image) in units {
         let color = match team {
-            Team::Blue => Color::srgb(0.5, 0.7, 1.0),
-            Team::Red => Color::srgb(1.0, 0.45, 0.4),
+            Team::BLUE => Color::srgb(0.5, 0.7, 1.0),
+            _ => Color::srgb(1.0, 0.45, 0.4),
         };
         commands.spawn((
             Unit,
@@ -170,7 +170,7 @@ fn click(
     else {
         return;
     };
-    let clicked = units.iter().find(|u| u.1.0 == at && *u.2 == Team::Blue);
+    let clicked = units.iter().find(|u| u.1.0 == at && *u.2 == Team::BLUE);
     match clicked {
         Some((unit, ..)) => {
             for (other, ..) in &units {
@@ -207,14 +207,14 @@ fn place(mut units: Query<(&Tile, &Motion, &mut Transform), With<Unit>>) {
 fn show(
     mut gizmos: Gizmos,
     nav: Res<Navigation>,
-    rules: Res<TacticsRules>,
+    (rules, sides): (Res<TacticsRules>, Res<Sides>),
     pieces: PieceQuery,
     selected: Query<Entity, With<Selected>>,
     window: Single<&Window>,
     camera: Single<(&Camera, &GlobalTransform)>,
     mut context: Local<SearchContext>,
 ) {
-    let board = TacticsBoard::new(&nav, &rules, &pieces);
+    let board = TacticsBoard::new(&nav, &rules, &sides, &pieces);
     let Some(piece) = selected.iter().next().and_then(|e| board.piece(e)) else {
         return;
     };

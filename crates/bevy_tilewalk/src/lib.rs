@@ -38,6 +38,7 @@ mod navigation;
 mod pathing;
 mod reflection;
 mod remote;
+mod sides;
 #[cfg(feature = "tactics")]
 pub mod tactics;
 #[cfg(feature = "tactics")]
@@ -60,6 +61,7 @@ pub use pathing::{
     ShortOfWhy, SteppingOff, StopOrder, UnreachableGoals,
 };
 pub use remote::PosReflect;
+pub use sides::{Side, Sides};
 pub use tilewalk_path::{self as path, Pos};
 pub use units::{Motion, MovementClass, Precedence, Stride, Team, Tile, Unit, Walk};
 
@@ -72,8 +74,8 @@ pub mod prelude {
     pub use crate::path::Board;
     pub use crate::{
         Arrived, ClassSpec, Motion, MoveCommands, MoveOrder, MovementClass, Navigation,
-        NavigationChanged, OrderRefused, Path, Pending, Pos, Refusal, ShortOfGoal, StopOrder, Team,
-        Tile, TilewalkPlugin, TilewalkSystems, Unit, UnreachableGoals,
+        NavigationChanged, OrderRefused, Path, Pending, Pos, Refusal, ShortOfGoal, Side, Sides,
+        StopOrder, Team, Tile, TilewalkPlugin, TilewalkSystems, Unit, UnreachableGoals,
     };
 }
 
@@ -83,7 +85,7 @@ pub mod prelude {
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TilewalkSystems {
     /// Tactics turns (feature `tactics`, added by [`TilewalkTacticsPlugin`]): [`TacticsMove`]s are made (at once:
-    /// [`TacticsMoved`]), [`EndTurn`]s start the enemy's turn, [`Strike`]s, [`Wait`]s and
+    /// [`TacticsMoved`]), [`EndTurn`]s hand the turn to the next side (an AI side plays its own), [`Strike`]s, [`Wait`]s and
     /// [`CancelMove`]s are resolved (when [`TacticsRules`] exist). A host that has a real-time
     /// mode too gates this set with its own run condition.
     ///
@@ -155,6 +157,7 @@ impl Plugin for TilewalkPlugin {
         app.configure_sets(self.schedule, (Turns, Plan, Move).chain())
             .insert_resource(self.path_budget)
             .insert_resource(TilewalkSchedule(self.schedule))
+            .init_resource::<Sides>()
             .add_message::<NavigationChanged>();
         reflection::plugin(app);
         pathing::plugin(app, self.schedule);

@@ -1608,7 +1608,7 @@ mod tests {
                         Doing::Resting
                     };
                     let team = Side {
-                        team: Team::Blue,
+                        team: Team::BLUE,
                         squad: None,
                     };
                     let class = MovementClass(0);

@@ -22,6 +22,8 @@ pub(crate) fn plugin(app: &mut App) {
         // Units.
         .register_type::<Unit>()
         .register_type::<Team>()
+        .register_type::<crate::Sides>()
+        .register_type::<crate::Side>()
         .register_type::<MovementClass>()
         .register_type::<Tile>()
         .register_type::<Motion>()

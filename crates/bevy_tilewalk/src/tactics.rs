@@ -1,8 +1,9 @@
 //! Tactics (SLG) queries and turns: movement ranges under the rules (movement points,
 //! allies passed through, enemies blocking, zones of control), attack tiles, the threat of a
 //! side, checked moves, a unit's action after its move (strike, wait or cancel the move),
-//! combat (hit points, damage, terrain defence, counter-attacks), and the enemy's turn,
-//! played by a [`Mind`]: the [`Mind::Planner`] (by default) or the [`Mind::Greedy`] baseline.
+//! combat (hit points, damage, terrain defence, counter-attacks), and the turns of any number
+//! of sides ([`Sides`]), each played by a person or by a [`Mind`]: the [`Mind::Planner`] (by
+//! default) or the [`Mind::Greedy`] baseline.
 //!
 //! Behind the cargo feature `tactics` (off by default). [`TilewalkTacticsPlugin`], added after
 //! [`TilewalkPlugin`](crate::TilewalkPlugin), adds the turns and registers these types for
@@ -24,6 +25,7 @@ use tilewalk_path::{Passage, Pos, Range, SearchContext};
 use crate::navigation::{ClassSpec, Navigation};
 use crate::pathing::{OrderRefused, Path, Refusal};
 use crate::remote::PosReflect;
+use crate::sides::Sides;
 use crate::units::{Motion, MovementClass, Precedence, Team, Tile, Unit, precedence};
 use crate::{TilewalkSchedule, TilewalkSystems};
 
@@ -107,11 +109,11 @@ pub struct TacticsRules {
     pub hit_points: PerClass<u32>,
     /// The damage a strike deals, before the defence of the defender's tile.
     pub damage: PerClass<u32>,
-    /// The mind that plays the enemy's side.
+    /// The mind that plays the sides played by [`Player::RulesAi`] (red, by default).
     pub ai: Mind,
     /// How units play under the [`Mind::Planner`], by a unit's [`Name`] or by its side's
-    /// name (`blue`, `red`); a unit's own [`Personality`] component comes first, its name
-    /// next, then its side; else [`Personality::Balanced`].
+    /// name ([`Sides`]: `blue`, `red`); a unit's own [`Personality`] component comes first,
+    /// its name next, then its side; else [`Personality::Balanced`].
     pub personality: BTreeMap<String, Personality>,
 }
 
@@ -271,7 +273,8 @@ impl TerrainDefence {
 #[reflect(Component, Debug, Clone, PartialEq)]
 pub struct Health(pub u32);
 
-/// Whose turn it is. Blue (the player) moves first.
+/// Whose turn it is. The sides take turns in [`Sides`] order, from `Team(0)` (blue), each
+/// side with units on the board once a round; the number counts rounds.
 #[derive(Resource, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Resource, Default, Debug, Clone, PartialEq)]
 pub struct Turn {
@@ -285,7 +288,7 @@ impl Default for Turn {
     fn default() -> Self {
         Self {
             number: 1,
-            team: Team::Blue,
+            team: Team::BLUE,
         }
     }
 }
@@ -305,6 +308,30 @@ pub struct Moved {
 #[derive(Component, Reflect, Clone, Copy, Debug, Default)]
 #[reflect(Component, Default, Debug, Clone)]
 pub struct Acted;
+
+/// Who plays a side's tactics turns ([`Side::player`](crate::Side::player)). In a rules file
+/// (serde): `Person`, `RulesAi` or `Ai(planner)`.
+#[derive(Reflect, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[reflect(Debug, Clone, PartialEq)]
+pub enum Player {
+    /// A person: the side's turn lasts until an [`EndTurn`] is written during it.
+    Person,
+    /// The AI that [`TacticsRules::ai`] names (red's, by default).
+    RulesAi,
+    /// This AI.
+    Ai(Mind),
+}
+
+impl Player {
+    /// The AI it is, under `rules`; `None` for a person.
+    pub fn mind(self, rules: &TacticsRules) -> Option<Mind> {
+        match self {
+            Self::Person => None,
+            Self::RulesAi => Some(rules.ai),
+            Self::Ai(mind) => Some(mind),
+        }
+    }
+}
 
 /// Moves a unit to a tile of its movement range, along the range's path. A move resolves in
 /// turn time, not walking time: the unit stands on the tile at once, whatever its class's
@@ -327,13 +354,15 @@ impl TacticsMove {
     }
 }
 
-/// Ends the player's turn: the enemy moves, then the next turn begins.
+/// Ends the turn of the side whose turn it is, when a person plays it ([`Player::Person`]):
+/// the next side's turn begins. Ignored during an AI's turn and once a side has won.
 #[derive(Message, Reflect, Clone, Copy, Debug, Default)]
 #[reflect(Debug, Default, Clone)]
 pub struct EndTurn;
 
-/// A unit strikes a unit of the other side from where it stands: [`Struck`] comes out, or an
-/// [`OrderRefused`] (its `goal` the target's tile). It ends the attacker's action.
+/// A unit strikes a unit of a side hostile to its own ([`Sides::hostile`]) from where it
+/// stands: [`Struck`] comes out, or an [`OrderRefused`] (its `goal` the target's tile). It
+/// ends the attacker's action.
 #[derive(Message, Reflect, Clone, Copy, Debug)]
 #[reflect(Debug, Clone)]
 #[non_exhaustive]
@@ -397,13 +426,14 @@ pub struct TacticsMoved {
     pub path: Path,
 }
 
-/// One side has no units left: the other has won. Written once, by the strike that ended the
-/// game.
+/// The game is won ([`TacticsBoard::winner`]): no units left are hostile to each other. Written
+/// once, by the strike that ended the game.
 #[derive(Message, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Won {
-    /// The side left standing.
+    /// The side left standing; when allied sides are (sides not hostile to each other), the
+    /// first of them in turn order that is hostile to anyone ([`TacticsBoard::winner`]).
     pub team: Team,
 }
 
@@ -477,13 +507,13 @@ pub struct MoveCancelled {
     pub to: Pos,
 }
 
-/// The last enemy turn: its plan, its moves `(unit, from, to)`, the paths still to take and
-/// the units still to act. The enemy acts one unit after another, in the plan's order, as a
-/// player watching expects: each moves along its path, if it has one, then strikes the unit
-/// its order names, if any (each a frame of its own, after the host's show of the last,
-/// [`HoldEnemyTurn`]);
-/// while it does, the turn is red's. A strike that ends the game ends the turn there: the
-/// units still to act do not, and the turn's number stays.
+/// The last turn an AI played ([`Player`]): its plan, its moves `(unit, from, to)`, the paths
+/// still to take and the units still to act. The AI's units act one after another, in the
+/// plan's order, as a player watching expects: each moves along its path, if it has one, then
+/// strikes the unit its order names, if any (each a frame of its own, after the host's show
+/// of the last, [`HoldEnemyTurn`]); while they do, the turn is their side's. A strike that
+/// ends the game ends the turn there: the units still to act do not, and the turn's number
+/// stays.
 #[derive(Resource, Reflect, Clone, Debug, Default)]
 #[reflect(opaque, Resource, Default, Debug, Clone)]
 pub struct EnemyTurn {
@@ -497,6 +527,8 @@ pub struct EnemyTurn {
     pub queue: std::collections::VecDeque<Entity>,
     /// The unit acting now: it strikes once it stands still.
     pub acting: Option<Entity>,
+    /// The turn this plan is for.
+    planned: Option<Turn>,
 }
 
 /// Tactics turns, strikes and hit points on top of [`TilewalkPlugin`](crate::TilewalkPlugin): add it after that
@@ -547,6 +579,7 @@ fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .register_type::<Won>()
         .register_type::<HoldEnemyTurn>()
         .register_type::<Mind>()
+        .register_type::<Player>()
         .register_type::<Personality>()
         .register_type::<Intent>()
         .add_message::<TacticsMove>()
@@ -624,6 +657,8 @@ pub struct TacticsBoard<'a> {
     pub nav: &'a Navigation,
     /// The rules.
     pub rules: &'a TacticsRules,
+    /// The sides: who is hostile to whom, who makes way for whom.
+    pub sides: &'a Sides,
     /// Every unit, in [`Precedence`] order.
     pub pieces: Vec<Piece>,
     /// The defence of each tile.
@@ -662,9 +697,14 @@ pub struct PieceData {
 pub type PieceQuery<'w, 's> = Query<'w, 's, PieceData, With<Unit>>;
 
 impl<'a> TacticsBoard<'a> {
-    /// The board of `units` on `nav` under `rules`.
+    /// The board of `units` of `sides` on `nav` under `rules`.
     /// Units at 0 hit points ([`Defeated`]) are not on it.
-    pub fn new(nav: &'a Navigation, rules: &'a TacticsRules, units: &PieceQuery) -> Self {
+    pub fn new(
+        nav: &'a Navigation,
+        rules: &'a TacticsRules,
+        sides: &'a Sides,
+        units: &PieceQuery,
+    ) -> Self {
         let mut pieces: Vec<Piece> = units
             .iter()
             .map(|u| Piece {
@@ -687,7 +727,10 @@ impl<'a> TacticsBoard<'a> {
                 personality: u.personality.copied().unwrap_or_else(|| {
                     let named = u.name.and_then(|n| rules.personality.get(n.as_str()));
                     named
-                        .or_else(|| rules.personality.get(u.team.name()))
+                        .or_else(|| {
+                            let side = sides.get(*u.team)?;
+                            rules.personality.get(side.name.as_str())
+                        })
                         .copied()
                         .unwrap_or_default()
                 }),
@@ -698,9 +741,15 @@ impl<'a> TacticsBoard<'a> {
         Self {
             nav,
             rules,
+            sides,
             pieces,
             defence: &NO_DEFENCE,
         }
+    }
+
+    /// Whether units of `a` and `b` are enemies ([`Sides::hostile`]).
+    pub fn hostile(&self, a: Team, b: Team) -> bool {
+        self.sides.hostile(a, b)
     }
 
     /// The board with the defence of each tile (none: every tile's is 0).
@@ -726,7 +775,7 @@ impl<'a> TacticsBoard<'a> {
         let zone = |pos: Pos| {
             self.pieces
                 .iter()
-                .any(|p| p.team != piece.team && board.distance(p.tile, pos) == 1)
+                .any(|p| self.hostile(p.team, piece.team) && board.distance(p.tile, pos) == 1)
         };
         let class = self.nav.name(piece.class);
         let obeys_zone = !self.rules.ignore_zone_of_control.iter().any(|c| c == class);
@@ -735,7 +784,9 @@ impl<'a> TacticsBoard<'a> {
             .iter()
             .find(|p| p.tile == pos && p.entity != piece.entity)
         {
-            Some(other) if other.team != piece.team => Passage::Blocked,
+            // Enemies block; so do units of a side that does not make way for it (a neutral
+            // side's, say); its own side's and those that make way it passes through.
+            Some(other) if !self.sides.makes_way_for(other.team, piece.team) => Passage::Blocked,
             Some(_) if obeys_zone && zone(pos) => Passage::Blocked,
             Some(_) => Passage::PassOnly,
             None if obeys_zone && zone(pos) => match self.rules.zone_of_control {
@@ -793,7 +844,8 @@ impl<'a> TacticsBoard<'a> {
             .collect()
     }
 
-    /// Every tile `team` could attack next turn.
+    /// Every tile `team`'s units could attack next turn (at anyone: the host picks out its
+    /// enemies).
     pub fn threat(&self, context: &mut SearchContext, team: Team) -> BTreeSet<Pos> {
         self.pieces
             .iter()
@@ -872,7 +924,7 @@ impl<'a> TacticsBoard<'a> {
         turn: Turn,
     ) -> Result<Forecast, Refusal> {
         Self::check_action(attacker, turn)?;
-        if target.team == attacker.team {
+        if !self.hostile(attacker.team, target.team) {
             return Err(Refusal::NotAnEnemy {
                 target: target.entity,
             });
@@ -949,24 +1001,41 @@ impl<'a> TacticsBoard<'a> {
         }
     }
 
-    /// The unit `attacker` strikes in the enemy's turn: of the other side's units within its
+    /// The unit `attacker` strikes in the greedy AI's turn: of the hostile units within its
     /// reach from where it stands, the one with the fewest hit points left, then the first
     /// in [`Precedence`] order. `None` when none is in reach.
     pub fn strike_target(&self, attacker: &Piece) -> Option<&Piece> {
         self.pieces
             .iter()
-            .filter(|p| p.team != attacker.team && self.in_reach(attacker, p))
+            .filter(|p| self.hostile(p.team, attacker.team) && self.in_reach(attacker, p))
             .min_by_key(|p| (p.hp, p.order))
     }
 
-    /// The side that has won: the only side with units left. `None` while both have units
-    /// (or neither has).
+    /// The side that has won: one hostile camp is left. The game is won once no two units
+    /// left are hostile to each other ([`Sides::hostile`]) and some side left fights (is
+    /// hostile to anyone: a neutral side left alone wins nothing); the winner is the first
+    /// such side in turn order (its allies left, sides not hostile to it, won with it).
+    /// `None` while enemies face each other, or when only neutral sides (or no units) are
+    /// left.
     pub fn winner(&self) -> Option<Team> {
-        let has = |team| self.pieces.iter().any(|p| p.team == team);
-        match (has(Team::Blue), has(Team::Red)) {
-            (true, false) => Some(Team::Blue),
-            (false, true) => Some(Team::Red),
-            _ => None,
+        let left: BTreeSet<Team> = self.pieces.iter().map(|p| p.team).collect();
+        let at_war = left
+            .iter()
+            .any(|&a| left.iter().any(|&b| self.hostile(a, b)));
+        if at_war {
+            return None;
+        }
+        left.into_iter().find(|&team| self.sides.fights(team))
+    }
+
+    /// The side whose turn follows `team`'s: the next in [`Sides`] order (by [`Team`] id)
+    /// with units on the board, and whether a new round begins (it comes before `team`, or
+    /// is `team` itself). `None` when no unit is on the board.
+    pub fn next_side(&self, team: Team) -> Option<(Team, bool)> {
+        let present: BTreeSet<Team> = self.pieces.iter().map(|p| p.team).collect();
+        match present.range(Team(team.0.saturating_add(1))..).next() {
+            Some(&next) if next > team => Some((next, false)),
+            _ => present.first().map(|&first| (first, true)),
         }
     }
 }
@@ -975,14 +1044,12 @@ fn apply_moves(
     mut commands: Commands,
     mut moves: MessageReader<TacticsMove>,
     (mut refused, mut made): (MessageWriter<OrderRefused>, MessageWriter<TacticsMoved>),
-    nav: Res<Navigation>,
-    rules: Res<TacticsRules>,
+    inputs: BoardInputs,
     turn: Res<Turn>,
-    units: PieceQuery,
     walking: Query<(), With<Path>>,
     mut context: Local<SearchContext>,
 ) {
-    let mut board = TacticsBoard::new(&nav, &rules, &units);
+    let mut board = inputs.board();
     for order in moves.read() {
         let Some(piece) = board.piece(order.unit).cloned() else {
             continue;
@@ -1024,29 +1091,69 @@ fn apply_moves(
     }
 }
 
+/// A person's [`EndTurn`]: when a person plays the side whose turn it is and nobody has won,
+/// the next side's turn begins.
 fn end_turn(
     mut commands: Commands,
     mut ends: MessageReader<EndTurn>,
     inputs: BoardInputs,
     mut turn: ResMut<Turn>,
-    mut enemy_turn: ResMut<EnemyTurn>,
+    mut ai_turn: ResMut<EnemyTurn>,
     mut context: Local<SearchContext>,
 ) {
     if ends.read().count() == 0 {
         return;
     }
     let mut board = inputs.board();
-    // A won game has no more turns.
-    if turn.team != Team::Blue || board.winner().is_some() {
+    // A won game has no more turns; an AI ends its own.
+    if inputs.player(turn.team) != Player::Person || board.winner().is_some() {
         return;
     }
-    for piece in &board.pieces {
-        commands.entity(piece.entity).remove::<(Moved, Acted)>();
+    pass_turn(
+        &mut commands,
+        &inputs,
+        &mut board,
+        &mut turn,
+        &mut ai_turn,
+        &mut context,
+    );
+}
+
+/// The next side's turn begins ([`TacticsBoard::next_side`]): every unit's move and action
+/// are its own again, and an AI side's turn is planned at once.
+fn pass_turn(
+    commands: &mut Commands,
+    inputs: &BoardInputs,
+    board: &mut TacticsBoard,
+    turn: &mut Turn,
+    ai_turn: &mut EnemyTurn,
+    context: &mut SearchContext,
+) {
+    for entity in &inputs.marked {
+        commands.entity(entity).remove::<(Moved, Acted)>();
     }
-    let enemy = turn.team.opponent();
+    let Some((next, round)) = board.next_side(turn.team) else {
+        return;
+    };
+    turn.team = next;
+    turn.number += u32::from(round);
+    if let Some(mind) = inputs.player(next).mind(&inputs.rules) {
+        plan_turn(board, *turn, mind, ai_turn, context);
+    }
+}
+
+/// Plans the turn `turn` of an AI side with `mind`: its orders, played one unit at a time
+/// ([`EnemyTurn`]).
+fn plan_turn(
+    board: &mut TacticsBoard,
+    turn: Turn,
+    mind: Mind,
+    ai_turn: &mut EnemyTurn,
+    context: &mut SearchContext,
+) {
     let starts: Vec<(Entity, Pos)> = board.pieces.iter().map(|p| (p.entity, p.tile)).collect();
-    let orders = board.play_side(&mut context, enemy, inputs.rules.ai);
-    enemy_turn.moves = orders
+    let orders = board.play_side(context, turn.team, mind);
+    ai_turn.moves = orders
         .iter()
         .filter(|o| o.path.is_some())
         .filter_map(|o| {
@@ -1054,14 +1161,14 @@ fn end_turn(
             Some((o.unit, from, o.path.as_ref()?.goal()))
         })
         .collect();
-    enemy_turn.waiting = orders
+    ai_turn.waiting = orders
         .iter()
         .filter_map(|o| Some((o.unit, o.path.clone()?)))
         .collect();
-    enemy_turn.queue = orders.iter().map(|o| o.unit).collect();
-    enemy_turn.orders = orders;
-    enemy_turn.acting = None;
-    turn.team = enemy;
+    ai_turn.queue = orders.iter().map(|o| o.unit).collect();
+    ai_turn.orders = orders;
+    ai_turn.acting = None;
+    ai_turn.planned = Some(turn);
 }
 
 /// Does to the world what a resolved strike did on the board: hit points kept in
@@ -1095,18 +1202,30 @@ impl Stillness {
     }
 }
 
+/// The units that moved or acted this turn.
+type Marked = Or<(With<Moved>, With<Acted>)>;
+
 /// What a [`TacticsBoard`] with the tiles' defence is built from.
 #[derive(SystemParam)]
 struct BoardInputs<'w, 's> {
     nav: Res<'w, Navigation>,
     rules: Res<'w, TacticsRules>,
+    sides: Res<'w, Sides>,
     defence: Option<Res<'w, TerrainDefence>>,
     units: PieceQuery<'w, 's>,
+    /// The units that moved or acted this turn.
+    marked: Query<'w, 's, Entity, Marked>,
 }
 
 impl BoardInputs<'_, '_> {
     fn board(&self) -> TacticsBoard<'_> {
-        TacticsBoard::new(&self.nav, &self.rules, &self.units).with_defence(self.defence.as_deref())
+        TacticsBoard::new(&self.nav, &self.rules, &self.sides, &self.units)
+            .with_defence(self.defence.as_deref())
+    }
+
+    /// Who plays `team` (a person for a team without a side).
+    fn player(&self, team: Team) -> Player {
+        self.sides.get(team).map_or(Player::Person, |s| s.player)
     }
 }
 
@@ -1211,24 +1330,36 @@ fn apply_actions(
     }
 }
 
-/// The enemy's turn on the board: its units act one after another, in the plan's order; each
-/// moves along its path, if it has one, then (the next frame) strikes the unit its order
-/// names, if any. Each step waits for the host's show of the last ([`HoldEnemyTurn`]). When
-/// the last unit is done, the next turn is the player's; when a strike ends the game, the
-/// turn stops there and its number stays.
+/// An AI side's turn on the board ([`Player`]): planned when it begins, then its units act
+/// one after another, in the plan's order; each moves along its path, if it has one, then (the
+/// next frame) strikes the unit its order names, if any. Each step waits for the host's show
+/// of the last ([`HoldEnemyTurn`]). When the last unit is done, the next side's turn begins;
+/// when a strike ends the game, the turn stops there and its number stays.
 fn walk_enemy_moves(
     mut commands: Commands,
     inputs: BoardInputs,
     (mut turn, mut enemy_turn): (ResMut<Turn>, ResMut<EnemyTurn>),
-    acted: Query<Entity, With<Acted>>,
     (walking, hold): (Query<(), With<Path>>, Res<HoldEnemyTurn>),
     (mut struck, mut made, mut won): (
         MessageWriter<Struck>,
         MessageWriter<TacticsMoved>,
         MessageWriter<Won>,
     ),
+    mut context: Local<SearchContext>,
 ) {
-    if turn.team != Team::Red || !walking.is_empty() || hold.0 {
+    let Some(mind) = inputs.player(turn.team).mind(&inputs.rules) else {
+        return;
+    };
+    if !walking.is_empty() || hold.0 {
+        return;
+    }
+    // An AI side's turn that began without a person's end of turn (the first turn, or after
+    // another AI's): planned now.
+    if enemy_turn.planned != Some(*turn) {
+        let mut board = inputs.board();
+        if board.winner().is_none() {
+            plan_turn(&mut board, *turn, mind, &mut enemy_turn, &mut context);
+        }
         return;
     }
     if let Some(unit) = enemy_turn.acting.take() {
@@ -1271,18 +1402,23 @@ fn walk_enemy_moves(
             enemy_turn.acting = Some(unit);
         }
         None => {
-            for entity in &acted {
-                commands.entity(entity).remove::<Acted>();
-            }
-            turn.team = Team::Blue;
-            turn.number += 1;
+            let mut board = inputs.board();
+            pass_turn(
+                &mut commands,
+                &inputs,
+                &mut board,
+                &mut turn,
+                &mut enemy_turn,
+                &mut context,
+            );
         }
     }
 }
 
 /// Runs `f` on the board of a world (for commands and tests; systems build their own).
-/// Fails when the world has no navigation or no tactics rules, or the rules do not fit the
-/// navigation's classes ([`TacticsRules::check`]).
+/// Fails when the world has no navigation, no tactics rules or no [`Sides`] (which
+/// `TilewalkPlugin` adds), or the rules do not fit the navigation's classes
+/// ([`TacticsRules::check`]).
 pub fn with_board<R>(
     world: &mut World,
     f: impl FnOnce(&mut TacticsBoard, &mut SearchContext) -> R,

@@ -15,48 +15,46 @@ use crate::remote::PosReflect;
 #[require(Motion, Walk, Team, MovementClass)]
 pub struct Unit;
 
-/// Which side a unit is on. Units of one side make way for each other; tactics turns
-/// alternate between the sides, blue first.
+/// Which side a unit is on: an id into the [`Sides`](crate::Sides), which say each side's
+/// name, who it is hostile to and who it makes way for. Any number of sides: the default
+/// [`Sides`](crate::Sides) are [`Team::BLUE`] (first) and [`Team::RED`], hostile to each
+/// other.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[reflect(Component, Default, Debug, Clone, PartialEq, Hash)]
-pub enum Team {
-    /// The player's side.
-    #[default]
-    Blue,
-    /// The other side.
-    Red,
-}
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+pub struct Team(pub u8);
 
 impl Team {
-    /// The team a name (`blue`, `red`) stands for.
+    /// The first side of the default [`Sides`](crate::Sides): `blue`, the player's.
+    pub const BLUE: Self = Self(0);
+    /// The second side of the default [`Sides`](crate::Sides): `red`.
+    pub const RED: Self = Self(1);
+
+    /// The side's index in the [`Sides`](crate::Sides).
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+
+    /// The team one of the default [`Sides`](crate::Sides)' names stands for: `blue` or
+    /// `red` (other sides' names: [`Sides::find`](crate::Sides::find)).
     pub fn parse(name: &str) -> Option<Self> {
         match name {
-            "blue" => Some(Self::Blue),
-            "red" => Some(Self::Red),
+            "blue" => Some(Self::BLUE),
+            "red" => Some(Self::RED),
             _ => None,
         }
     }
-
-    /// Its name: `blue` or `red`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Blue => "blue",
-            Self::Red => "red",
-        }
-    }
-
-    /// The other side.
-    pub fn opponent(self) -> Self {
-        match self {
-            Self::Blue => Self::Red,
-            Self::Red => Self::Blue,
-        }
-    }
 }
 
+/// Its name in the default [`Sides`](crate::Sides) (`blue`, `red`), else `team N` (other
+/// sides' names: [`Sides::name`](crate::Sides::name)).
 impl std::fmt::Display for Team {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        match *self {
+            Self::BLUE => f.write_str("blue"),
+            Self::RED => f.write_str("red"),
+            Self(id) => write!(f, "team {id}"),
+        }
     }
 }
 

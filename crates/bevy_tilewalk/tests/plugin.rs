@@ -18,6 +18,7 @@ use bevy_tilewalk::{Refusal, ShortOfGoal, ShortOfWhy, UnreachableGoals, Walk};
 mod interop;
 #[cfg(feature = "serialize")]
 mod scene;
+mod sides;
 
 const STEP: f64 = 1.0 / 60.0;
 
@@ -366,7 +367,7 @@ fn a_tactics_turn_moves_within_the_range_and_the_enemy_closes_in() {
     });
     let knight = spawn(&mut app, MovementClass(0), (0, 1));
     let orc = spawn(&mut app, MovementClass(0), (9, 1));
-    app.world_mut().entity_mut(orc).insert(Team::Red);
+    app.world_mut().entity_mut(orc).insert(Team::RED);
     // Four steps is beyond three points: refused; three is a move.
     let send = |app: &mut App, x| {
         app.world_mut()
@@ -389,7 +390,7 @@ fn a_tactics_turn_moves_within_the_range_and_the_enemy_closes_in() {
     }
     assert_eq!(app.world().get::<Tile>(orc).unwrap().0, Pos::new(6, 1));
     let turn = app.world().resource::<bevy_tilewalk::tactics::Turn>();
-    assert_eq!((turn.number, turn.team), (2, Team::Blue));
+    assert_eq!((turn.number, turn.team), (2, Team::BLUE));
 }
 
 #[test]
@@ -414,7 +415,7 @@ fn a_host_without_terrain_defence_gets_full_damage_and_with_it_less() {
         }
         let knight = spawn(&mut app, MovementClass(0), (1, 0));
         let orc = spawn(&mut app, MovementClass(0), (2, 0));
-        app.world_mut().entity_mut(orc).insert(Team::Red);
+        app.world_mut().entity_mut(orc).insert(Team::RED);
         app.world_mut().write_message(Strike::new(knight, orc));
         app.update();
         let struck: Vec<Struck> = app
@@ -1162,7 +1163,7 @@ fn a_struck_unit_observes_the_strike_then_its_defeat_and_stays_for_the_game_to_r
     let orc = spawn(&mut app, MovementClass(0), (2, 0));
     app.world_mut()
         .entity_mut(orc)
-        .insert(Team::Red)
+        .insert(Team::RED)
         .observe(
             |struck: On<Struck>, mut seen: ResMut<Seen>, units: Query<(), With<Unit>>| {
                 let here = units.contains(struck.target);
@@ -1203,7 +1204,7 @@ fn a_struck_unit_observes_the_strike_then_its_defeat_and_stays_for_the_game_to_r
         (board.piece(orc).is_some(), board.winner())
     })
     .unwrap();
-    assert_eq!((on_board, winner), (false, Some(Team::Blue)));
+    assert_eq!((on_board, winner), (false, Some(Team::BLUE)));
 }
 
 #[test]
@@ -1216,7 +1217,7 @@ fn without_the_tactics_plugin_there_are_no_turns_hit_points_or_strikes() {
     });
     let knight = spawn(&mut app, MovementClass(0), (1, 0));
     let orc = spawn(&mut app, MovementClass(0), (2, 0));
-    app.world_mut().entity_mut(orc).insert(Team::Red);
+    app.world_mut().entity_mut(orc).insert(Team::RED);
     app.update();
     // No turn, no enemy turn, and the tactics messages are not even registered: a strike
     // cannot be written, so nothing can take hit points.
@@ -1381,7 +1382,7 @@ fn the_enemy_turn_waits_while_the_host_holds_it_for_a_show() {
     });
     let knight = spawn(&mut app, MovementClass(0), (0, 0));
     let orc = spawn(&mut app, MovementClass(0), (7, 0));
-    app.world_mut().entity_mut(orc).insert(Team::Red);
+    app.world_mut().entity_mut(orc).insert(Team::RED);
     app.update();
     // The host shows something (a move drawn step by step): the enemy's turn starts but its
     // units wait.
@@ -1390,7 +1391,7 @@ fn the_enemy_turn_waits_while_the_host_holds_it_for_a_show() {
     for _ in 0..60 {
         app.update();
     }
-    assert_eq!(app.world().resource::<Turn>().team, Team::Red);
+    assert_eq!(app.world().resource::<Turn>().team, Team::RED);
     assert_eq!(
         tile_of(&app, orc),
         Pos::new(7, 0),
@@ -1403,7 +1404,7 @@ fn the_enemy_turn_waits_while_the_host_holds_it_for_a_show() {
     }
     assert_eq!(tile_of(&app, orc), Pos::new(5, 0));
     let turn = app.world().resource::<Turn>();
-    assert_eq!((turn.number, turn.team), (2, Team::Blue));
+    assert_eq!((turn.number, turn.team), (2, Team::BLUE));
     assert_eq!(tile_of(&app, knight), Pos::new(0, 0));
 }
 

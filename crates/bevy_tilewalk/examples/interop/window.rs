@@ -171,8 +171,8 @@ fn place(cells: Option<Res<Cells>>, mut units: Query<Drawn>) {
         transform.translation = at.extend(transform.translation.z);
         sprite.color = match (selected, team) {
             (true, _) => Color::srgb(1.0, 0.9, 0.2),
-            (false, Team::Red) => Color::srgb(1.0, 0.55, 0.55),
-            (false, Team::Blue) => Color::WHITE,
+            (false, &Team::BLUE) => Color::WHITE,
+            (false, _) => Color::srgb(1.0, 0.55, 0.55),
         };
     }
 }

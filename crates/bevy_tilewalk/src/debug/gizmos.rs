@@ -8,6 +8,7 @@ use bevy::prelude::*;
 use tilewalk_path::Pos;
 
 use crate::pathing::{OrderRefused, Path, RecordSearches, Searches};
+use crate::sides::Sides;
 use crate::units::{Motion, Team, Tile};
 
 /// How long a refused order's mark stays, in seconds.
@@ -17,10 +18,12 @@ pub const REFUSAL_SECONDS: f32 = 2.0;
 pub mod colors {
     use bevy::prelude::Color;
 
-    /// A blue unit's path and goal.
+    /// A blue unit's path and goal (the default [`Sides`](crate::Sides)' blue).
     pub const BLUE: Color = Color::srgb(0.2, 0.75, 1.0);
-    /// A red unit's path and goal.
+    /// A red unit's path and goal (the default [`Sides`](crate::Sides)' red).
     pub const RED: Color = Color::srgb(1.0, 0.45, 0.1);
+    /// A new [`Side`](crate::Side)'s path and goal, and a team's past the sides.
+    pub const NEUTRAL: Color = Color::srgb(0.75, 0.75, 0.75);
     /// The mark on a refused order's goal.
     pub const REFUSED: Color = Color::srgb(1.0, 0.1, 0.6);
     /// The cells the last search expanded.
@@ -126,11 +129,11 @@ struct Layout {
 #[derive(Resource, Default)]
 struct Refused(Vec<(Pos, f32)>);
 
-fn team_color(team: Option<&Team>) -> Color {
-    match team {
-        Some(Team::Red) => colors::RED,
-        _ => colors::BLUE,
-    }
+/// A unit's colour: its side's ([`Side::color`](crate::Side::color)); grey for a team past
+/// the sides.
+fn team_color(sides: &Sides, team: Option<&Team>) -> Color {
+    let team = team.copied().unwrap_or_default();
+    sides.get(team).map_or(colors::NEUTRAL, |s| s.color)
 }
 
 fn record_searches(settings: Res<TilewalkDebug>, record: Option<ResMut<RecordSearches>>) {
@@ -147,10 +150,11 @@ fn draw_paths(
     settings: Res<TilewalkDebug>,
     layout: Res<Layout>,
     units: Query<(&Path, &Tile, &Motion, Option<&Team>)>,
+    sides: Res<Sides>,
 ) {
     let center = |p: Pos| (layout.center)(p);
     for (path, tile, motion, team) in &units {
-        let color = team_color(team);
+        let color = team_color(&sides, team);
         if settings.paths {
             let here = motion.position(tile.0, center);
             let ahead = path.remaining().iter().copied().filter(|&p| p != tile.0);

@@ -59,7 +59,8 @@ use super::types::{
     Searches, ShortOfGoal, Side, Squad, SteppingOff, StoppedShort,
 };
 use crate::navigation::{Navigation, NavigationChanged};
-use crate::units::{MovementClass, Unit, Walk, precedence};
+use crate::sides::Sides;
+use crate::units::{MovementClass, Team, Unit, Walk, precedence};
 
 /// The work a frame's path searches may do, and how many workers share it. Work is cells
 /// expanded by searches and settled by group orders' fields, and group orders' paths at an
@@ -406,7 +407,8 @@ enum Prepare {
 }
 
 /// What a re-plan around units treats as walls: the units at rest that will not make way
-/// for the walker: those of the other side (unless they wall it in, [`Walk::walled`]: then
+/// for the walker: those of the other sides but the ones that make way for its side
+/// ([`Sides::makes_way_for`]) (unless they wall it in, [`Walk::walled`]: then
 /// they make way, and it walks through them); the one in its way that stopped it (of its
 /// side, but unable to make way: of a class that cannot stand where the walker stands, say,
 /// with no free tile beside it) and those that stopped it before since it last got nearer
@@ -431,6 +433,8 @@ struct Around {
     /// The walker is walled in ([`Walk::walled`]): the other side's units at rest make way
     /// for it, so they are no walls.
     walled: bool,
+    /// The other teams whose units at rest make way for the walker's ([`Sides`]).
+    yielders: Vec<Team>,
 }
 
 impl Around {
@@ -443,7 +447,10 @@ impl Around {
         }
         match resting.get(&pos) {
             None => false,
-            Some(unit) if unit.side.makes_way_for(&self.side) => {
+            Some(unit)
+                if unit.side.makes_way_for(&self.side)
+                    || self.yielders.contains(&unit.side.team) =>
+            {
                 self.stuck(nav, held, unit.class, pos)
             }
             Some(_) => !self.walled,
@@ -466,6 +473,15 @@ impl Around {
     }
 }
 
+/// The other teams whose units at rest make way for `team`'s walkers
+/// ([`Sides::makes_way_for`]).
+fn yielders(sides: &Sides, team: Team) -> Vec<Team> {
+    sides
+        .teams()
+        .filter(|&t| t != team && sides.makes_way_for(t, team))
+        .collect()
+}
+
 /// The tiles units stand on, and the units at rest by tile ([`Frame::crowd`]).
 type Crowd<'a> = (&'a HashSet<Pos>, &'a HashMap<Pos, Resting>);
 
@@ -480,6 +496,7 @@ struct Searched {
 struct Frame<'a, 'w, 's> {
     commands: Commands<'w, 's>,
     nav: &'a Navigation,
+    sides: &'a Sides,
     units: &'a Query<'w, 's, Planned, With<Unit>>,
     record: bool,
     /// Paths planned this frame, inserted at the end in entity order (so movement visits
@@ -582,6 +599,7 @@ pub(super) fn serve_requests(
     mut stepping: MessageWriter<SteppingOff>,
     record: Res<RecordSearches>,
     nav: Res<Navigation>,
+    sides: Res<Sides>,
     units: Query<Planned, With<Unit>>,
 ) {
     let (mut changed, mut cheaper) = (false, HashSet::new());
@@ -616,6 +634,7 @@ pub(super) fn serve_requests(
     let mut frame = Frame {
         commands,
         nav: &nav,
+        sides: &sides,
         units: &units,
         record: record.0,
         planned: BTreeMap::new(),
@@ -1117,8 +1136,10 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
                     let walk = u.walk.cloned().unwrap_or_default();
                     let mut blockers = walk.blockers;
                     blockers.extend(path.cells.get(path.next).copied());
+                    let side = u.side();
                     Around {
-                        side: u.side(),
+                        yielders: yielders(frame.sides, side.team),
+                        side,
                         class,
                         at: u.tile.0,
                         blockers,
@@ -1325,6 +1346,44 @@ mod tests {
     use super::*;
     use crate::navigation::ClassSpec;
     use crate::{MoveOrder, Tile, TilewalkPlugin};
+
+    /// A re-plan around units walks through the units at rest of the sides that make way
+    /// for the walker's, as the [`Sides`] say, and goes around the others'.
+    #[test]
+    fn a_replan_walks_through_the_sides_that_make_way_for_the_walker() {
+        let nav = Navigation::uniform(Board::default(), 3, 1, ClassSpec::new("foot", 3.0));
+        let nav = nav.unwrap();
+        let mut sides = Sides::default();
+        let villagers = sides.push(crate::Side::new("villagers").makes_way_for([Team::BLUE]));
+        let at = Pos::new(1, 0);
+        let walls = |walker: Team, resting: Team| {
+            let held = HashSet::from_iter([at]);
+            let side = |team| Side { team, squad: None };
+            let class = MovementClass(0);
+            let rest = HashMap::from_iter([(
+                at,
+                Resting {
+                    side: side(resting),
+                    class,
+                },
+            )]);
+            let around = Around {
+                side: side(walker),
+                class,
+                at: Pos::new(0, 0),
+                blockers: Vec::new(),
+                walled: false,
+                yielders: yielders(&sides, walker),
+            };
+            around.walls(&nav, (&held, &rest), at)
+        };
+        // The villagers make way for blue, not for red; blue and red make way for nobody else.
+        assert!(!walls(Team::BLUE, villagers));
+        assert!(walls(Team::RED, villagers));
+        assert!(walls(Team::BLUE, Team::RED));
+        assert!(walls(villagers, Team::BLUE));
+        assert!(!walls(Team::RED, Team::RED));
+    }
 
     #[test]
     fn a_frame_makes_one_new_planner_and_orders_reuse_the_spare_ones() {

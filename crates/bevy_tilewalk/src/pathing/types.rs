@@ -159,7 +159,7 @@ pub enum Refusal {
         /// The tile it holds.
         at: Pos,
     },
-    /// Tactics: it is the other side's turn.
+    /// Tactics: it is another side's turn.
     NotYourTurn {
         /// Whose turn it is.
         turn: Team,
@@ -187,7 +187,8 @@ pub enum Refusal {
         /// The target.
         target: Entity,
     },
-    /// Tactics: the target of a strike is on the attacker's side.
+    /// Tactics: the target of a strike is not of a side hostile to the attacker's
+    /// ([`Sides::hostile`](crate::Sides::hostile)): its own, an ally or a neutral side.
     NotAnEnemy {
         /// The target.
         target: Entity,
@@ -479,7 +480,8 @@ pub(crate) struct Squad(pub u64);
 pub(crate) struct StoppedShort;
 
 /// Which units a unit makes way for, and they for it: its team, and the group order it was
-/// last sent with ([`Squad`]).
+/// last sent with ([`Squad`]). Other sides that make way for it are in the
+/// [`Sides`](crate::Sides).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Side {
     /// The unit's team.

@@ -226,7 +226,7 @@ impl TacticsBoard<'_> {
         let target = self
             .pieces
             .iter()
-            .filter(|p| p.team != piece.team)
+            .filter(|p| self.hostile(p.team, piece.team))
             .min_by(|a, b| {
                 closer(distance(piece.tile, a.tile), distance(piece.tile, b.tile))
                     .then(a.order.cmp(&b.order))
@@ -259,7 +259,10 @@ impl TacticsBoard<'_> {
     ) -> Option<Entity> {
         let attacker = self.piece(unit)?.clone();
         let target = self.piece(pick(self, &attacker)?)?.clone();
-        if target.team == attacker.team || attacker.acted || !self.in_reach(&attacker, &target) {
+        if !self.hostile(target.team, attacker.team)
+            || attacker.acted
+            || !self.in_reach(&attacker, &target)
+        {
             return None;
         }
         let forecast = self.forecast(&attacker, &target);
@@ -345,7 +348,7 @@ impl<'b, 'a> Planner<'b, 'a> {
             pieces: board
                 .pieces
                 .iter()
-                .filter(|p| p.team != self.team)
+                .filter(|p| board.hostile(p.team, self.team))
                 .map(|p| Piece {
                     // Next turn it moves afresh, whatever it did this one.
                     moved: false,
@@ -387,7 +390,10 @@ impl<'b, 'a> Planner<'b, 'a> {
             board
                 .pieces
                 .iter()
-                .filter(|p| (p.team == self.team) == mine)
+                .filter(|p| match mine {
+                    true => p.team == self.team,
+                    false => board.hostile(p.team, self.team),
+                })
                 .map(|p| board.worth(p) * f64::from(p.hp) / f64::from(board.full_hp(p)))
                 .sum()
         };
@@ -401,7 +407,7 @@ impl<'b, 'a> Planner<'b, 'a> {
         let enemies: Vec<Pos> = board
             .pieces
             .iter()
-            .filter(|p| p.team != self.team)
+            .filter(|p| board.hostile(p.team, self.team))
             .map(|p| p.tile)
             .collect();
         self.fields = classes
@@ -533,7 +539,7 @@ impl<'b, 'a> Planner<'b, 'a> {
         let enemies: Vec<&Piece> = board
             .pieces
             .iter()
-            .filter(|p| p.team != self.team)
+            .filter(|p| board.hostile(p.team, self.team))
             .collect();
         let in_reach = |stand: Pos, target: &Piece| {
             let (min, max) = piece.attack;

@@ -130,8 +130,8 @@ fn a_bevy_ecs_tiled_map_gives_each_tile_its_class_or_own_costs_and_a_knight_ford
     let terrain_at = |column: usize, row: usize| tiles[gids[row][column] as usize - 1];
     check_costs(nav, terrain_at);
 
-    let blue = Team::Blue;
-    let red = Team::Red;
+    let blue = Team::BLUE;
+    let red = Team::RED;
     assert_eq!(
         read.units,
         [
@@ -169,8 +169,8 @@ fn a_bevy_ecs_ldtk_level_gives_each_cell_its_int_grid_terrain_and_a_rider_takes_
     let terrain_at = |column: usize, row: usize| values[csv[row][column] as usize - 1];
     check_costs(nav, terrain_at);
 
-    let blue = Team::Blue;
-    let red = Team::Red;
+    let blue = Team::BLUE;
+    let red = Team::RED;
     assert_eq!(
         read.units,
         [

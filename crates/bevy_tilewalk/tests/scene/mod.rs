@@ -125,7 +125,7 @@ fn units_saved_mid_path_and_loaded_in_a_fresh_app_arrive_where_the_original_do()
             .world_mut()
             .spawn((
                 Unit,
-                Team::Red,
+                Team::RED,
                 MovementClass(1),
                 Tile(Pos::new(11, y)),
                 Precedence(100 + i as u32),
