@@ -159,7 +159,7 @@ impl Entry {
                 "event": "moved", "unit": unit, "team": team.to_string(), "from": [from.x, from.y], "to": [to.x, to.y],
             }),
             Self::TakenBack { unit, team, to } => serde_json::json!({
-                "event": "taken_back", "unit": unit, "team": team.name(), "to": [to.x, to.y],
+                "event": "taken_back", "unit": unit, "team": team.to_string(), "to": [to.x, to.y],
             }),
             Self::Struck {
                 attacker,

@@ -1233,7 +1233,7 @@ mod tests {
         let update = app.world_mut().register_system(update_range);
         app.world_mut().run_system(update).unwrap();
         let shown = app.world().resource::<ShownRange>();
-        assert_eq!(shown.team, Some(Team::Blue));
+        assert_eq!(shown.team, Some(Team::BLUE));
         assert!(!shown.range.cells().is_empty() && !shown.attack.is_empty());
         app.world_mut().entity_mut(knight).insert(Acted);
         app.world_mut().run_system(update).unwrap();
@@ -1259,7 +1259,7 @@ mod tests {
             let (a, b) = (a.to_srgba(), b.to_srgba());
             (a.red - b.red).abs() + (a.green - b.green).abs() + (a.blue - b.blue).abs()
         };
-        for (team, other) in [(Team::Blue, Team::Red), (Team::Red, Team::Blue)] {
+        for (team, other) in [(Team::BLUE, Team::RED), (Team::RED, Team::BLUE)] {
             let (fill, frame) = range_colors(Some(team), true);
             for color in [fill, frame] {
                 assert!(
@@ -1269,8 +1269,8 @@ mod tests {
             }
         }
         assert_eq!(
-            range_colors(Some(Team::Red), false),
-            range_colors(Some(Team::Blue), false),
+            range_colors(Some(Team::RED), false),
+            range_colors(Some(Team::BLUE), false),
             "a pass-only tile is the same pale tint for every side"
         );
     }
@@ -1282,7 +1282,7 @@ mod tests {
         app.world_mut().spawn((Text::default(), LogText));
         let moved = |unit: &str, from: Pos, to: Pos| Entry::Moved {
             unit: unit.to_owned(),
-            team: Team::Blue,
+            team: Team::BLUE,
             from,
             to,
         };
@@ -1292,7 +1292,7 @@ mod tests {
             moved("archer", c, a),
             Entry::TakenBack {
                 unit: "knight".to_owned(),
-                team: Team::Blue,
+                team: Team::BLUE,
                 to: a,
             },
         ]);

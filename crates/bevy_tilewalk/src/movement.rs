@@ -1686,7 +1686,7 @@ mod tests {
                 Doing::Resting
             };
             let side = Side {
-                team: Team::Blue,
+                team: Team::BLUE,
                 squad: None,
             };
             let (class, stopped_short) = (MovementClass(0), false);
