@@ -50,7 +50,7 @@ pub struct Side {
     pub color: Color,
     /// Who plays its tactics turns.
     #[cfg(feature = "tactics")]
-    pub player: crate::tactics::Player,
+    pub player: Player,
 }
 
 impl Side {
@@ -62,9 +62,9 @@ impl Side {
             hostile_to: Vec::new(),
             makes_way_for: Vec::new(),
             #[cfg(feature = "debug")]
-            color: crate::debug::colors::NEUTRAL,
+            color: palette::NEUTRAL,
             #[cfg(feature = "tactics")]
-            player: crate::tactics::Player::Person,
+            player: Player::Person,
         }
     }
 
@@ -88,7 +88,7 @@ impl Side {
 
     /// The side, played by `player` in tactics.
     #[cfg(feature = "tactics")]
-    pub fn played_by(self, player: crate::tactics::Player) -> Self {
+    pub fn played_by(self, player: Player) -> Self {
         Self { player, ..self }
     }
 }
@@ -100,12 +100,9 @@ impl Default for Sides {
         let blue = Side::new("blue").hostile_to([Team::RED]);
         let red = Side::new("red").hostile_to([Team::BLUE]);
         #[cfg(feature = "debug")]
-        let (blue, red) = (
-            blue.with_color(crate::debug::colors::BLUE),
-            red.with_color(crate::debug::colors::RED),
-        );
+        let (blue, red) = (blue.with_color(palette::BLUE), red.with_color(palette::RED));
         #[cfg(feature = "tactics")]
-        let red = red.played_by(crate::tactics::Player::RulesAi);
+        let red = red.played_by(Player::RulesAi);
         Self(vec![blue, red])
     }
 }
@@ -191,4 +188,51 @@ impl Sides {
                 .get(yielder)
                 .is_some_and(|s| s.makes_way_for.contains(&walker))
     }
+}
+
+/// Who plays a side's tactics turns ([`Side::player`]; also `tactics::Player`). In a rules
+/// file (serde): `Person`, `RulesAi` or `Ai(planner)`.
+#[cfg(feature = "tactics")]
+#[derive(
+    Reflect, serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash,
+)]
+#[reflect(Debug, Clone, PartialEq)]
+pub enum Player {
+    /// A person: the side's turn lasts until an [`EndTurn`](crate::tactics::EndTurn) is
+    /// written during it.
+    Person,
+    /// The AI that [`TacticsRules::ai`](crate::tactics::TacticsRules::ai) names (red's, by
+    /// default).
+    RulesAi,
+    /// This AI.
+    Ai(Mind),
+}
+
+/// Which AI plays a side (also `tactics::Mind`). In a rules file (serde) and on the command
+/// line: `planner` or `greedy`.
+#[cfg(feature = "tactics")]
+#[derive(
+    Reflect, serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
+)]
+#[reflect(Debug, Default, Clone, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum Mind {
+    /// Scores every move and strike: the forecast both ways, kills and focus fire, the
+    /// threat and the defence of the tile it ends on, support, wounded units pulled back.
+    #[default]
+    Planner,
+    /// The baseline: each unit in order moves as close as it can to the nearest enemy and
+    /// strikes the weakest unit in reach, whatever the counter-attack.
+    Greedy,
+}
+
+/// The debug plugin's colours of the default sides and of a new side (also
+/// `debug::colors`).
+#[cfg(feature = "debug")]
+pub(crate) mod palette {
+    use bevy::prelude::Color;
+
+    pub const BLUE: Color = Color::srgb(0.2, 0.75, 1.0);
+    pub const RED: Color = Color::srgb(1.0, 0.45, 0.1);
+    pub const NEUTRAL: Color = Color::srgb(0.75, 0.75, 0.75);
 }

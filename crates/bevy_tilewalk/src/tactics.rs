@@ -309,18 +309,7 @@ pub struct Moved {
 #[reflect(Component, Default, Debug, Clone)]
 pub struct Acted;
 
-/// Who plays a side's tactics turns ([`Side::player`](crate::Side::player)). In a rules file
-/// (serde): `Person`, `RulesAi` or `Ai(planner)`.
-#[derive(Reflect, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[reflect(Debug, Clone, PartialEq)]
-pub enum Player {
-    /// A person: the side's turn lasts until an [`EndTurn`] is written during it.
-    Person,
-    /// The AI that [`TacticsRules::ai`] names (red's, by default).
-    RulesAi,
-    /// This AI.
-    Ai(Mind),
-}
+pub use crate::sides::Player;
 
 impl Player {
     /// The AI it is, under `rules`; `None` for a person.

@@ -19,11 +19,11 @@ pub mod colors {
     use bevy::prelude::Color;
 
     /// A blue unit's path and goal (the default [`Sides`](crate::Sides)' blue).
-    pub const BLUE: Color = Color::srgb(0.2, 0.75, 1.0);
+    pub const BLUE: Color = crate::sides::palette::BLUE;
     /// A red unit's path and goal (the default [`Sides`](crate::Sides)' red).
-    pub const RED: Color = Color::srgb(1.0, 0.45, 0.1);
+    pub const RED: Color = crate::sides::palette::RED;
     /// A new [`Side`](crate::Side)'s path and goal, and a team's past the sides.
-    pub const NEUTRAL: Color = Color::srgb(0.75, 0.75, 0.75);
+    pub const NEUTRAL: Color = crate::sides::palette::NEUTRAL;
     /// The mark on a refused order's goal.
     pub const REFUSED: Color = Color::srgb(1.0, 0.1, 0.6);
     /// The cells the last search expanded.

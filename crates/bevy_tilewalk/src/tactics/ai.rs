@@ -20,20 +20,7 @@ use super::{Piece, TacticsBoard};
 use crate::pathing::Path;
 use crate::units::{MovementClass, Team};
 
-/// Which AI plays a side. In a rules file (serde) and on the command line: `planner` or
-/// `greedy`.
-#[derive(Reflect, Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[reflect(Debug, Default, Clone, PartialEq)]
-#[serde(rename_all = "lowercase")]
-pub enum Mind {
-    /// Scores every move and strike: the forecast both ways, kills and focus fire, the
-    /// threat and the defence of the tile it ends on, support, wounded units pulled back.
-    #[default]
-    Planner,
-    /// The baseline: each unit in order moves as close as it can to the nearest enemy and
-    /// strikes the weakest unit in reach, whatever the counter-attack.
-    Greedy,
-}
+pub use crate::sides::Mind;
 
 impl Mind {
     /// Every mind, in the order their names are listed.
