@@ -328,7 +328,7 @@ fn family_holds(name: &str, seconds: f64, ratio: f64) -> f64 {
 // and the figures of earlier crowd rules are in `docs/benchmarks.md`). The armies' ideal
 // counts the crossing bound (`scenarios::crossing_bound`).
 const ARMIES_RATIO: f64 = 1.8;
-const LAND_MIXED_RATIO: f64 = 6.7;
+const LAND_MIXED_RATIO: f64 = 3.1;
 const LAND_FOOT_RATIO: f64 = 2.6;
 const GAP_RATIO: f64 = 2.4;
 const BRIDGE_RATIO: f64 = 1.3;
