@@ -1563,6 +1563,58 @@ mod tests {
         assert_eq!(rings(&[Some(1), Some(2), None]), Vec::<Vec<usize>>::new());
     }
 
+    /// Settles one frame on a `side`×`side` map of one foot class: each of `waiters` stands
+    /// on its tile waiting for the next, each of `resting` stands at rest on its tile; all
+    /// of one team, sent by no group order.
+    fn settle(side: u32, waiters: &[Waiter], resting: &[(Entity, Pos)]) -> Settled {
+        let nav = Navigation::uniform(Board::default(), side, side, ClassSpec::new("foot", 1.0))
+            .expect("a uniform map");
+        let (mut holders, mut headings) = (TileMap::default(), TileMap::default());
+        holders.clear(&nav, (side * side) as usize);
+        headings.clear(&nav, (side * side) as usize);
+        let mut doing = EntityHashMap::default();
+        let standing = waiters
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.entity, w.from, Doing::Waiting(i)))
+            .chain(
+                resting
+                    .iter()
+                    .map(|&(unit, tile)| (unit, tile, Doing::Resting)),
+            );
+        for (unit, tile, what) in standing {
+            holders.insert(tile, unit);
+            if let Doing::Waiting(i) = what {
+                headings.insert(tile, waiters[i].heading());
+            }
+            let side = Side {
+                team: Team::BLUE,
+                squad: None,
+            };
+            let (class, stopped_short) = (MovementClass(0), false);
+            doing.insert(
+                unit,
+                Doer {
+                    what,
+                    side,
+                    class,
+                    stopped_short,
+                    tile,
+                },
+            );
+        }
+        Resolver::new(
+            &nav,
+            waiters,
+            &holders,
+            &doing,
+            &headings,
+            TileMap::default(),
+            TileMap::default(),
+        )
+        .settle()
+    }
+
     #[test]
     fn a_packed_crowd_is_settled_with_each_unit_deciding_once() {
         // Every tile of a 12×12 map holds a unit: the eleven western columns wait for the
@@ -1574,27 +1626,17 @@ mod tests {
         let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let side = 12;
-            let nav =
-                Navigation::uniform(Board::default(), side, side, ClassSpec::new("foot", 1.0))
-                    .expect("a uniform map");
             let entity = |x: u32, y: u32| Entity::from_raw_u32(y * side + x + 1).expect("an index");
-            let (mut holders, mut headings) = (TileMap::default(), TileMap::default());
-            holders.clear(&nav, (side * side) as usize);
-            headings.clear(&nav, (side * side) as usize);
-            let mut doing = EntityHashMap::default();
-            let mut waiters = Vec::new();
+            let (mut waiters, mut resting) = (Vec::new(), Vec::new());
             for y in 0..side {
                 for x in 0..side {
                     let (unit, tile) = (entity(x, y), Pos::new(x, y));
-                    holders.insert(tile, unit);
-                    let what = if x + 1 < side {
-                        let want = Pos::new(x + 1, y);
-                        headings.insert(tile, heading(tile, want));
+                    if x + 1 < side {
                         waiters.push(Waiter {
                             rank: (0, unit.index_u32()),
                             entity: unit,
                             from: tile,
-                            want,
+                            want: Pos::new(x + 1, y),
                             cost: Some(1.0),
                             left: 0.0,
                             last: x + 2 == side,
@@ -1603,39 +1645,12 @@ mod tests {
                             making_way: false,
                             age: 1.0,
                         });
-                        Doing::Waiting(waiters.len() - 1)
                     } else {
-                        Doing::Resting
-                    };
-                    let team = Side {
-                        team: Team::BLUE,
-                        squad: None,
-                    };
-                    let class = MovementClass(0);
-                    let stopped_short = false;
-                    doing.insert(
-                        unit,
-                        Doer {
-                            what,
-                            side: team,
-                            class,
-                            stopped_short,
-                            tile,
-                        },
-                    );
+                        resting.push((unit, tile));
+                    }
                 }
             }
-            let settled = Resolver::new(
-                &nav,
-                &waiters,
-                &holders,
-                &doing,
-                &headings,
-                TileMap::default(),
-                TileMap::default(),
-            )
-            .settle();
-            let _ = sender.send(settled.outcomes);
+            let _ = sender.send(settle(side, &waiters, &resting).outcomes);
         });
         let outcomes = receiver
             .recv_timeout(std::time::Duration::from_secs(60))
@@ -1653,64 +1668,25 @@ mod tests {
         // at rest, and the unit at rest stays (were they to push, the second would step
         // aside, or push the unit at rest, and each unit pushed would walk back and push in
         // turn, for ever).
-        let side = 3;
-        let nav = Navigation::uniform(Board::default(), side, side, ClassSpec::new("foot", 1.0))
-            .expect("a uniform map");
-        let (mut holders, mut headings) = (TileMap::default(), TileMap::default());
-        holders.clear(&nav, (side * side) as usize);
-        headings.clear(&nav, (side * side) as usize);
-        let mut doing = EntityHashMap::default();
-        let mut waiters = Vec::new();
         let unit = |x: u32| Entity::from_raw_u32(x + 1).expect("an index");
-        for x in 0..side {
-            let tile = Pos::new(x, 1);
-            holders.insert(tile, unit(x));
-            let what = if x + 1 < side {
-                let want = Pos::new(x + 1, 1);
-                headings.insert(tile, heading(tile, want));
-                waiters.push(Waiter {
-                    rank: (0, unit(x).index_u32()),
-                    entity: unit(x),
-                    from: tile,
-                    want,
-                    cost: Some(1.0),
-                    left: 0.0,
-                    last: true,
-                    after: None,
-                    pass_through: false,
-                    making_way: true,
-                    age: 0.0,
-                });
-                Doing::Waiting(waiters.len() - 1)
-            } else {
-                Doing::Resting
-            };
-            let side = Side {
-                team: Team::BLUE,
-                squad: None,
-            };
-            let (class, stopped_short) = (MovementClass(0), false);
-            doing.insert(
-                unit(x),
-                Doer {
-                    what,
-                    side,
-                    class,
-                    stopped_short,
-                    tile,
-                },
-            );
-        }
-        let settled = Resolver::new(
-            &nav,
-            &waiters,
-            &holders,
-            &doing,
-            &headings,
-            TileMap::default(),
-            TileMap::default(),
-        )
-        .settle();
+        let walking_back = |x: u32| Waiter {
+            rank: (0, unit(x).index_u32()),
+            entity: unit(x),
+            from: Pos::new(x, 1),
+            want: Pos::new(x + 1, 1),
+            cost: Some(1.0),
+            left: 0.0,
+            last: true,
+            after: None,
+            pass_through: false,
+            making_way: true,
+            age: 0.0,
+        };
+        let settled = settle(
+            3,
+            &[walking_back(0), walking_back(1)],
+            &[(unit(2), Pos::new(2, 1))],
+        );
         assert_eq!(
             settled.outcomes,
             [Outcome::Queue, Outcome::Blocked { holder: unit(2) }]
