@@ -5,7 +5,8 @@
 use bevy_tilewalk::Refusal;
 use bevy_tilewalk::tactics::{
     CancelMove, EndTurn, EnemyTurn, Forecast, Health, Intent, Mind, PerClass, Personality, Player,
-    Strike, Struck, TacticsMove, TacticsMoved, TacticsRules, Turn, Wait, ZoneOfControl, with_board,
+    Strike, Struck, TacticsBoard, TacticsMove, TacticsMoved, TacticsRules, Turn, Wait,
+    ZoneOfControl, with_board,
 };
 use tilewalk::tactics::{Mode, check_rules, parse_rules};
 use tilewalk::terrain::TerrainTable;
@@ -1117,6 +1118,63 @@ raider red  horse 1,1
     assert!(!threat.contains(&at), "out of the knight's reach: {at}");
     let orders = app.world().resource::<EnemyTurn>().orders.clone();
     assert_eq!(orders[0].intent, Intent::PullBack, "{orders:?}");
+}
+
+/// A side with the upper hand hunts the other down: three wounded knights (8 of 20 hit
+/// points each) and a wounded orc (7) at the far end of an open field. A wounded unit gains
+/// nothing for closing in on its own, so left to that both sides would stand for the 50
+/// turns, a draw; the knights' side, more than 1.1 times as strong, closes in with its wounded
+/// (no tile of the field could remove one: the orc deals 7) and wins. The orc, the weaker
+/// side, does not hunt: it keeps out of the reach that would remove it while it can.
+#[test]
+fn a_side_with_the_upper_hand_hunts_the_other_down() {
+    let map = "\
+board: square-4
+[terrain]
+..............
+......f.......
+..............
+.......f......
+..............
+[units]
+knight1 blue foot 0,1
+knight2 blue foot 0,2
+knight3 blue foot 0,3
+orc     red  foot 13,2
+";
+    let mut app = planner_app(map);
+    for name in ["knight1", "knight2", "knight3"] {
+        let knight = unit(&mut app, name);
+        app.world_mut().entity_mut(knight).insert(Health(8));
+    }
+    let orc = unit(&mut app, "orc");
+    app.world_mut().entity_mut(orc).insert(Health(7));
+    let (first, turns) = with_board(app.world_mut(), |board, context| {
+        let distance = |board: &TacticsBoard| {
+            let orc = board.piece(orc).unwrap().tile;
+            board
+                .pieces
+                .iter()
+                .filter(|p| p.team == Team::BLUE)
+                .map(|p| board.nav.board().distance(p.tile, orc))
+                .min()
+                .unwrap()
+        };
+        let before = distance(board);
+        board.play_side(context, Team::BLUE, Mind::Planner);
+        let first = (before, distance(board));
+        let mut turns = 1;
+        while board.winner().is_none() && turns < 50 {
+            board.play_side(context, Team::RED, Mind::Planner);
+            turns += 1;
+            board.play_side(context, Team::BLUE, Mind::Planner);
+        }
+        assert_eq!(board.winner(), Some(Team::BLUE), "after {turns} turns");
+        (first, turns)
+    })
+    .unwrap();
+    assert!(first.1 < first.0, "the wounded knights close in: {first:?}");
+    assert!(turns < 50, "{turns}");
 }
 
 /// The same state gives the same turn: the skirmish's first red turn, planned twice from

@@ -138,6 +138,20 @@ const BOLD_ATTACKERS_COUNTED: usize = 2;
 /// Steps within which an ally supports a unit.
 const SUPPORT_STEPS: u32 = 3;
 
+/// How many times the other side's strength a side's must be for it to hunt the other down.
+const UPPER_HAND: f64 = 1.1;
+
+/// What a turn of movement closer to the enemy is worth, as a share of the unit's worth, to
+/// a sound unit of a side weaker than the other.
+const APPROACH: f64 = 0.15;
+
+/// What a turn of movement closer to the enemy is worth to a sound unit of a bold side, and
+/// to a wounded unit of a hunting side.
+const BOLD_APPROACH: f64 = 0.6;
+
+/// What a turn of movement closer to the enemy is worth to a sound unit of a hunting side.
+const HUNTING_APPROACH: f64 = 1.5;
+
 #[derive(Clone, Copy)]
 struct Weights {
     caution: f64,
@@ -305,6 +319,9 @@ struct Planner<'b, 'a> {
     /// Whether the side is at least as strong as the other (the worth of its hit points):
     /// then it closes in on the enemy's reach instead of waiting outside it.
     bold: bool,
+    /// Whether the side has the upper hand ([`UPPER_HAND`] times the other's strength): then
+    /// it hunts the other side down, its wounded too, instead of letting it run out the turns.
+    hunting: bool,
 }
 
 impl<'b, 'a> Planner<'b, 'a> {
@@ -317,6 +334,7 @@ impl<'b, 'a> Planner<'b, 'a> {
             ranges: HashMap::new(),
             thought: 0,
             bold: false,
+            hunting: false,
         };
         planner.survey(context);
         planner
@@ -385,6 +403,7 @@ impl<'b, 'a> Planner<'b, 'a> {
                 .sum()
         };
         self.bold = strength(true) >= strength(false);
+        self.hunting = strength(true) >= UPPER_HAND * strength(false);
         let classes: HashSet<MovementClass> = board
             .pieces
             .iter()
@@ -696,11 +715,21 @@ impl<'b, 'a> Planner<'b, 'a> {
             self.field(piece.class, piece.tile),
             self.field(piece.class, stand),
         );
-        // A wounded unit gains nothing for the way it closes in, nor for the way it runs: it
-        // ends out of a reach that would remove it, in cover where it can, and no further.
-        if !wounded && here.is_finite() && there.is_finite() {
+        // What a turn of movement closer to the enemy is worth, as a share of the unit's
+        // worth. A wounded unit gains nothing for the way it closes in, nor for the way it
+        // runs: it ends out of a reach that would remove it, in cover where it can, and no
+        // further; unless its side is hunting, when it closes in as a bold unit does (never
+        // enough to pay for a tile where it would be removed: that costs 0.6 of its worth at
+        // least), and the sound units close in hard, so a beaten side cannot run out the turns.
+        let approach = match (self.hunting, wounded, bold) {
+            (true, false, _) => HUNTING_APPROACH,
+            (true, true, _) | (false, false, true) => BOLD_APPROACH,
+            (false, true, _) => 0.0,
+            (false, false, false) => APPROACH,
+        };
+        if approach > 0.0 && here.is_finite() && there.is_finite() {
             let closed_in = (here - there) / points;
-            score += (if bold { 0.6 } else { 0.15 }) * weights.approach * worth * closed_in;
+            score += approach * weights.approach * worth * closed_in;
         }
         Some(score)
     }
