@@ -1921,7 +1921,8 @@ fn the_terrain_mode_names_an_ldtk_int_grid_value_after_a_terrain_and_saves_it_in
     let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = fresh_dir("terrain-mode-ldtk");
     // LDtk's top-down example, as LDtk ships it: its first level's IntGrid value 1 of
-    // `Collisions`, on 200 cells, is named `walls`, which is no terrain.
+    // `Collisions`, on 200 cells, is named `walls`, which is no terrain, and its 312 cells
+    // without a value (the floor) have no `default_terrain`.
     let corpus = super::assign::copied("ldtk-corpus", "terrain-mode-ldtk-window");
     let project = corpus.join("Typical_TopDown_example.ldtk");
     let map = ldtk::read_ldtk(&project, None).unwrap();
@@ -1935,6 +1936,10 @@ fn the_terrain_mode_names_an_ldtk_int_grid_value_after_a_terrain_and_saves_it_in
         (tiles.kind_name(kind).as_str(), cells),
         ("IntGrid `Collisions` value 1", 200)
     );
+    assert_eq!(
+        tiles.no_value_kind(),
+        Some((tilewalk::map::tmx::TileKindId::NO_VALUE, 312))
+    );
     let home = tiles.class_home(&project, kind).unwrap();
     assert_eq!(
         super::assign::ldtk_identifier(&home).as_deref(),
@@ -1943,27 +1948,49 @@ fn the_terrain_mode_names_an_ldtk_int_grid_value_after_a_terrain_and_saves_it_in
     let before = std::fs::read_to_string(&project).unwrap();
     let mut game = Game::start(&dir, project.to_str().unwrap());
     game.wait_fitted();
-    // P, Tab picks the kind on the most cells, 7 gives it rock (the table's seventh
-    // terrain), Ctrl+S saves.
+    // P; Tab picks the kind on the most cells, the floor, and 1 gives it grass; Tab picks
+    // the walls and 7 gives them rock (the table's seventh terrain); Ctrl+S saves.
     game.xdotool(&["key", "p"]);
     game.panels_apart("RealTime", "terrain mode");
-    game.xdotool(&["key", "Tab"]);
-    let before_keys = game.events().len();
-    game.xdotool(&["key", "7"]);
-    game.wait_hud_from(before_keys, "rock given", |l| {
-        l.contains(&"IntGrid `Collisions` value 1 is rock: 200 cells")
-    });
+    for (terrain, key, given) in [
+        (
+            "grass",
+            "1",
+            "cells without an IntGrid value are grass: 312 cells, and those of IntGrid values that name no terrain",
+        ),
+        (
+            "rock",
+            "7",
+            "IntGrid `Collisions` value 1 is rock: 200 cells",
+        ),
+    ] {
+        game.xdotool(&["key", "Tab"]);
+        let before_keys = game.events().len();
+        game.xdotool(&["key", key]);
+        game.wait_hud_from(before_keys, &format!("{terrain} given"), |l| {
+            l.contains(&given)
+        });
+    }
     game.xdotool(&["key", "ctrl+s"]);
     wait_for("the project saved", STARTUP, || {
         (super::assign::ldtk_identifier(&home).as_deref() == Some("rock")).then_some(())
     });
-    // serde_json reads the project back with the identifier, the only bytes that changed.
+    // serde_json reads the project back with the identifier and the level's field, the
+    // only things that changed.
     assert_eq!(
         super::assign::ldtk_identifier(&home).as_deref(),
         Some("rock")
     );
     let after = std::fs::read_to_string(&project).unwrap();
-    assert_eq!(super::assign::changed(&before, &after), ("walls", "rock"));
+    let root: Value = serde_json::from_str(&after).unwrap();
+    assert_eq!(
+        root["levels"][0]["fieldInstances"][0],
+        super::assign::field_instance(170, "grass")
+    );
+    assert_eq!(
+        super::assign::without_level_field(&after.replacen("\"rock\"", "\"walls\"", 1), 170),
+        serde_json::from_str::<Value>(&before).unwrap()
+    );
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
     let _ = std::fs::remove_dir_all(corpus);
