@@ -1971,9 +1971,12 @@ fn the_terrain_mode_names_an_ldtk_int_grid_value_after_a_terrain_and_saves_it_in
             l.contains(&given)
         });
     }
+    let before_save = game.events().len();
     game.xdotool(&["key", "ctrl+s"]);
-    wait_for("the project saved", STARTUP, || {
-        (super::assign::ldtk_identifier(&home).as_deref() == Some("rock")).then_some(())
+    // The notice says where, in the frame of the save.
+    let saved = format!("saved {}", std::path::absolute(&project).unwrap().display());
+    game.wait_hud_from(before_save, "the save's notice", |l| {
+        l.contains(&saved.as_str())
     });
     // serde_json reads the project back with the identifier and the level's field, the
     // only things that changed.
