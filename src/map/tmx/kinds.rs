@@ -1,6 +1,7 @@
 //! A map's tile kinds, for the game's terrain mode: which tiles (Tiled) or IntGrid values
-//! (LDtk) its terrain layers draw and on how many cells, the Class each has, a Class given
-//! in memory, and where the file keeps it ([`ClassHome`]).
+//! (LDtk; and a level's cells without one, [`TileKindId::NO_VALUE`]) its terrain layers
+//! draw and on how many cells, the Class each has, a Class given in memory, and where the
+//! file keeps it ([`ClassHome`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
