@@ -17,7 +17,7 @@ use crate::assets::{
     AssetFileError, FileErrors, MAP_SOURCE, MapFile, MapLevel, MapSource, TextLoader, Tracks,
     report_failed_loads, touches,
 };
-use crate::map::assign::ClassHome;
+use crate::map::assign::{Texts, save_texts};
 use crate::map::tmx::{KindBefore, TileKindId, TiledMap};
 use crate::map::{LdtkLoader, MapAsset, TmxLoader, repaint, write_atomically};
 use crate::terrain::TerrainTable;
@@ -265,7 +265,8 @@ pub enum EditMap {
     Undo,
     /// Writes the map back: a map file atomically, keeping every byte but the painted
     /// glyphs (comments, the units section, line endings); a Tiled or LDtk map's assigned
-    /// tile kinds into the files that keep them ([`ClassHome`]), every other byte kept.
+    /// tile kinds into the files that keep them ([`crate::map::assign::ClassHome`]), every
+    /// other byte kept.
     Save,
 }
 
@@ -410,7 +411,8 @@ fn assign(
     let name = tiles.kind_name(kind);
     let cells = tiles.cells_of(kind).len();
     if tiles.class(kind) == Some(terrain) {
-        return Some(Ok(format!("{name} is {terrain} already")));
+        let is = verb(kind, "is", "are");
+        return Some(Ok(format!("{name} {is} {terrain} already")));
     }
     let mut map = maps.get_mut(handle)?;
     let tiles = map.tiles.as_mut()?;
@@ -419,10 +421,27 @@ fn assign(
             history.steps.push(Step::Assign(kind, before));
             history.assigned.insert(kind, Some(terrain.to_owned()));
             history.unsaved = true;
-            Ok(format!("{name} is {terrain}: {cells} cells"))
+            let is = verb(kind, "is", "are");
+            // The level's `default_terrain` names every cell nothing else names.
+            let also = if kind == TileKindId::NO_VALUE {
+                ", and those of IntGrid values that name no terrain"
+            } else {
+                ""
+            };
+            Ok(format!("{name} {is} {terrain}: {cells} cells{also}"))
         }
         Err(why) => Err(format!("cannot assign: {why}")),
     })
+}
+
+/// A verb whose subject is `kind`'s name: a tile kind is one, the cells without an IntGrid
+/// value are many.
+fn verb(kind: TileKindId, one: &'static str, many: &'static str) -> &'static str {
+    if kind == TileKindId::NO_VALUE {
+        many
+    } else {
+        one
+    }
 }
 
 /// A map modified while tile kinds assigned since the last save are not in its files (a
@@ -515,7 +534,8 @@ fn undo(
             let class = tiles.class(kind).map(str::to_owned);
             let name = tiles.kind_name(kind);
             let now = match &class {
-                Some(class) => format!("{name} is {class} again"),
+                Some(class) => format!("{name} {} {class} again", verb(kind, "is", "are")),
+                None if kind == TileKindId::NO_VALUE => format!("{name} have no terrain again"),
                 None => format!("{name} has no Class again"),
             };
             history.assigned.insert(kind, class);
@@ -553,8 +573,8 @@ fn save(
 }
 
 /// Writes the Class of every tile kind assigned (or undone) since the last save into the
-/// file that keeps it, each file read and written once. A file that fails keeps its kinds
-/// for the next save.
+/// files that keep it, each file read and written once. A kind whose file fails stays for
+/// the next save.
 fn save_assigned(
     tiles: &TiledMap,
     map_file: &std::path::Path,
@@ -566,7 +586,11 @@ fn save_assigned(
                 .to_owned(),
         );
     }
-    let mut by_file: BTreeMap<PathBuf, Vec<(TileKindId, ClassHome)>> = BTreeMap::new();
+    // Every file's new text first (a file read once however many kinds it keeps), then
+    // each file saved; a kind whose text or file fails stays for the next save.
+    let mut texts = Texts::new();
+    let mut written: Vec<(TileKindId, Vec<PathBuf>)> = Vec::new();
+    let mut failed = Vec::new();
     for &kind in history.assigned.keys() {
         let Some(home) = tiles.class_home(map_file, kind) else {
             return Err(format!(
@@ -574,34 +598,28 @@ fn save_assigned(
                 tiles.kind_name(kind)
             ));
         };
-        by_file
-            .entry(home.file().to_owned())
-            .or_default()
-            .push((kind, home));
+        match home.write_into(&mut texts, tiles.class(kind)) {
+            Ok(files) => written.push((kind, files)),
+            Err(error) => failed.push(error.to_string()),
+        }
     }
     let mut saved = Vec::new();
-    let mut failed = Vec::new();
-    for (file, homes) in by_file {
-        let written = crate::assets::read_file(&file)
-            .map_err(|e| e.to_string())
-            .and_then(|text| {
-                homes.iter().try_fold(text, |text, (kind, home)| {
-                    home.write(&text, tiles.class(*kind))
-                        .map_err(|e| AssetFileError::in_file(&file, e).to_string())
-                })
-            })
-            .and_then(|text| {
-                write_atomically(&file, &text).map_err(|e| format!("{}: {e}", file.display()))
-            });
-        match written {
+    let mut lost = Vec::new();
+    for (file, result) in save_texts(&texts) {
+        match result {
             Ok(()) => {
-                for (kind, _) in &homes {
-                    history.assigned.remove(kind);
-                }
                 let at = std::path::absolute(&file).unwrap_or(file);
                 saved.push(at.display().to_string());
             }
-            Err(error) => failed.push(error),
+            Err(error) => {
+                failed.push(error.to_string());
+                lost.push(file);
+            }
+        }
+    }
+    for (kind, files) in written {
+        if !files.iter().any(|f| lost.contains(f)) {
+            history.assigned.remove(&kind);
         }
     }
     history.unsaved = !history.assigned.is_empty();

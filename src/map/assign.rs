@@ -1,8 +1,12 @@
 //! A tile kind's terrain written where the designer's tool keeps it: a Tiled tile's Class
-//! (in its `.tsx` / `.tsj` tileset, or in the map's embedded tileset) or an LDtk IntGrid
-//! value's identifier. The file's text is edited where the tile kind is written, so every
-//! other byte stays as it was and Tiled or LDtk opens it as before.
+//! (in its `.tsx` / `.tsj` tileset, or in the map's embedded tileset), an LDtk IntGrid
+//! value's identifier, or an LDtk level's `default_terrain` field. The file's text is edited
+//! where the tile kind is written, so every other byte stays as it was and Tiled or LDtk
+//! opens it as before.
 
+mod level_field;
+
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -10,7 +14,12 @@ use tilewalk_path::formats::ParseError;
 
 use super::json::{JsonPath, Written, locate, value_span, written_members};
 use super::tmx::{is_json, write_xml_class};
-use crate::assets::AssetFileError;
+use crate::assets::{AssetFileError, normalize, read_file};
+
+pub use level_field::FIELD as LEVEL_FIELD;
+
+/// The texts of the files a save edits, by path.
+pub type Texts = BTreeMap<PathBuf, String>;
 
 /// Where a tile kind's terrain is written.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,19 +38,29 @@ pub enum ClassHome {
         layer: i64,
         value: u32,
     },
+    /// The `default_terrain` field of level `level` of the LDtk project `file`: the terrain
+    /// of the level's cells that no IntGrid value names. Its String definition among the
+    /// project's level fields (added, with the project's next uid, when it has none) and
+    /// its value in the level: in the project's entry for it and, for a level kept in its
+    /// own file (`.ldtkl`), in that file too.
+    LevelField { file: PathBuf, level: String },
 }
 
 impl ClassHome {
     /// The file it is in.
     pub fn file(&self) -> &Path {
         match self {
-            Self::TiledTile { file, .. } | Self::IntGrid { file, .. } => file,
+            Self::TiledTile { file, .. }
+            | Self::IntGrid { file, .. }
+            | Self::LevelField { file, .. } => file,
         }
     }
 
     /// `text`, the content of [`Self::file`], with the tile kind's Class (or identifier)
     /// set to `class`, or taken off for `None` (an IntGrid value's identifier becomes
-    /// `null`). Errors say where in the text.
+    /// `null`; a level field's value goes, and its definition with it when no level has a
+    /// value of it). For a level field, the project's part only: [`Self::write_into`] writes
+    /// the level's own file too. Errors say where in the text.
     pub fn write(&self, text: &str, class: Option<&str>) -> Result<String, ParseError> {
         match self {
             Self::TiledTile { file, embedded, id } => {
@@ -52,24 +71,88 @@ impl ClassHome {
                 }
             }
             Self::IntGrid { layer, value, .. } => write_identifier(text, *layer, *value, class),
+            Self::LevelField { level, .. } => {
+                let entry = level_field::find_level(text, level)?;
+                level_field::write_project(text, &entry.path, class)
+            }
         }
     }
 
-    /// Reads [`Self::file`], writes the Class in and saves it atomically.
+    /// Writes the Class into `texts`, the files' contents by path (a file not there yet is
+    /// read from disk): [`Self::file`], and a level field's level file. Returns the files
+    /// written into; nothing in `texts` changes when it fails.
+    pub fn write_into(
+        &self,
+        texts: &mut Texts,
+        class: Option<&str>,
+    ) -> Result<Vec<PathBuf>, AssetFileError> {
+        let file = self.file().to_owned();
+        let text = match texts.get(&file) {
+            Some(text) => text.clone(),
+            None => read_file(&file)?,
+        };
+        let Self::LevelField { level, .. } = self else {
+            let edited = self.write(&text, class).map_err(in_file(&file))?;
+            texts.insert(file.clone(), edited);
+            return Ok(vec![file]);
+        };
+        let entry = level_field::find_level(&text, level).map_err(in_file(&file))?;
+        let project =
+            level_field::write_project(&text, &entry.path, class).map_err(in_file(&file))?;
+        let mut files = Vec::new();
+        if let Some(relative) = entry.external {
+            let folder = file.parent().unwrap_or(Path::new(""));
+            let level_file = normalize(&folder.join(relative));
+            let level_text = match texts.get(&level_file) {
+                Some(text) => text.clone(),
+                None => read_file(&level_file)?,
+            };
+            let edited = level_field::write_level_file(&level_text, &project, class)
+                .map_err(in_file(&level_file))?;
+            texts.insert(level_file.clone(), edited);
+            files.push(level_file);
+        }
+        texts.insert(file.clone(), project);
+        files.push(file);
+        Ok(files)
+    }
+
+    /// Reads the files it is written in, writes the Class in and saves each that changed
+    /// atomically (a level's own file before its project).
     pub fn save(&self, class: Option<&str>) -> Result<(), AssetFileError> {
-        let file = self.file();
-        let text = crate::assets::read_file(file)?;
-        let edited = self
-            .write(&text, class)
-            .map_err(|e| AssetFileError::in_file(file, e))?;
-        if edited != text {
-            super::write_atomically(file, &edited).map_err(|e| AssetFileError::Io {
+        let mut texts = Texts::new();
+        self.write_into(&mut texts, class)?;
+        save_texts(&texts).into_iter().try_for_each(|(_, r)| r)
+    }
+}
+
+/// Saves each of `texts` atomically, a file that already holds its text aside; a project
+/// (`.ldtk`) after the others, so that a reload of the project reads its levels' files as
+/// saved. Says how each went, in the order of `texts`.
+pub fn save_texts(texts: &Texts) -> Vec<(PathBuf, Result<(), AssetFileError>)> {
+    let mut order: Vec<(&PathBuf, &String)> = texts.iter().collect();
+    order.sort_by_key(|(f, _)| f.extension().is_some_and(|e| e == "ldtk"));
+    let mut results: BTreeMap<&PathBuf, Result<(), AssetFileError>> = BTreeMap::new();
+    for (file, text) in order {
+        let result = if read_file(file).ok().as_ref() == Some(text) {
+            Ok(())
+        } else {
+            super::write_atomically(file, text).map_err(|e| AssetFileError::Io {
                 file: file.display().to_string(),
                 message: e.to_string(),
-            })?;
-        }
-        Ok(())
+            })
+        };
+        results.insert(file, result);
     }
+    results
+        .into_iter()
+        .map(|(file, result)| (file.clone(), result))
+        .collect()
+}
+
+/// An error in the text of `file`.
+fn in_file(file: &Path) -> impl Fn(ParseError) -> AssetFileError + '_ {
+    move |e| AssetFileError::in_file(file, e)
 }
 
 /// A JSON text read with serde, its syntax errors at their line and column.

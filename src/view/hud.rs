@@ -61,9 +61,16 @@ pub(super) fn plugin(app: &mut App) {
         (
             (draw_hover, draw_paths, draw_drag_box, draw_search).in_set(AppSystems::Present),
             // A new notice keeps the game drawing (view::keep_drawing); the frame line says
-            // whether it does.
+            // whether it does. What writes the notice runs before it is shown, so a notice
+            // (`saved …`) is on screen the frame it is said.
             (
-                (notice_journal, say_reloads, show_help).before(super::keep_drawing),
+                (
+                    notice_journal,
+                    say_reloads,
+                    super::paint::report_edits,
+                    show_help,
+                )
+                    .before(super::keep_drawing),
                 (update_status, update_notice, update_errors).after(super::keep_drawing),
                 report_hud.run_if(resource_exists::<EventLog>),
             )

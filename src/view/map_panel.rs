@@ -198,7 +198,7 @@ fn terrain_fix(format: MapFormat, level: &Level) -> Vec<String> {
             ),
         ],
         MapFormat::Ldtk => vec![
-            "fix in the game: P (terrain mode), pick an IntGrid value, give it a terrain (1-9), Ctrl+S saves it as the value's identifier in the project".to_owned(),
+            "fix in the game: P (terrain mode), pick an IntGrid value or the cells without one, give it a terrain (1-9), Ctrl+S saves it as the value's identifier or the level's `default_terrain` field".to_owned(),
             format!(
                 "or in LDtk: name an IntGrid value after a terrain ({names}), or give the level a `default_terrain` field (docs/ldtk.md)"
             ),
@@ -210,7 +210,8 @@ fn terrain_fix(format: MapFormat, level: &Level) -> Vec<String> {
 }
 
 /// The cells no terrain names: how many, how many of them each tile kind drawn on top (most
-/// first, then in kind order), and how many have no tile on a terrain layer.
+/// first, then in kind order; an LDtk level's cells without an IntGrid value are one kind),
+/// and how many have no tile on a terrain layer.
 fn cells_without_terrain(level: &Level) -> (usize, Vec<(TileKindId, usize)>, usize) {
     let Some(tiled) = &level.tiled else {
         return (0, Vec::new(), 0);
@@ -222,7 +223,7 @@ fn cells_without_terrain(level: &Level) -> (usize, Vec<(TileKindId, usize)>, usi
             continue;
         }
         without += 1;
-        match tiled.top_kind(pos) {
+        match tiled.kind_at(pos) {
             Some(kind) => *by_kind.entry(kind).or_default() += 1,
             None => empty += 1,
         }

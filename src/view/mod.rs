@@ -83,11 +83,13 @@ pub(super) fn plugin(app: &mut App) {
         ));
 }
 
-/// Whether Ctrl is held, or went down this frame: at a low frame rate a quick Ctrl+S presses
-/// and releases both keys between two frames, and only `just_pressed` still says so.
+/// Whether Ctrl is held, went down this frame or came up this frame: at a low frame rate a
+/// quick Ctrl+S presses and releases both keys between two frames, and only `just_pressed`
+/// still says so; or Ctrl goes down before one frame and S goes down and both come up
+/// before the next, and only `just_released` does.
 pub(super) fn ctrl(keys: &ButtonInput<KeyCode>) -> bool {
     let both = [KeyCode::ControlLeft, KeyCode::ControlRight];
-    keys.any_pressed(both) || keys.any_just_pressed(both)
+    keys.any_pressed(both) || keys.any_just_pressed(both) || keys.any_just_released(both)
 }
 
 /// A panel that takes the clicks over it (the minimap, the lab's panel): they never reach

@@ -53,12 +53,9 @@ pub(super) const DIGITS: [KeyCode; 9] = [
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Painter>().add_systems(
         Update,
-        (
-            (toggle_painting, pick_terrain, edit_keys, paint_strokes)
-                .chain()
-                .in_set(AppSystems::RecordInput),
-            report_edits.in_set(AppSystems::Hud),
-        )
+        (toggle_painting, pick_terrain, edit_keys, paint_strokes)
+            .chain()
+            .in_set(AppSystems::RecordInput)
             .run_if(resource_exists::<Level>),
     );
 }
@@ -227,8 +224,9 @@ fn line(a: Pos, b: Pos) -> Vec<Pos> {
         .collect()
 }
 
-/// What the map editor did (saved, undone, refused) becomes the notice.
-fn report_edits(mut reports: MessageReader<MapEdited>, mut notice: ResMut<Notice>) {
+/// What the map editor did (saved, undone, refused) becomes the notice (the HUD runs it
+/// with the notice's other writers, before it shows the notice).
+pub(super) fn report_edits(mut reports: MessageReader<MapEdited>, mut notice: ResMut<Notice>) {
     for MapEdited(report) in reports.read() {
         match report {
             Ok(done) => notice.say(done.clone()),
@@ -272,6 +270,29 @@ mod tests {
         assert_eq!(edits_for(Mode::Lab, &[ctrl, z]), [EditMap::Undo]);
         assert_eq!(edits_for(Mode::RealTime, &[s]), []);
         assert_eq!(edits_for(Mode::Tactics, &[ctrl, s]), []);
+    }
+
+    #[test]
+    fn a_ctrl_s_split_over_two_frames_saves() {
+        // Ctrl goes down before a frame; S goes down and both come up before the next.
+        let mut app = App::new();
+        app.add_plugins(StatesPlugin)
+            .insert_state(Mode::RealTime)
+            .add_message::<EditMap>()
+            .init_resource::<ButtonInput<KeyCode>>();
+        app.update();
+        let mut input = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+        input.press(KeyCode::ControlLeft);
+        app.world_mut().run_system_once(edit_keys).unwrap();
+        let mut input = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+        input.clear();
+        input.press(KeyCode::KeyS);
+        input.release(KeyCode::KeyS);
+        input.release(KeyCode::ControlLeft);
+        app.world_mut().run_system_once(edit_keys).unwrap();
+        let messages = app.world().resource::<Messages<EditMap>>();
+        let sent: Vec<EditMap> = messages.get_cursor().read(messages).cloned().collect();
+        assert_eq!(sent, [EditMap::Save]);
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The terrain mode of a Tiled or LDtk map (`P`): a panel lists the map's tile kinds (its
-//! tiles, or an LDtk level's IntGrid values) with the cells drawn with each and its Class,
-//! beside the terrain table's terrains. A click on a kind, or on a cell of the map, or Tab
+//! tiles, or an LDtk level's IntGrid values and its cells without one) with the cells drawn
+//! with each and its Class, beside the terrain table's terrains. A click on a kind, or on a cell of the map, or Tab
 //! picks a kind (its cells are outlined); a click on a terrain, or keys 1–9, gives it that
 //! terrain at once ([`EditMap::Assign`]). Ctrl+Z and Ctrl+S (the painter's keys) undo and
-//! save into the tileset or project.
+//! save into the tileset or project (the level's `default_terrain` field, for the cells
+//! without an IntGrid value).
 
 use bevy::prelude::*;
 use tilewalk_path::Pos;
@@ -62,10 +63,15 @@ fn in_terrain_mode(
 }
 
 fn count_kinds(level: Res<Level>, mut kinds: ResMut<Kinds>, mut painter: ResMut<Painter>) {
-    let mut found = level
+    let mut found: Vec<(TileKindId, usize)> = level
         .tiled
         .as_ref()
-        .map(|t| t.tile_kinds())
+        .map(|t| {
+            t.tile_kinds()
+                .into_iter()
+                .chain(t.no_value_kind())
+                .collect()
+        })
         .unwrap_or_default();
     found.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     if painter
@@ -113,7 +119,7 @@ fn pick_on_map(
     let (Some(tile), Some(tiled)) = (cursor.tile, &level.tiled) else {
         return;
     };
-    match tiled.top_kind(tile) {
+    match tiled.kind_at(tile) {
         Some(kind) => {
             painter.kind = Some(kind);
             notice.say(format!(

@@ -1,6 +1,6 @@
 //! Terrain given by tile kind and saved where the designer's tool keeps it: a Tiled tile's
-//! Class (in a `.tsx`, a `.tsj`, a tileset embedded in a `.tmx` or a `.tmj`) and an LDtk
-//! IntGrid value's identifier. On corpus maps nobody here made, copied to a temporary
+//! Class (in a `.tsx`, a `.tsj`, a tileset embedded in a `.tmx` or a `.tmj`), an LDtk
+//! IntGrid value's identifier and an LDtk level's `default_terrain` field. On corpus maps nobody here made, copied to a temporary
 //! folder: read back with the `tiled` crate, serde_json and tilewalk's own loaders, every
 //! byte outside the edited entry unchanged, and taken off again to the original bytes.
 
@@ -317,4 +317,193 @@ fn a_tile_whose_terrain_property_names_its_terrain_keeps_it() {
             id: 0
         })
     );
+}
+
+/// The project `text` read by serde_json without the level field `default_terrain` the
+/// terrain mode adds: its definition, its value in every level (in `levels` and in a level
+/// file's own `fieldInstances`), and `nextUid` set back to `next`.
+pub(super) fn without_level_field(text: &str, next: i64) -> Value {
+    let mut root: Value = serde_json::from_str(text).unwrap();
+    let not_ours = |f: &Value| f["__identifier"] != "default_terrain";
+    if let Some(fields) = root
+        .pointer_mut("/defs/levelFields")
+        .and_then(Value::as_array_mut)
+    {
+        fields.retain(|f| f["identifier"] != "default_terrain");
+    }
+    if let Some(levels) = root.get_mut("levels").and_then(Value::as_array_mut) {
+        for level in levels {
+            level["fieldInstances"]
+                .as_array_mut()
+                .unwrap()
+                .retain(not_ours);
+        }
+    }
+    if let Some(fields) = root.get_mut("fieldInstances").and_then(Value::as_array_mut) {
+        fields.retain(not_ours);
+    }
+    if root.get("nextUid").is_some() {
+        root["nextUid"] = next.into();
+    }
+    root
+}
+
+/// The level field's value as LDtk writes it, for `uid`.
+pub(super) fn field_instance(uid: i64, terrain: &str) -> Value {
+    serde_json::json!({
+        "__identifier": "default_terrain",
+        "__type": "String",
+        "__value": terrain,
+        "__tile": null,
+        "defUid": uid,
+        "realEditorValues": [{"id": "V_String", "params": [terrain]}],
+    })
+}
+
+/// Gives the cells without an IntGrid value of `project`'s first level terrain `grass` (its
+/// `default_terrain` field) and checks, read back with serde_json and the game's loader,
+/// that the `cells` of them now have it and a foot unit walks across them; then takes it off,
+/// and every file is as it was. Returns the files the save wrote in.
+fn level_field_round_trip(project: &FsPath, cells: usize) -> Vec<PathBuf> {
+    let map = ldtk::read_ldtk(project, None).unwrap_or_else(|e| panic!("{e}"));
+    let tiles = map.tiles.as_ref().unwrap();
+    let (kind, count) = tiles
+        .no_value_kind()
+        .expect("cells without an IntGrid value");
+    assert_eq!((kind, count), (TileKindId::NO_VALUE, cells));
+    assert_eq!(tiles.kind_name(kind), "cells without an IntGrid value");
+    assert_eq!(tiles.class(kind), None);
+    let empty = tiles.cells_of(kind);
+    assert_eq!(empty.len(), cells);
+    let home = tiles.class_home(project, kind).unwrap();
+    assert_eq!(
+        home,
+        ClassHome::LevelField {
+            file: project.to_owned(),
+            level: tiles.level.clone().unwrap(),
+        }
+    );
+    let before = terrains(&map);
+    let (level, nav) = Level::build(&map, &table()).unwrap();
+    let start = empty[0];
+    let far = |p: &Pos| p.x.abs_diff(start.x) + p.y.abs_diff(start.y);
+    assert!(level.terrain(start).is_some_and(|t| t.name == "no terrain"));
+
+    let mut texts = tilewalk::map::assign::Texts::new();
+    let files = home
+        .write_into(&mut texts, Some("grass"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let originals: Vec<String> = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    home.save(Some("grass")).unwrap_or_else(|e| panic!("{e}"));
+    let next = serde_json::from_str::<Value>(&originals[files.len() - 1]).unwrap()["nextUid"]
+        .as_i64()
+        .unwrap();
+    for (file, original) in files.iter().zip(&originals) {
+        let saved = std::fs::read_to_string(file).unwrap();
+        assert_ne!(&saved, original, "{}", file.display());
+        assert_eq!(saved, texts[file]);
+        // serde_json reads the same project but for the new definition, nextUid and the
+        // level's value.
+        assert_eq!(
+            without_level_field(&saved, next),
+            serde_json::from_str::<Value>(original).unwrap(),
+            "{}",
+            file.display()
+        );
+        let root: Value = serde_json::from_str(&saved).unwrap();
+        let level = match root.get("levels") {
+            Some(levels) => {
+                assert_eq!(root["nextUid"], next + 1);
+                let def = root["defs"]["levelFields"]
+                    .as_array()
+                    .unwrap()
+                    .last()
+                    .unwrap();
+                assert_eq!(def["identifier"], "default_terrain");
+                assert_eq!(
+                    (&def["__type"], &def["type"]),
+                    (&"String".into(), &"F_String".into())
+                );
+                assert_eq!(def["uid"], next);
+                levels[0].clone()
+            }
+            None => root,
+        };
+        assert_eq!(
+            level["fieldInstances"].as_array().unwrap().last(),
+            Some(&field_instance(next, "grass"))
+        );
+    }
+    // The game reads it: those cells are grass, and so is every other cell that had no
+    // terrain (the field names the cells nothing else names); the others are as they were.
+    // A foot unit walks across them where it could not before.
+    let again = ldtk::read_ldtk(project, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        again.tiles.as_ref().unwrap().class(TileKindId::NO_VALUE),
+        Some("grass")
+    );
+    let after = terrains(&again);
+    for (i, (old, new)) in before.iter().zip(&after).enumerate() {
+        let pos = Pos::new(i as u32 % map.width, i as u32 / map.width);
+        if empty.contains(&pos) || old == "no terrain" {
+            assert_eq!(new, "grass", "{pos}");
+        } else {
+            assert_eq!(new, old, "{pos}");
+        }
+    }
+    let (_, nav_after) = Level::build(&again, &table()).unwrap();
+    let goal = empty
+        .iter()
+        .copied()
+        .filter(|g| {
+            tilewalk_path::find_path(
+                nav_after.grid(FOOT),
+                start,
+                *g,
+                &tilewalk_path::SearchOptions::default(),
+            )
+            .is_ok()
+        })
+        .max_by_key(far)
+        .unwrap();
+    assert!(far(&goal) >= 10, "{start} to {goal}");
+    assert!(
+        tilewalk_path::find_path(
+            nav.grid(FOOT),
+            start,
+            goal,
+            &tilewalk_path::SearchOptions::default()
+        )
+        .is_err()
+    );
+    // Taken off again: every byte as it was.
+    home.save(None).unwrap_or_else(|e| panic!("{e}"));
+    for (file, original) in files.iter().zip(&originals) {
+        assert_eq!(
+            &std::fs::read_to_string(file).unwrap(),
+            original,
+            "{}",
+            file.display()
+        );
+    }
+    files
+}
+
+#[test]
+fn the_cells_without_an_int_grid_value_are_given_the_levels_default_terrain_field() {
+    let dir = copied("ldtk-corpus", "level-field");
+    // LDtk's top-down example: 312 of its first level's 512 cells have no IntGrid value.
+    let project = dir.join("Typical_TopDown_example.ldtk");
+    assert_eq!(level_field_round_trip(&project, 312), [project]);
+    // Levels in files of their own: the value in the level's file and the project's
+    // entry for it, the definition in the project.
+    let project = dir.join("SeparateLevelFiles.ldtk");
+    assert_eq!(
+        level_field_round_trip(&project, 207),
+        [dir.join("SeparateLevelFiles/World_Level_0.ldtkl"), project]
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

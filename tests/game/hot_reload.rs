@@ -747,11 +747,10 @@ fn a_tile_kind_given_a_terrain_replans_undoes_and_saves_into_the_tileset() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-#[test]
-fn an_int_grid_value_given_a_terrain_is_saved_as_its_identifier_in_the_ldtk_project() {
-    // LDtk's top-down example: its one IntGrid value, `walls`, names no terrain.
-    let dir =
-        std::env::temp_dir().join(format!("tilewalk-terrain-mode-ldtk-{}", std::process::id()));
+/// LDtk's top-down example with its images, the shipped terrain table and rules, in a fresh
+/// temporary folder (`test` names it): the folder and the project.
+fn top_down_copy(test: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("tilewalk-{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("atlas")).unwrap();
     let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/ldtk-corpus");
@@ -767,6 +766,13 @@ fn an_int_grid_value_given_a_terrain_is_saved_as_its_identifier_in_the_ldtk_proj
     std::fs::write(dir.join("terrain.ron"), TERRAIN).unwrap();
     std::fs::write(dir.join("tactics.ron"), RULES).unwrap();
     let project = dir.join("Typical_TopDown_example.ldtk");
+    (dir, project)
+}
+
+#[test]
+fn an_int_grid_value_given_a_terrain_is_saved_as_its_identifier_in_the_ldtk_project() {
+    // LDtk's top-down example: its one IntGrid value, `walls`, names no terrain.
+    let (dir, project) = top_down_copy("terrain-mode-ldtk");
     let original = std::fs::read_to_string(&project).unwrap();
     let mut app = watching(project.clone());
     let mut cursor = bevy::ecs::message::MessageCursor::<MapEdited>::default();
@@ -838,6 +844,76 @@ fn an_int_grid_value_given_a_terrain_is_saved_as_its_identifier_in_the_ldtk_proj
     );
     app.world_mut().write_message(EditMap::Undo);
     update_until(&mut app, "the walls have no terrain again", |app| {
+        cells
+            .iter()
+            .all(|&p| terrain(app, p).as_deref() == Some("no terrain"))
+    });
+    app.world_mut().write_message(EditMap::Save);
+    app.update();
+    assert_eq!(std::fs::read_to_string(&project).unwrap(), original);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_cells_without_an_int_grid_value_given_a_terrain_are_saved_as_the_levels_default_terrain() {
+    // LDtk's top-down example: 312 cells of its first level have no IntGrid value.
+    let (dir, project) = top_down_copy("terrain-mode-level-field");
+    let original = std::fs::read_to_string(&project).unwrap();
+    let mut app = watching(project.clone());
+    let mut cursor = bevy::ecs::message::MessageCursor::<MapEdited>::default();
+    let level = |app: &App| app.world().resource::<Level>().clone();
+    let tiled = level(&app).tiled.unwrap();
+    let (kind, count) = tiled.no_value_kind().unwrap();
+    assert_eq!(count, 312);
+    let cells = tiled.cells_of(kind);
+    let terrain = |app: &App, p: Pos| level(app).terrain(p).map(|t| t.name.clone());
+    assert_eq!(terrain(&app, cells[0]).as_deref(), Some("no terrain"));
+
+    app.world_mut().write_message(EditMap::Assign {
+        kind,
+        terrain: "road".into(),
+    });
+    app.update();
+    assert_eq!(
+        reports(&app, &mut cursor),
+        [MapEdited(Ok(
+            "cells without an IntGrid value are road: 312 cells, and those of IntGrid values that name no terrain".into()
+        ))]
+    );
+    update_until(&mut app, "the cells are road", |app| {
+        cells
+            .iter()
+            .all(|&p| terrain(app, p).as_deref() == Some("road"))
+    });
+    app.world_mut().write_message(EditMap::Save);
+    app.update();
+    let file = std::path::absolute(&project).unwrap();
+    assert_eq!(
+        reports(&app, &mut cursor).last(),
+        Some(&MapEdited(Ok(format!("saved {}", file.display()))))
+    );
+    let saved = std::fs::read_to_string(&project).unwrap();
+    let root: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(root["levels"][0]["fieldInstances"][0]["__value"], "road");
+    assert_eq!(
+        root["defs"]["levelFields"][0]["identifier"],
+        "default_terrain"
+    );
+
+    // The reload of the saved project keeps them road; undo and a save give back the
+    // project byte for byte.
+    std::thread::sleep(Duration::from_millis(600));
+    for _ in 0..20 {
+        app.update();
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert!(
+        cells
+            .iter()
+            .all(|&p| terrain(&app, p).as_deref() == Some("road"))
+    );
+    app.world_mut().write_message(EditMap::Undo);
+    update_until(&mut app, "the cells have no terrain again", |app| {
         cells
             .iter()
             .all(|&p| terrain(app, p).as_deref() == Some("no terrain"))

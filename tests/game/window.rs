@@ -1915,13 +1915,208 @@ fn after_a_group_order_the_top_bar_counts_the_side_and_e_and_s_say_what_they_did
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// The cells of `cells` reached from `from` through their sides (a way along them that
+/// any board allows), each with its distance in steps.
+fn reached(cells: &std::collections::HashSet<Pos>, from: Pos) -> HashMap<Pos, u32> {
+    let mut seen = HashMap::from([(from, 0)]);
+    let mut queue = std::collections::VecDeque::from([from]);
+    while let Some(p) = queue.pop_front() {
+        let next = [
+            (p.x.wrapping_sub(1), p.y),
+            (p.x + 1, p.y),
+            (p.x, p.y.wrapping_sub(1)),
+            (p.x, p.y + 1),
+        ];
+        for (x, y) in next {
+            let q = Pos::new(x, y);
+            if cells.contains(&q) && !seen.contains_key(&q) {
+                seen.insert(q, seen[&p] + 1);
+                queue.push_back(q);
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn the_terrain_mode_gives_a_corpus_maps_tile_a_terrain_saves_it_and_a_unit_walks_across() {
+    let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = fresh_dir("terrain-mode");
+    // Tiled's desert example, as Tiled ships it: no tile names a terrain.
+    let corpus = super::assign::copied("tiled-corpus/tiled-examples", "terrain-mode-window");
+    let map_path = corpus.join("desert.tmx");
+    let map = tmx::read_tmx(&map_path).unwrap();
+    let tiles = map.tiles.as_ref().unwrap();
+    let (kind, _) = super::assign::most_drawn(tiles, map.width, map.height);
+    let home = tiles.class_home(&map_path, kind).unwrap();
+    assert_eq!(super::assign::tiled_class(&home).unwrap_or_default(), "");
+    // A scout on the kind, and a cell of it some steps away along it.
+    let cells: std::collections::HashSet<Pos> = tiles.cells_of(kind).into_iter().collect();
+    let (start, distances) = cells
+        .iter()
+        .map(|&c| (c, reached(&cells, c)))
+        .max_by_key(|(c, r)| (r.len(), std::cmp::Reverse((c.y, c.x))))
+        .unwrap();
+    let far = (*distances.values().max().unwrap()).min(8);
+    assert!(far >= 4, "{far}");
+    let goal = *distances
+        .iter()
+        .filter(|&(_, &d)| d == far)
+        .map(|(p, _)| p)
+        .min_by_key(|p| (p.y, p.x))
+        .unwrap();
+    let tmx_text = std::fs::read_to_string(&map_path).unwrap().replacen(
+        "</map>",
+        &format!(
+            r#" <objectgroup id="2" name="units">
+  <object id="1" name="scout" type="foot" x="{}" y="{}" width="32" height="32">
+   <properties>
+    <property name="team" value="blue"/>
+   </properties>
+  </object>
+ </objectgroup>
+</map>"#,
+            start.x * 32,
+            start.y * 32
+        ),
+        1,
+    );
+    std::fs::write(&map_path, &tmx_text).unwrap();
+    let tsx_before = std::fs::read_to_string(home.file()).unwrap();
+    let mut game = Game::start(&dir, map_path.to_str().unwrap());
+    game.wait_fitted();
+    // P: the terrain mode and its panel; a click on the scout's cell picks the kind.
+    game.xdotool(&["key", "p"]);
+    game.panels_apart("RealTime", "terrain mode");
+    let name = tiles.kind_name(kind);
+    let pressed = game.click(start.x, start.y, "1");
+    game.wait_hud_from(pressed, "the kind picked", |lines| {
+        lines.contains(&format!("{name} picked: 1-9 or a terrain gives it one").as_str())
+    });
+    // 1 gives it grass; Ctrl+Z takes it back; 1 again; Ctrl+S saves.
+    let cells_text = format!("{name} is grass: {} cells", cells.len());
+    let before = game.events().len();
+    game.xdotool(&["key", "1"]);
+    game.wait_hud_from(before, "grass given", |l| l.contains(&cells_text.as_str()));
+    let before = game.events().len();
+    game.xdotool(&["key", "ctrl+z"]);
+    let undone = format!("undone: {name} has no Class again");
+    game.wait_hud_from(before, "the undo", |l| l.contains(&undone.as_str()));
+    let before = game.events().len();
+    game.xdotool(&["key", "1"]);
+    game.wait_hud_from(before, "grass given again", |l| {
+        l.contains(&cells_text.as_str())
+    });
+    // Ctrl+S: the notice says where it saved (in the frame of the save, before the reload
+    // of the saved file says so), and the file holds it.
+    let before = game.events().len();
+    game.xdotool(&["key", "ctrl+s"]);
+    let saved = format!(
+        "saved {}",
+        std::path::absolute(home.file()).unwrap().display()
+    );
+    game.wait_hud_from(before, "the save's notice", |l| l.contains(&saved.as_str()));
+    // The tileset holds the Class, read back by the `tiled` crate; one tile entry of it
+    // changed, and the map file not at all.
+    assert_eq!(super::assign::tiled_class(&home).as_deref(), Some("grass"));
+    let tsx_after = std::fs::read_to_string(home.file()).unwrap();
+    let (removed, added) = super::assign::changed(&tsx_before, &tsx_after);
+    assert!(
+        removed.is_empty() && added.contains("type=\"grass\"") && added.matches('<').count() <= 1,
+        "{removed:?} became {added:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&map_path).unwrap(),
+        tmx_text,
+        "the map"
+    );
+    // P leaves the mode; the map area grows and the camera fits the map into it again:
+    // the clicks are aimed once the game reports that view. The scout, ordered across the
+    // kind's cells, walks only on them.
+    let before = game.events().len();
+    game.xdotool(&["key", "p"]);
+    game.wait_refitted(before, "terrain mode");
+    let pressed = game.click(start.x, start.y, "1");
+    game.wait_event_from(pressed, "the scout selected", STARTUP, |e| {
+        e["event"] == "selected" && e["units"] == serde_json::json!(["scout"])
+    });
+    let pressed = game.click(goal.x, goal.y, "3");
+    let arrived = game.wait_event_from(pressed, "the scout's arrival", WALK, |e| {
+        e["event"] == "arrived"
+    });
+    assert_eq!(
+        arrived["tile"],
+        serde_json::json!([goal.x, goal.y]),
+        "{arrived}"
+    );
+    let steps: Vec<Pos> = game
+        .events_from(pressed)
+        .iter()
+        .filter(|e| e["event"] == "step")
+        .map(|e| {
+            Pos::new(
+                e["tile"][0].as_u64().unwrap() as u32,
+                e["tile"][1].as_u64().unwrap() as u32,
+            )
+        })
+        .collect();
+    assert!(steps.len() as u32 >= far, "{steps:?}");
+    assert!(steps.iter().all(|p| cells.contains(p)), "{steps:?}");
+    drop(game);
+    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(corpus);
+}
+
+impl Game {
+    /// Waits, after the first `from` events, until the game reports a layout without the
+    /// `closed` panel and a view that centres the map in that layout's map area (the camera
+    /// fits it again when the area changes), so that clicks are aimed from the view the
+    /// player sees.
+    fn wait_refitted(&mut self, from: usize, closed: &str) {
+        let deadline = Instant::now() + STARTUP;
+        loop {
+            let events = self.events_from(from);
+            let layout = events.iter().rfind(|e| {
+                e["event"] == "panels"
+                    && e["panels"].get(closed).is_none()
+                    && !e["map_area"].is_null()
+            });
+            if let Some(layout) = layout {
+                let area: [f64; 4] =
+                    std::array::from_fn(|i| layout["map_area"][i].as_f64().unwrap_or(f64::NAN));
+                let [left, top, right, bottom] = self.map_rect();
+                // Centred in the area.
+                if ((left + right) - (area[0] + area[2])).abs() < 3.0
+                    && ((top + bottom) - (area[1] + area[3])).abs() < 3.0
+                {
+                    return;
+                }
+            }
+            assert!(
+                self.child.try_wait().expect("status").is_none(),
+                "the game exited while waiting for the map fitted again after {closed}:\n{}",
+                self.log()
+            );
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for the map fitted again after {closed}; events: {:?}\n{}",
+                self.events(),
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
 #[test]
 #[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
 fn the_terrain_mode_names_an_ldtk_int_grid_value_after_a_terrain_and_saves_it_in_the_project() {
     let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = fresh_dir("terrain-mode-ldtk");
     // LDtk's top-down example, as LDtk ships it: its first level's IntGrid value 1 of
-    // `Collisions`, on 200 cells, is named `walls`, which is no terrain.
+    // `Collisions`, on 200 cells, is named `walls`, which is no terrain, and its 312 cells
+    // without a value (the floor) have no `default_terrain`.
     let corpus = super::assign::copied("ldtk-corpus", "terrain-mode-ldtk-window");
     let project = corpus.join("Typical_TopDown_example.ldtk");
     let map = ldtk::read_ldtk(&project, None).unwrap();
@@ -1935,6 +2130,10 @@ fn the_terrain_mode_names_an_ldtk_int_grid_value_after_a_terrain_and_saves_it_in
         (tiles.kind_name(kind).as_str(), cells),
         ("IntGrid `Collisions` value 1", 200)
     );
+    assert_eq!(
+        tiles.no_value_kind(),
+        Some((tilewalk::map::tmx::TileKindId::NO_VALUE, 312))
+    );
     let home = tiles.class_home(&project, kind).unwrap();
     assert_eq!(
         super::assign::ldtk_identifier(&home).as_deref(),
@@ -1943,27 +2142,52 @@ fn the_terrain_mode_names_an_ldtk_int_grid_value_after_a_terrain_and_saves_it_in
     let before = std::fs::read_to_string(&project).unwrap();
     let mut game = Game::start(&dir, project.to_str().unwrap());
     game.wait_fitted();
-    // P, Tab picks the kind on the most cells, 7 gives it rock (the table's seventh
-    // terrain), Ctrl+S saves.
+    // P; Tab picks the kind on the most cells, the floor, and 1 gives it grass; Tab picks
+    // the walls and 7 gives them rock (the table's seventh terrain); Ctrl+S saves.
     game.xdotool(&["key", "p"]);
     game.panels_apart("RealTime", "terrain mode");
-    game.xdotool(&["key", "Tab"]);
-    let before_keys = game.events().len();
-    game.xdotool(&["key", "7"]);
-    game.wait_hud_from(before_keys, "rock given", |l| {
-        l.contains(&"IntGrid `Collisions` value 1 is rock: 200 cells")
-    });
+    for (terrain, key, given) in [
+        (
+            "grass",
+            "1",
+            "cells without an IntGrid value are grass: 312 cells, and those of IntGrid values that name no terrain",
+        ),
+        (
+            "rock",
+            "7",
+            "IntGrid `Collisions` value 1 is rock: 200 cells",
+        ),
+    ] {
+        game.xdotool(&["key", "Tab"]);
+        let before_keys = game.events().len();
+        game.xdotool(&["key", key]);
+        game.wait_hud_from(before_keys, &format!("{terrain} given"), |l| {
+            l.contains(&given)
+        });
+    }
+    let before_save = game.events().len();
     game.xdotool(&["key", "ctrl+s"]);
-    wait_for("the project saved", STARTUP, || {
-        (super::assign::ldtk_identifier(&home).as_deref() == Some("rock")).then_some(())
+    // The notice says where, in the frame of the save.
+    let saved = format!("saved {}", std::path::absolute(&project).unwrap().display());
+    game.wait_hud_from(before_save, "the save's notice", |l| {
+        l.contains(&saved.as_str())
     });
-    // serde_json reads the project back with the identifier, the only bytes that changed.
+    // serde_json reads the project back with the identifier and the level's field, the
+    // only things that changed.
     assert_eq!(
         super::assign::ldtk_identifier(&home).as_deref(),
         Some("rock")
     );
     let after = std::fs::read_to_string(&project).unwrap();
-    assert_eq!(super::assign::changed(&before, &after), ("walls", "rock"));
+    let root: Value = serde_json::from_str(&after).unwrap();
+    assert_eq!(
+        root["levels"][0]["fieldInstances"][0],
+        super::assign::field_instance(170, "grass")
+    );
+    assert_eq!(
+        super::assign::without_level_field(&after.replacen("\"rock\"", "\"walls\"", 1), 170),
+        serde_json::from_str::<Value>(&before).unwrap()
+    );
     drop(game);
     let _ = std::fs::remove_dir_all(dir);
     let _ = std::fs::remove_dir_all(corpus);
