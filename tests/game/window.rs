@@ -1941,10 +1941,28 @@ fn reached(cells: &std::collections::HashSet<Pos>, from: Pos) -> HashMap<Pos, u3
 #[test]
 #[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
 fn the_terrain_mode_gives_a_corpus_maps_tile_a_terrain_saves_it_and_a_unit_walks_across() {
+    terrain_mode_on_the_desert("terrain-mode", false);
+}
+
+#[test]
+#[ignore = "needs xvfb-run, mesa-vulkan-drivers, xdotool"]
+fn the_terrain_mode_works_the_same_on_a_corpus_map_whose_tileset_image_is_missing() {
+    terrain_mode_on_the_desert("terrain-mode-no-art", true);
+}
+
+/// Tiled's desert example, as Tiled ships it (no tile names a terrain), with a scout added
+/// (and, `without_image`, its tileset's image left out: Tiled opens such a map and warns):
+/// P, a click on the scout's cell picks the most drawn tile kind, 1 gives it grass, Ctrl+Z
+/// takes it back, 1 again, Ctrl+S saves the Class into the .tsx (its other bytes and the map
+/// unchanged), P leaves the mode and the scout, ordered across the kind's cells, walks on them.
+fn terrain_mode_on_the_desert(test: &str, without_image: bool) {
     let _one_window_at_a_time = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = fresh_dir("terrain-mode");
-    // Tiled's desert example, as Tiled ships it: no tile names a terrain.
-    let corpus = super::assign::copied("tiled-corpus/tiled-examples", "terrain-mode-window");
+    let dir = fresh_dir(test);
+    let corpus = super::assign::copied("tiled-corpus/tiled-examples", &format!("{test}-window"));
+    let image = "tmw_desert_spacing.png";
+    if without_image {
+        std::fs::remove_file(corpus.join(image)).unwrap();
+    }
     let map_path = corpus.join("desert.tmx");
     let map = tmx::read_tmx(&map_path).unwrap();
     let tiles = map.tiles.as_ref().unwrap();
@@ -1984,8 +2002,16 @@ fn the_terrain_mode_gives_a_corpus_maps_tile_a_terrain_saves_it_and_a_unit_walks
     );
     std::fs::write(&map_path, &tmx_text).unwrap();
     let tsx_before = std::fs::read_to_string(home.file()).unwrap();
+    assert!(tsx_before.contains(&format!("<image source=\"{image}\"")));
     let mut game = Game::start(&dir, map_path.to_str().unwrap());
     game.wait_fitted();
+    if without_image {
+        let warned = std::fs::read_to_string(dir.join("game.err.log")).unwrap();
+        assert!(
+            warned.contains(&format!("cannot read the image {image}: not found")),
+            "{warned}"
+        );
+    }
     // P: the terrain mode and its panel; a click on the scout's cell picks the kind.
     game.xdotool(&["key", "p"]);
     game.panels_apart("RealTime", "terrain mode");
