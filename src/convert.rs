@@ -627,4 +627,40 @@ mod tests {
             assert!(geometry.center(Pos::new(0, 0)).y > geometry.center(Pos::new(0, 1)).y);
         }
     }
+
+    /// The plugin's `TileLayout` for a map's geometry: the same tiles, rows counted from the
+    /// top, the cell (0, 0) where the game draws it.
+    #[test]
+    fn the_plugins_tile_layout_puts_cells_where_the_game_draws_them() {
+        use bevy_tilewalk::TileLayout;
+
+        let isometric = Projection::Isometric {
+            aspect: 2.0,
+            stagger: None,
+        };
+        let flat = Board::ALL.map(|board| (board, Projection::Flat));
+        let maps = flat.into_iter().chain([(Board::default(), isometric)]);
+        for (board, projection) in maps {
+            // An even and an odd height: the game's flip of rows changes the hex coordinate
+            // system with the height's parity.
+            for (width, height) in [(7, 6), (6, 5)] {
+                let geometry = Geometry::projected(board, projection, width, height);
+                let size = geometry.grid_size();
+                let size = Vec2::new(size.x, size.y);
+                let layout = match projection {
+                    Projection::Flat => TileLayout::new(board, size),
+                    Projection::Isometric { .. } => TileLayout::isometric(size),
+                }
+                .with_y_down(true)
+                .with_origin(geometry.center(Pos::new(0, 0)));
+                for pos in (0..width).flat_map(|x| (0..height).map(move |y| Pos::new(x, y))) {
+                    let (ours, plugins) = (geometry.center(pos), layout.center(pos));
+                    assert!(
+                        ours.distance(plugins) < 1e-3,
+                        "{board} {projection:?} {width}x{height} {pos}: {ours} != {plugins}"
+                    );
+                }
+            }
+        }
+    }
 }

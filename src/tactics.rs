@@ -240,6 +240,17 @@ impl Players {
             _ => false,
         }
     }
+
+    /// The side the window speaks to as "you": the one side a person plays. `None` when
+    /// persons play both (two at one screen) or neither (AI against AI): then the words name
+    /// the sides.
+    pub fn addressed(&self) -> Option<Team> {
+        match (self.person_plays(Team::BLUE), self.person_plays(Team::RED)) {
+            (true, false) => Some(Team::BLUE),
+            (false, true) => Some(Team::RED),
+            _ => None,
+        }
+    }
 }
 
 /// The game's other side: red for blue, blue for red (the game has these two).

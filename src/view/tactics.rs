@@ -14,8 +14,8 @@ use std::f32::consts::FRAC_1_SQRT_2;
 
 use bevy::prelude::*;
 use bevy_tilewalk::tactics::{
-    Acted, CancelMove, EndTurn, EnemyTurn, Health, Intent, Moved, PieceQuery, Player, Strike,
-    Struck, TacticsBoard, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Won,
+    Acted, CancelMove, EndTurn, EnemyTurn, Health, Intent, Moved, PieceQuery, Strike, Struck,
+    TacticsBoard, TacticsMove, TacticsMoved, TacticsRules, TerrainDefence, Turn, Wait, Won,
 };
 use bevy_tilewalk::{MovementClass, Navigation, Refusal, Sides, Team, Tile, Unit};
 use tilewalk_path::{Pos, Range, SearchContext};
@@ -1072,33 +1072,57 @@ fn update_turn_text(
     if !(turn.is_changed() || enemy.is_changed() || over.is_changed() || panel.is_added()) {
         return;
     }
-    if let (None, Team::BLUE, Some(mind)) = (over.0, turn.team, players.blue) {
-        text.0 = format!(
-            "turn {}: blue's AI ({}) is moving",
-            turn.number,
-            mind.name()
-        );
-        return;
-    }
     let acting = enemy.queue.len() + usize::from(enemy.acting.is_some());
     let red = enemy.moves.len().max(acting);
-    if let (None, Team::RED, Player::Person) = (over.0, turn.team, players.red) {
-        text.0 = format!("turn {}: red's move (a person plays red)", turn.number);
-        return;
+    text.0 = turn_line(*turn, over.0, &players, acting, red);
+}
+
+/// The top bar's words for the turn: who won, or whose move it is. The side a person plays
+/// alone is "you" ([`Players::addressed`]); with persons on both sides (or none) the words
+/// name the sides. `acting` is the AI's units left to act, `red_moves` red's moves and
+/// strikes of its last turn (in the log).
+fn turn_line(
+    turn: Turn,
+    over: Option<Team>,
+    players: &Players,
+    acting: usize,
+    red_moves: usize,
+) -> String {
+    let (n, team, you) = (turn.number, turn.team, players.addressed());
+    if let Some(winner) = over {
+        return match you {
+            Some(you) if you == winner => format!("turn {n}: you won ({winner})"),
+            Some(_) => format!("turn {n}: you lost: {winner} won"),
+            None => format!("turn {n}: {winner} won"),
+        };
     }
-    text.0 = match (over.0, turn.team) {
-        (Some(Team::BLUE), _) => format!("turn {}: you won (blue)", turn.number),
-        (Some(_), _) => format!("turn {}: you lost: red won", turn.number),
-        (None, Team::BLUE) if red > 0 => format!(
-            "turn {}: your move (blue); red's turn is in the log",
-            turn.number
-        ),
-        (None, Team::BLUE) => format!("turn {}: your move (blue)", turn.number),
-        (None, _) => format!(
-            "turn {}: red is moving ({} units left to act)",
-            turn.number, acting
-        ),
-    };
+    if let (Team::BLUE, Some(mind)) = (team, players.blue) {
+        return format!("turn {n}: blue's AI ({}) is moving", mind.name());
+    }
+    if players.person_plays(team) {
+        let whose = if you == Some(team) {
+            format!("your move ({team})")
+        } else {
+            format!("{team}'s move")
+        };
+        let log = if team == Team::BLUE && red_moves > 0 {
+            "; red's turn is in the log"
+        } else {
+            ""
+        };
+        return format!("turn {n}: {whose}{log}");
+    }
+    format!("turn {n}: {team} is moving ({acting} units left to act)")
+}
+
+/// The banner's first line once `winner` has won: a victory or a defeat for the side a
+/// person plays alone, else the winner named.
+fn banner_line(winner: Team, players: &Players) -> String {
+    match players.addressed() {
+        Some(you) if you == winner => format!("Victory: {winner} wins"),
+        Some(_) => format!("Defeat: {winner} wins"),
+        None => format!("Game over: {winner} wins"),
+    }
 }
 
 const END_TURN: &str = "End turn (Enter)";
@@ -1119,8 +1143,7 @@ fn update_turn_button(over: Res<GameOver>, text: Single<(&mut Text, Ref<TurnButt
 
 /// The banner over the map once a side has won: who, and how to play again.
 fn update_banner(
-    over: Res<GameOver>,
-    turn: Res<Turn>,
+    (over, turn, players): (Res<GameOver>, Res<Turn>, Res<Players>),
     mut banner: Single<&mut Node, With<Banner>>,
     mut text: Single<(&mut Text, &mut TextColor), With<BannerText>>,
     events: Option<ResMut<EventLog>>,
@@ -1131,10 +1154,7 @@ fn update_banner(
     let (text, color) = &mut *text;
     match over.0 {
         Some(team) => {
-            let (line, tint) = match team {
-                Team::BLUE => ("Victory: blue wins", team_color(Team::BLUE)),
-                _ => ("Defeat: red wins", team_color(Team::RED)),
-            };
+            let (line, tint) = (banner_line(team, &players), team_color(team));
             text.0 = format!(
                 "{line}\nthe other side has no units left (turn {})\nR: play the map again",
                 turn.number
@@ -1154,7 +1174,7 @@ fn update_banner(
 #[cfg(test)]
 mod tests {
     use bevy::ecs::system::RunSystemOnce;
-    use bevy_tilewalk::tactics::PerClass;
+    use bevy_tilewalk::tactics::{Mind, PerClass, Player};
 
     use super::*;
     use crate::map::MapAsset;
@@ -1345,5 +1365,58 @@ mod tests {
             "a quarter left"
         );
         assert_eq!(fills[1].1, BAR_SIZE.x, "the orc is unhurt");
+    }
+
+    /// `play --mode tactics`: a person on blue is "you"; with `--red person` too (two persons
+    /// at one screen) the top bar and the banner name the side whose move it is or who won;
+    /// with `--red person --blue planner` red is "you".
+    #[test]
+    fn the_turn_words_speak_to_the_side_a_person_plays_alone_else_name_the_sides() {
+        let turn = |number, team| Turn { number, team };
+        let alone = Players::default();
+        let hot_seat = Players {
+            blue: None,
+            red: Player::Person,
+        };
+        let red_alone = Players {
+            blue: Some(Mind::Planner),
+            red: Player::Person,
+        };
+        let line = |t, over, players: &Players| turn_line(t, over, players, 2, 0);
+        let blue = turn(3, Team::BLUE);
+        let red = turn(3, Team::RED);
+        assert_eq!(line(blue, None, &alone), "turn 3: your move (blue)");
+        assert_eq!(
+            turn_line(blue, None, &alone, 0, 4),
+            "turn 3: your move (blue); red's turn is in the log"
+        );
+        assert_eq!(
+            line(red, None, &alone),
+            "turn 3: red is moving (2 units left to act)"
+        );
+        assert_eq!(
+            line(blue, Some(Team::RED), &alone),
+            "turn 3: you lost: red won"
+        );
+        assert_eq!(banner_line(Team::BLUE, &alone), "Victory: blue wins");
+        assert_eq!(banner_line(Team::RED, &alone), "Defeat: red wins");
+
+        assert_eq!(line(blue, None, &hot_seat), "turn 3: blue's move");
+        assert_eq!(line(red, None, &hot_seat), "turn 3: red's move");
+        assert_eq!(line(red, Some(Team::RED), &hot_seat), "turn 3: red won");
+        assert_eq!(banner_line(Team::BLUE, &hot_seat), "Game over: blue wins");
+        assert_eq!(banner_line(Team::RED, &hot_seat), "Game over: red wins");
+
+        assert_eq!(line(red, None, &red_alone), "turn 3: your move (red)");
+        assert_eq!(
+            line(blue, None, &red_alone),
+            "turn 3: blue's AI (planner) is moving"
+        );
+        assert_eq!(
+            line(red, Some(Team::RED), &red_alone),
+            "turn 3: you won (red)"
+        );
+        assert_eq!(banner_line(Team::BLUE, &red_alone), "Defeat: blue wins");
+        assert_eq!(banner_line(Team::RED, &red_alone), "Victory: red wins");
     }
 }

@@ -43,7 +43,7 @@ fn main() {
         })
         .add_systems(Startup, setup)
         .add_systems(Update, (click, end_turn).before(TilewalkSystems::Turns))
-        .add_systems(Update, (place, show).after(TilewalkSystems::Move))
+        .add_systems(Update, show.after(TilewalkSystems::Move))
         .run();
 }
 
@@ -87,16 +87,23 @@ fn setup(mut commands: Commands, server: Res<AssetServer>) {
     .expect("a map of known costs");
     let horse = nav.class("horse").expect("declared above");
     commands.insert_resource(nav);
-    commands.entity(tilemap).insert(TilemapBundle {
-        grid_size: TILE.into(),
-        map_type: MAP,
-        size: SIZE,
-        storage,
-        texture: TilemapTexture::Single(server.load("textures/terrain_hex_pointy.png")),
-        tile_size: TILE,
-        anchor: TilemapAnchor::Center,
-        ..default()
-    });
+    // Where the map draws its hexes: the plugin places the units' sprites there.
+    let anchor = TilemapAnchor::Center;
+    let layout = TileLayout::from_tilemap(&MAP, &SIZE, &TILE.into(), &TILE, &anchor)
+        .expect("offset hex maps have a layout");
+    commands.entity(tilemap).insert((
+        layout,
+        TilemapBundle {
+            grid_size: TILE.into(),
+            map_type: MAP,
+            size: SIZE,
+            storage,
+            texture: TilemapTexture::Single(server.load("textures/terrain_hex_pointy.png")),
+            tile_size: TILE,
+            anchor,
+            ..default()
+        },
+    ));
     let units = [
         (
             Team::BLUE,
@@ -132,13 +139,10 @@ fn setup(mut commands: Commands, server: Res<AssetServer>) {
                 color,
                 ..Sprite::from_image(server.load(image))
             },
+            // Above the map; the plugin sets x and y from the tile.
             Transform::from_xyz(0.0, 0.0, 1.0),
         ));
     }
-}
-
-fn center(p: Pos) -> Vec2 {
-    TilePos::new(p.x, p.y).center_in_world(&SIZE, &TILE.into(), &TILE, &MAP, &TilemapAnchor::Center)
 }
 
 fn hovered(window: &Window, camera: (&Camera, &GlobalTransform)) -> Option<Pos> {
@@ -196,12 +200,6 @@ fn end_turn(
     }
 }
 
-fn place(mut units: Query<(&Tile, &Motion, &mut Transform), With<Unit>>) {
-    for (tile, motion, mut transform) in &mut units {
-        transform.translation = motion.position(tile.0, center).extend(1.0);
-    }
-}
-
 /// The selected unit's range (white), the tiles it could attack (red) and the path to the
 /// hovered tile (yellow), from the plugin's tactics board.
 fn show(
@@ -212,8 +210,10 @@ fn show(
     selected: Query<Entity, With<Selected>>,
     window: Single<&Window>,
     camera: Single<(&Camera, &GlobalTransform)>,
+    layout: Single<&TileLayout>,
     mut context: Local<SearchContext>,
 ) {
+    let center = |p: Pos| layout.center(p);
     let board = TacticsBoard::new(&nav, &rules, &sides, &pieces);
     let Some(piece) = selected.iter().next().and_then(|e| board.piece(e)) else {
         return;

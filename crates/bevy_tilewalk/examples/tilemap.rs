@@ -1,8 +1,9 @@
 //! bevy_tilewalk on a bevy_ecs_tilemap map built in code: the navigation comes from the
-//! map's `TileStorage` and a cost per tile texture; left-click a unit to select it, right-click
-//! a tile to send it there. Units walk slower through forest and water. The debug plugin draws
-//! each path, its goal, refused orders and the cells the last search expanded. The textures
-//! are the crate's `assets/textures`.
+//! map's `TileStorage` and a cost per tile texture, and the map's `TileLayout` from its size,
+//! grid and type, so the plugin places the units' sprites as they walk; left-click a unit to
+//! select it, right-click a tile to send it there. Units walk slower through forest and water.
+//! The debug plugin draws each path, its goal, refused orders and the cells the last search
+//! expanded, with the same layout. The textures are the crate's `assets/textures`.
 //!
 //! `cargo run --example tilemap` (from the repository's root)
 
@@ -10,7 +11,6 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilewalk::board_of;
-use bevy_tilewalk::debug::TilewalkDebugPlugin;
 use bevy_tilewalk::prelude::*;
 
 /// The units the player has selected (the example's own marker: selection is the game's).
@@ -31,11 +31,11 @@ fn main() {
             DefaultPlugins.set(ImagePlugin::default_nearest()),
             TilemapPlugin,
             TilewalkPlugin::default(),
-            TilewalkDebugPlugin::new(TILE.x, center),
+            TilewalkDebugPlugin::default(),
         ))
         .add_systems(Startup, setup)
         .add_systems(Update, click.before(TilewalkSystems::Plan))
-        .add_systems(Update, place.after(TilewalkSystems::Move))
+        .add_systems(Update, color.after(TilewalkSystems::Move))
         .run();
 }
 
@@ -83,21 +83,29 @@ fn setup(mut commands: Commands, server: Res<AssetServer>) {
     })
     .expect("a map of known costs");
     commands.insert_resource(nav);
-    commands.entity(tilemap).insert(TilemapBundle {
-        grid_size: TILE.into(),
-        map_type,
-        size: SIZE,
-        storage,
-        texture: TilemapTexture::Single(server.load("textures/terrain.png")),
-        tile_size: TILE,
-        anchor: TilemapAnchor::Center,
-        ..default()
-    });
+    // Where the map draws its tiles: the plugin puts the units' sprites there.
+    let anchor = TilemapAnchor::Center;
+    let layout = TileLayout::from_tilemap(&map_type, &SIZE, &TILE.into(), &TILE, &anchor)
+        .expect("square maps have a layout");
+    commands.entity(tilemap).insert((
+        layout,
+        TilemapBundle {
+            grid_size: TILE.into(),
+            map_type,
+            size: SIZE,
+            storage,
+            texture: TilemapTexture::Single(server.load("textures/terrain.png")),
+            tile_size: TILE,
+            anchor,
+            ..default()
+        },
+    ));
     for (x, y) in [(1, 1), (1, 5), (2, 9)] {
         commands.spawn((
             Unit,
             Tile(Pos::new(x, y)),
             Sprite::from_image(server.load("textures/unit_foot.png")),
+            // Above the map; the plugin sets x and y from the tile.
             Transform::from_xyz(0.0, 0.0, 1.0),
         ));
     }
@@ -145,21 +153,9 @@ fn click(
     }
 }
 
-/// Where a tile's centre is in the world.
-fn center(p: Pos) -> Vec2 {
-    TilePos::new(p.x, p.y).center_in_world(
-        &SIZE,
-        &TILE.into(),
-        &TILE,
-        &TilemapType::Square,
-        &TilemapAnchor::Center,
-    )
-}
-
-/// Sprites stand on their tiles, or between the two of a step; the selected are yellow.
-fn place(mut units: Query<(&Tile, &Motion, Has<Selected>, &mut Transform, &mut Sprite)>) {
-    for (tile, motion, selected, mut transform, mut sprite) in &mut units {
-        transform.translation = motion.position(tile.0, center).extend(1.0);
+/// The selected units' sprites are yellow.
+fn color(mut units: Query<(Has<Selected>, &mut Sprite), With<Unit>>) {
+    for (selected, mut sprite) in &mut units {
         sprite.color = if selected {
             Color::srgb(1.0, 0.9, 0.2)
         } else {

@@ -33,6 +33,7 @@
 
 pub mod debug;
 mod events;
+mod layout;
 mod movement;
 mod navigation;
 mod pathing;
@@ -49,6 +50,7 @@ use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 
 pub use events::MoveCommands;
+pub use layout::{TileLayout, TileProjection};
 pub use movement::{Arrived, MAX_REPLANS, WAIT_FOR_IDLE_SECS, free_walk_seconds};
 #[cfg(feature = "bevy_ecs_tilemap")]
 pub use navigation::board_of;
@@ -75,7 +77,7 @@ pub mod prelude {
     pub use crate::{
         Arrived, ClassSpec, Motion, MoveCommands, MoveOrder, MovementClass, Navigation,
         NavigationChanged, OrderRefused, Path, Pending, Pos, Refusal, ShortOfGoal, Side, Sides,
-        StopOrder, Team, Tile, TilewalkPlugin, TilewalkSystems, Unit, UnreachableGoals,
+        StopOrder, Team, Tile, TileLayout, TilewalkPlugin, TilewalkSystems, Unit, UnreachableGoals,
     };
 }
 
@@ -104,6 +106,8 @@ pub enum TilewalkSystems {
     Plan,
     /// Units walk their paths with the crowd rules; [`Arrived`] and [`OrderRefused`] come out,
     /// as messages and, last in the set, as entity events on their units (for observers).
+    /// Where a [`TileLayout`] exists, the units' `Transform`s are then placed where they
+    /// walk.
     Move,
 }
 
@@ -162,6 +166,7 @@ impl Plugin for TilewalkPlugin {
         reflection::plugin(app);
         pathing::plugin(app, self.schedule);
         movement::plugin(app, self.schedule);
+        layout::plugin(app, self.schedule);
         events::plugin(app, self.schedule);
     }
 }

@@ -1,6 +1,7 @@
 //! The plugin as a game uses it: `MinimalPlugins` + `TilewalkPlugin`, a navigation filled by
 //! hand, unnamed units. Paths are checked against the core's Dijkstra, arrival times against
-//! cost ÷ speed. `interop` runs the interop examples' map readers on the maps they open.
+//! cost ÷ speed. `layout` checks where units' `Transform`s are placed, `interop` runs the
+//! interop examples' map readers on the maps they open.
 
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ use bevy_tilewalk::tactics::{
 use bevy_tilewalk::{Refusal, ShortOfGoal, ShortOfWhy, UnreachableGoals, Walk};
 
 mod interop;
+mod layout;
 #[cfg(feature = "serialize")]
 mod scene;
 mod sides;

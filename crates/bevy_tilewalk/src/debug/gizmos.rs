@@ -4,9 +4,11 @@
 
 use std::sync::Arc;
 
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use tilewalk_path::Pos;
 
+use crate::layout::TileLayout;
 use crate::pathing::{OrderRefused, Path, RecordSearches, Searches};
 use crate::sides::Sides;
 use crate::units::{Motion, Team, Tile};
@@ -31,64 +33,68 @@ pub mod colors {
 }
 
 /// Draws what the plugin does with gizmos, over any map: add it beside
-/// [`TilewalkPlugin`](crate::TilewalkPlugin), telling it where tiles are in the world.
+/// [`TilewalkPlugin`](crate::TilewalkPlugin). Its `default()` draws where the world's
+/// [`TileLayout`] puts tiles (nothing while there is none); [`TilewalkDebugPlugin::new`]
+/// takes a function of your own for a layout it does not know.
 ///
 /// ```no_run
 /// use bevy::prelude::*;
 /// use bevy_tilewalk::prelude::*;
-/// use bevy_tilewalk::debug::TilewalkDebugPlugin;
 ///
 /// App::new()
-///     .add_plugins((DefaultPlugins, TilewalkPlugin::default()))
-///     // 32-pixel tiles, the tile (0, 0) centred on the world's origin, y up.
-///     .add_plugins(TilewalkDebugPlugin::square(32.0, Vec2::ZERO))
+///     .add_plugins((DefaultPlugins, TilewalkPlugin::default(), TilewalkDebugPlugin::default()))
+///     // 32-pixel tiles, the tile (0, 0) centred on the world's origin, y up: the debug
+///     // plugin draws there, and units' `Transform`s are placed there.
+///     .add_systems(Startup, |mut commands: Commands| {
+///         commands.spawn(TileLayout::square(32.0));
+///     })
 ///     .run();
 /// ```
 ///
 /// What it draws can be switched at run time in the [`TilewalkDebug`] resource.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct TilewalkDebugPlugin {
-    tile_size: f32,
-    center: Arc<dyn Fn(Pos) -> Vec2 + Send + Sync>,
+    /// The host's own layout: the marks' size and each tile's centre.
+    custom: Option<(f32, Center)>,
 }
+
+/// A tile's centre in the world.
+type Center = Arc<dyn Fn(Pos) -> Vec2 + Send + Sync>;
 
 impl TilewalkDebugPlugin {
     /// Square tiles `tile_size` world units wide, the tile (0, 0) centred at `origin`, x to
-    /// the right and y up (bevy_ecs_tilemap's square maps, where a `Pos` is a `TilePos`).
+    /// the right and y up (bevy_ecs_tilemap's square maps, where a `Pos` is a `TilePos`),
+    /// whatever [`TileLayout`] the world has.
     pub fn square(tile_size: f32, origin: Vec2) -> Self {
-        Self::new(tile_size, move |p| {
-            origin + Vec2::new(p.x as f32, p.y as f32) * tile_size
-        })
+        let layout = TileLayout::square(tile_size).with_origin(origin);
+        Self::new(tile_size, move |p| layout.center(p))
     }
 
-    /// Any layout (hex, isometric, y down): `center(tile)` is the tile's centre in the world,
-    /// and `tile_size` the size the marks are drawn at.
+    /// Any layout (a projection of your own, several maps side by side): `center(tile)` is
+    /// the tile's centre in the world, and `tile_size` the size the marks are drawn at,
+    /// whatever [`TileLayout`] the world has.
     pub fn new(tile_size: f32, center: impl Fn(Pos) -> Vec2 + Send + Sync + 'static) -> Self {
         Self {
-            tile_size,
-            center: Arc::new(center),
+            custom: Some((tile_size, Arc::new(center))),
         }
     }
 }
 
 impl Plugin for TilewalkDebugPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(Layout {
-            tile_size: self.tile_size,
-            center: self.center.clone(),
-        })
-        .init_resource::<TilewalkDebug>()
-        .init_resource::<Refused>()
-        .register_type::<TilewalkDebug>()
-        .add_systems(
-            PostUpdate,
-            (
-                record_searches,
-                draw_searched,
-                draw_paths,
-                (collect_refusals, draw_refusals).chain(),
-            ),
-        );
+        app.insert_resource(Custom(self.custom.clone()))
+            .init_resource::<TilewalkDebug>()
+            .init_resource::<Refused>()
+            .register_type::<TilewalkDebug>()
+            .add_systems(
+                PostUpdate,
+                (
+                    record_searches,
+                    draw_searched,
+                    draw_paths,
+                    (collect_refusals, draw_refusals).chain(),
+                ),
+            );
     }
 }
 
@@ -118,11 +124,47 @@ impl Default for TilewalkDebug {
     }
 }
 
-/// Where tiles are in the world.
+/// The host's own layout, if it gave one ([`TilewalkDebugPlugin::new`]).
 #[derive(Resource, Clone)]
-struct Layout {
-    tile_size: f32,
-    center: Arc<dyn Fn(Pos) -> Vec2 + Send + Sync>,
+struct Custom(Option<(f32, Center)>);
+
+/// Where tiles are drawn: the host's own layout, else the world's one [`TileLayout`].
+#[derive(SystemParam)]
+struct Layout<'w, 's> {
+    custom: Res<'w, Custom>,
+    layouts: Query<'w, 's, &'static TileLayout>,
+}
+
+/// The marks' size and each tile's centre, for one frame's drawing.
+enum Drawn<'a> {
+    Custom(f32, &'a (dyn Fn(Pos) -> Vec2 + Send + Sync)),
+    Layout(&'a TileLayout),
+}
+
+impl Layout<'_, '_> {
+    /// How to draw this frame; `None` without a layout (or with several).
+    fn get(&self) -> Option<Drawn<'_>> {
+        match &self.custom.0 {
+            Some((size, center)) => Some(Drawn::Custom(*size, center.as_ref())),
+            None => self.layouts.single().ok().map(Drawn::Layout),
+        }
+    }
+}
+
+impl Drawn<'_> {
+    fn tile_size(&self) -> f32 {
+        match self {
+            Self::Custom(size, _) => *size,
+            Self::Layout(layout) => layout.mark_size(),
+        }
+    }
+
+    fn center(&self, tile: Pos) -> Vec2 {
+        match self {
+            Self::Custom(_, center) => center(tile),
+            Self::Layout(layout) => layout.center(tile),
+        }
+    }
 }
 
 /// The refused orders' goals still marked, with the seconds each has left.
@@ -148,11 +190,14 @@ fn record_searches(settings: Res<TilewalkDebug>, record: Option<ResMut<RecordSea
 fn draw_paths(
     mut gizmos: Gizmos,
     settings: Res<TilewalkDebug>,
-    layout: Res<Layout>,
+    layout: Layout,
     units: Query<(&Path, &Tile, &Motion, Option<&Team>)>,
     sides: Res<Sides>,
 ) {
-    let center = |p: Pos| (layout.center)(p);
+    let Some(layout) = layout.get() else {
+        return;
+    };
+    let center = |p: Pos| layout.center(p);
     for (path, tile, motion, team) in &units {
         let color = team_color(&sides, team);
         if settings.paths {
@@ -166,10 +211,10 @@ fn draw_paths(
         }
         if settings.goals && !path.making_way {
             let goal = path.goal();
-            gizmos.circle_2d(center(goal), layout.tile_size * 0.35, color);
+            gizmos.circle_2d(center(goal), layout.tile_size() * 0.35, color);
             for &i in &path.waypoints {
                 if path.cells[i] != goal {
-                    gizmos.circle_2d(center(path.cells[i]), layout.tile_size * 0.1, color);
+                    gizmos.circle_2d(center(path.cells[i]), layout.tile_size() * 0.1, color);
                 }
             }
         }
@@ -194,15 +239,15 @@ fn collect_refusals(
 fn draw_refusals(
     mut gizmos: Gizmos,
     settings: Res<TilewalkDebug>,
-    layout: Res<Layout>,
+    layout: Layout,
     refused: Res<Refused>,
 ) {
-    if !settings.refusals {
+    let Some(layout) = layout.get().filter(|_| settings.refusals) else {
         return;
-    }
-    let half = layout.tile_size * 0.35;
+    };
+    let half = layout.tile_size() * 0.35;
     for &(goal, _) in &refused.0 {
-        let c = (layout.center)(goal);
+        let c = layout.center(goal);
         gizmos.line_2d(
             c + Vec2::new(-half, -half),
             c + Vec2::new(half, half),
@@ -219,17 +264,18 @@ fn draw_refusals(
 fn draw_searched(
     mut gizmos: Gizmos,
     settings: Res<TilewalkDebug>,
-    layout: Res<Layout>,
+    layout: Layout,
     searches: Option<Res<Searches>>,
 ) {
-    let Some(searches) = searches.filter(|_| settings.searched) else {
+    let (Some(layout), Some(searches)) = (layout.get(), searches.filter(|_| settings.searched))
+    else {
         return;
     };
     let Some(newest) = searches.0.iter().rev().find(|s| !s.expansions.is_empty()) else {
         return;
     };
-    let size = Vec2::splat(layout.tile_size * 0.6);
+    let size = Vec2::splat(layout.tile_size() * 0.6);
     for &cell in &newest.expansions {
-        gizmos.rect_2d((layout.center)(cell), size, colors::SEARCHED);
+        gizmos.rect_2d(layout.center(cell), size, colors::SEARCHED);
     }
 }

@@ -200,3 +200,17 @@ fn units_saved_mid_path_and_loaded_in_a_fresh_app_arrive_where_the_original_do()
     );
     assert_eq!(tiles(&mut loaded), arrived);
 }
+
+#[test]
+fn a_tile_layout_is_saved_and_read_back_through_reflection() {
+    use bevy_tilewalk::path::HexLayout;
+
+    let app = new_app(gap_map());
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    let layout = TileLayout::new(Board::Hex(HexLayout::EvenQ), Vec2::new(37.0, 32.0))
+        .with_origin(Vec2::new(-5.0, 7.5))
+        .with_y_down(true);
+    let text = ron::to_string(&ReflectSerializer::new(&layout, &registry)).unwrap();
+    let read = TileLayout::from_reflect(read(&text, &registry).as_ref());
+    assert_eq!(read, Some(layout), "{text}");
+}
