@@ -279,21 +279,7 @@ fn write_json_class(
     let new = format!("{{\"id\":{id}, \"type\":{json}}}");
     let tiles_path = path.field("tiles");
     match tiles {
-        Some(_) => {
-            let items = members(text, &tiles_path)?;
-            match items.last() {
-                Some((_, last)) => {
-                    let gap = gap_before(text, &items);
-                    let at = last.value.1;
-                    Ok(splice(text, at, at, &format!(",{gap}{new}")))
-                }
-                None => {
-                    let (at, _) = value_span(text, &tiles_path)
-                        .ok_or_else(|| fault(text, &tiles_path, "cannot find the tiles"))?;
-                    Ok(splice(text, at + 1, at + 1, &new))
-                }
-            }
-        }
+        Some(_) => level_field::add_item(text, &tiles_path, &new, false),
         None => {
             let written = members(text, &path)?;
             add_member(text, &path, &written, "tiles", &format!("[{new}]"))

@@ -832,26 +832,38 @@ fn an_int_grid_value_given_a_terrain_is_saved_as_its_identifier_in_the_ldtk_proj
     assert_eq!(saved.replacen("\"rock\"", "\"walls\"", 1), original);
 
     // The reload of the saved project keeps the walls rock; undo makes them walls again.
+    reload_undo_and_save_back(&mut app, &cells, "rock", &project, &original);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// After a save that gave `cells` the terrain `given`: the reload of the saved project keeps
+/// it; undo takes it off again, and a save gives back the `original` text byte for byte.
+fn reload_undo_and_save_back(
+    app: &mut App,
+    cells: &[Pos],
+    given: &str,
+    project: &FsPath,
+    original: &str,
+) {
+    let all = |app: &App, name: &str| {
+        let level = app.world().resource::<Level>();
+        cells
+            .iter()
+            .all(|&p| level.terrain(p).is_some_and(|t| t.name == name))
+    };
     std::thread::sleep(Duration::from_millis(600));
     for _ in 0..20 {
         app.update();
         std::thread::sleep(Duration::from_millis(25));
     }
-    assert!(
-        cells
-            .iter()
-            .all(|&p| terrain(&app, p).as_deref() == Some("rock"))
-    );
+    assert!(all(app, given), "the reload keeps the cells {given}");
     app.world_mut().write_message(EditMap::Undo);
-    update_until(&mut app, "the walls have no terrain again", |app| {
-        cells
-            .iter()
-            .all(|&p| terrain(app, p).as_deref() == Some("no terrain"))
+    update_until(app, "the cells have no terrain again", |app| {
+        all(app, "no terrain")
     });
     app.world_mut().write_message(EditMap::Save);
     app.update();
-    assert_eq!(std::fs::read_to_string(&project).unwrap(), original);
-    let _ = std::fs::remove_dir_all(dir);
+    assert_eq!(std::fs::read_to_string(project).unwrap(), original);
 }
 
 #[test]
@@ -902,24 +914,6 @@ fn the_cells_without_an_int_grid_value_given_a_terrain_are_saved_as_the_levels_d
 
     // The reload of the saved project keeps them road; undo and a save give back the
     // project byte for byte.
-    std::thread::sleep(Duration::from_millis(600));
-    for _ in 0..20 {
-        app.update();
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    assert!(
-        cells
-            .iter()
-            .all(|&p| terrain(&app, p).as_deref() == Some("road"))
-    );
-    app.world_mut().write_message(EditMap::Undo);
-    update_until(&mut app, "the cells have no terrain again", |app| {
-        cells
-            .iter()
-            .all(|&p| terrain(app, p).as_deref() == Some("no terrain"))
-    });
-    app.world_mut().write_message(EditMap::Save);
-    app.update();
-    assert_eq!(std::fs::read_to_string(&project).unwrap(), original);
+    reload_undo_and_save_back(&mut app, &cells, "road", &project, &original);
     let _ = std::fs::remove_dir_all(dir);
 }

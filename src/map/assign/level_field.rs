@@ -419,7 +419,12 @@ fn item_indent(text: &str, path: &JsonPath) -> Result<String, ParseError> {
 
 /// `text` with `new` added last to the array at `path`: after a comma and the blanks its
 /// items are spaced with; in an empty array, alone (on a line of its own for `pretty`).
-fn add_item(text: &str, path: &JsonPath, new: &str, pretty: bool) -> Result<String, ParseError> {
+pub(super) fn add_item(
+    text: &str,
+    path: &JsonPath,
+    new: &str,
+    pretty: bool,
+) -> Result<String, ParseError> {
     let items = members(text, path)?;
     match items.last() {
         Some((_, last)) => {
