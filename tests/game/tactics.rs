@@ -1161,7 +1161,13 @@ orc     red  foot 13,2
                 .unwrap()
         };
         let before = distance(board);
-        board.play_side(context, Team::BLUE, Mind::Planner);
+        let orders = board.play_side(context, Team::BLUE, Mind::Planner);
+        // The turn log says they advance, not that they pull back.
+        assert!(
+            orders.iter().any(|o| o.intent == Intent::Advance)
+                && orders.iter().all(|o| o.intent != Intent::PullBack),
+            "{orders:?}"
+        );
         let first = (before, distance(board));
         let mut turns = 1;
         while board.winner().is_none() && turns < 50 {

@@ -497,9 +497,12 @@ impl<'b, 'a> Planner<'b, 'a> {
         if self.board.pieces.len() != before {
             self.survey(context);
         }
+        // A wounded unit that ends no nearer the enemy pulls back; one that closes in (its
+        // side hunting) advances.
+        let nearer = self.field(piece.class, choice.stand) < self.field(piece.class, piece.tile);
         let intent = match (strike, &path) {
             (Some(_), _) => Intent::Strike,
-            (None, Some(_)) if self.wounded(&piece, piece.hp) => Intent::PullBack,
+            (None, Some(_)) if self.wounded(&piece, piece.hp) && !nearer => Intent::PullBack,
             (None, Some(_)) => Intent::Advance,
             (None, None) if choice.spared => Intent::Spare,
             (None, None) => Intent::Hold,
