@@ -9,7 +9,8 @@
 //!
 //! Options: `--smoke`; `--chunk N` (northstar's chunk side, default 16, its own default);
 //! `--queries N` (per map; by default 200 on the Moving AI maps, 60 on 1024×1024, 30 on
-//! 2048×2048); `--agents N,N,...` (default 100,1000,5000); `--no-single`, `--no-crowds`.
+//! 2048×2048); `--agents N,N,...` (default 100,1000,5000); `--no-single`, `--no-crowds`,
+//! `--no-cch` (skip the hierarchy).
 //!
 //! **One cost model for both.** northstar's grid has an integer cost per cell
 //! (`Nav::Passable(u32)`, walls `Nav::Impassable`) and a step costs the cell entered, the
@@ -25,10 +26,14 @@
 //!   their `.scen` files, spread over its buckets) and maps from `tilewalk gen` (1024×1024 and
 //!   2048×2048, seed 1, the shipped table's foot costs; random pairs in one region). Each query
 //!   is solved by tilewalk's A* (the optimum), tilewalk's ALT (8 landmarks), northstar's A*,
-//!   its HPA* with refinement (its default mode) and its coarse HPA*. Every path is checked
-//!   (adjacent steps on open cells from start to goal) and costed on tilewalk's grid. Times
+//!   its HPA* with refinement (its default mode) and its coarse HPA*, and, on maps of at
+//!   most [`CCH_CELLS`] cells, tilewalk's customizable contraction hierarchy (`Cch`, exact;
+//!   above that its customization takes minutes and gigabytes, docs/design/long-orders.md).
+//!   Every path is checked (adjacent steps on open cells from start to goal) and costed on
+//!   tilewalk's grid. Times
 //!   are of the query alone; preprocessing is building the structure from the costs
-//!   (tilewalk: the grid, plus the landmark tables for ALT; northstar: `Grid::new`, every
+//!   (tilewalk: the grid, plus the landmark tables for ALT, or the hierarchy's order and
+//!   contraction and its customization for the map's costs; northstar: `Grid::new`, every
 //!   `set_nav` and `build`) and memory the bytes it holds (the allocator's count).
 //! - **Crowds**: N units of the foot class in the first open columns of a generated 256×256
 //!   map, each ordered to its own tile in the last open columns (the i-th start to the i-th
@@ -57,7 +62,9 @@ use bevy_tilewalk::{
     Arrived, ClassSpec, LANDMARK_CELLS, MoveOrder, Navigation, NavigationChanged, OrderRefused,
     Pending, Tile, TilewalkPlugin, Unit,
 };
-use tilewalk_path::{Board, Diagonal, Grid, Landmarks, Pos, SearchContext, SearchOptions};
+use tilewalk_path::{
+    Board, Cch, CchQuery, Diagonal, Grid, Landmarks, Pos, SearchContext, SearchOptions,
+};
 
 /// The board both searches run on (see the module's docs).
 const BOARD: Board = Board::Square(Diagonal::Never);
@@ -70,6 +77,10 @@ const SPEED: f64 = 3.0;
 
 /// Landmarks for tilewalk's ALT (the plugin's count).
 const LANDMARKS: usize = bevy_tilewalk::LANDMARKS;
+
+/// The largest map, in cells, on which tilewalk's hierarchy (`Cch`) is measured: 1024×1024,
+/// whose customization takes about a minute on 2 cores (2048×2048: minutes and gigabytes).
+const CCH_CELLS: usize = 1024 * 1024;
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1)) {
@@ -100,7 +111,7 @@ pub struct Report {
 }
 
 impl Report {
-    /// What must hold and does not: tilewalk's A* and ALT exact and every path a walk from
+    /// What must hold and does not: tilewalk's A*, ALT and hierarchy exact and every path a walk from
     /// start to goal, northstar's A* (exact on the 4-way board) at the same costs (else the
     /// costs were not converted faithfully), every tilewalk unit whose path crossed the
     /// wall re-planned, some unit of every crowd arrived.
@@ -115,7 +126,8 @@ impl Report {
                     ));
                 }
             }
-            for m in [&map.methods[0], &map.methods[1], &map.methods[2]] {
+            let exact = [0, 1, 2].into_iter().chain(map.hierarchy);
+            for m in exact.map(|i| &map.methods[i]) {
                 let worst = m.excess.iter().copied().fold(0.0, f64::max);
                 if m.failed > 0 || worst > 1e-9 {
                     out.push(format!(
@@ -154,6 +166,7 @@ struct Options {
     agents: Vec<usize>,
     single: bool,
     crowds: bool,
+    cch: bool,
 }
 
 fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
@@ -164,6 +177,7 @@ fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         agents: vec![100, 1000, 5000],
         single: true,
         crowds: true,
+        cch: true,
     };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
@@ -171,6 +185,7 @@ fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--smoke" => o.smoke = true,
             "--no-single" => o.single = false,
             "--no-crowds" => o.crowds = false,
+            "--no-cch" => o.cch = false,
             "--chunk" => {
                 o.chunk = value("--chunk")?
                     .parse::<u32>()
@@ -222,7 +237,7 @@ pub fn run(args: impl Iterator<Item = String>) -> Result<Report, String> {
             let (grid, problems) = movingai_map(name, count)?;
             report
                 .single
-                .push(compare_queries(name, &grid, &problems, o.chunk));
+                .push(compare_queries(name, &grid, &problems, o.chunk, o.cch));
         }
         let generated: &[(u32, usize)] = if o.smoke {
             &[(48, 10)]
@@ -235,7 +250,7 @@ pub fn run(args: impl Iterator<Item = String>) -> Result<Report, String> {
             let name = format!("gen {side}x{side}");
             report
                 .single
-                .push(compare_queries(&name, &grid, &problems, o.chunk));
+                .push(compare_queries(&name, &grid, &problems, o.chunk, o.cch));
         }
     }
     if o.crowds {
@@ -531,10 +546,12 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// A map's single-query results: tilewalk A*, tilewalk ALT, northstar A*, HPA* refined and
-/// coarse.
+/// coarse, then tilewalk's hierarchy where it was measured.
 pub struct MapResult {
     pub name: String,
     pub methods: Vec<Method>,
+    /// The index of tilewalk's hierarchy in `methods`, if it was measured on this map.
+    pub hierarchy: Option<usize>,
 }
 
 /// Measures how long `f` takes and how many bytes what it returns holds (the live bytes it
@@ -548,7 +565,13 @@ fn built<T>(f: impl FnOnce() -> T) -> (T, f64, Option<usize>) {
     (value, seconds, bytes)
 }
 
-fn compare_queries(name: &str, grid: &Grid, problems: &[(Pos, Pos)], chunk: u32) -> MapResult {
+fn compare_queries(
+    name: &str,
+    grid: &Grid,
+    problems: &[(Pos, Pos)],
+    chunk: u32,
+    cch: bool,
+) -> MapResult {
     let scale = cost_scale(grid).expect("the shipped costs and Moving AI maps are whole");
     let (tw_grid, tw_build, tw_bytes) = built(|| {
         let g = Grid::from_fn(grid.width(), grid.height(), |p| grid.cost(p)).expect("a copy");
@@ -568,6 +591,22 @@ fn compare_queries(name: &str, grid: &Grid, problems: &[(Pos, Pos)], chunk: u32)
         Method::new("northstar HPA* refined", ns_build, ns_bytes),
         Method::new("northstar HPA* coarse", ns_build, ns_bytes),
     ];
+    let cells = f64::from(grid.width()) * f64::from(grid.height());
+    // The structure, then its customization for the map's costs, both counted as building.
+    let mut hierarchy = (cch && cells as usize <= CCH_CELLS).then(|| {
+        let (cch, order_s, order_bytes) =
+            built(|| Cch::new(grid.width(), grid.height(), BOARD).expect("the contraction fits"));
+        let (metric, customize_s, metric_bytes) =
+            built(|| cch.customize(&tw_grid).expect("the same size"));
+        methods.push(Method::new(
+            "tilewalk CCH",
+            tw_build + order_s + customize_s,
+            [tw_bytes, order_bytes, metric_bytes]
+                .into_iter()
+                .sum::<Option<usize>>(),
+        ));
+        (cch, metric, CchQuery::new())
+    });
     let mut context = SearchContext::new();
     let options = SearchOptions::on(BOARD);
     let to_cells = |p: Option<ns::Path>| p.map(|p| p.path().iter().map(|&c| pos(c)).collect());
@@ -599,11 +638,17 @@ fn compare_queries(name: &str, grid: &Grid, problems: &[(Pos, Pos)], chunk: u32)
             let ms = started.elapsed().as_secs_f64() * 1e3;
             methods[2 + i].push(grid, ms, a, b, to_cells(path), optimum);
         }
+
+        if let Some((cch, metric, query)) = &mut hierarchy {
+            let started = Instant::now();
+            let path = query.path(cch, metric, &tw_grid, a, b).ok();
+            let ms = started.elapsed().as_secs_f64() * 1e3;
+            methods[5].push(grid, ms, a, b, path.map(|p| p.cells), optimum);
+        }
     }
     for m in &mut methods {
         m.sort();
     }
-    let cells = f64::from(grid.width()) * f64::from(grid.height());
     let plugin = usize::from(cells as usize >= LANDMARK_CELLS);
     println!(
         "{name}: {}x{}, {} queries; cost factor {scale}; the plugin's search here: {}",
@@ -631,10 +676,14 @@ fn compare_queries(name: &str, grid: &Grid, problems: &[(Pos, Pos)], chunk: u32)
                 .map_or("-".to_owned(), |b| format!("{:.1}", b as f64 / 1e6))
         );
     }
-    let tw = &methods[plugin];
-    for peer in &methods[2..4] {
+    let hierarchy = hierarchy.is_some().then_some(5);
+    let pairs = [(plugin, 2), (plugin, 3)]
+        .into_iter()
+        .chain(hierarchy.map(|h| (h, 3)));
+    for (tw, peer) in pairs.map(|(t, p)| (&methods[t], &methods[p])) {
         println!(
-            "  tw/ns {:<18} p50 {:>7.2}  p99 {:>7.2}  build {:>7.2}  memory {}",
+            "  tw/ns {:<10} / {:<18} p50 {:>7.2}  p99 {:>7.2}  build {:>7.2}  memory {}",
+            tw.name.trim_start_matches("tilewalk "),
             peer.name.trim_start_matches("northstar "),
             tw.p(0.5) / peer.p(0.5),
             tw.p(0.99) / peer.p(0.99),
@@ -650,6 +699,7 @@ fn compare_queries(name: &str, grid: &Grid, problems: &[(Pos, Pos)], chunk: u32)
     MapResult {
         name: name.to_owned(),
         methods,
+        hierarchy,
     }
 }
 

@@ -9,10 +9,12 @@ mod example;
 #[test]
 fn the_northstar_comparison_runs_on_small_maps() {
     let report = example::run(["--smoke".to_owned()].into_iter()).expect("the smoke run");
-    // tilewalk's A* and ALT exact, northstar's A* at the same optimum (the costs converted
+    // tilewalk's A*, ALT and hierarchy exact, northstar's A* at the same optimum (the costs converted
     // faithfully), every path a walk from start to goal, the wall re-planned around.
     assert_eq!(report.problems(), Vec::<String>::new());
     assert_eq!(report.single.len(), 2, "arena and a generated map");
+    // The hierarchy is measured on both (small) maps, and `problems` holds it exact.
+    assert!(report.single.iter().all(|map| map.hierarchy == Some(5)));
     for map in &report.single {
         for m in &map.methods {
             assert!(!m.excess.is_empty(), "{}: {}: no paths", map.name, m.name);

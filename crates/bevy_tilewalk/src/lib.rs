@@ -160,9 +160,10 @@ impl Plugin for TilewalkPlugin {
         use TilewalkSystems::*;
         app.configure_sets(self.schedule, (Turns, Plan, Move).chain())
             .insert_resource(self.path_budget)
-            .insert_resource(TilewalkSchedule(self.schedule))
             .init_resource::<Sides>()
             .add_message::<NavigationChanged>();
+        #[cfg(feature = "tactics")]
+        app.insert_resource(TilewalkSchedule(self.schedule));
         reflection::plugin(app);
         pathing::plugin(app, self.schedule);
         movement::plugin(app, self.schedule);
@@ -171,6 +172,8 @@ impl Plugin for TilewalkPlugin {
     }
 }
 
-/// The schedule [`TilewalkPlugin`] runs in, for the plugins that add systems to its sets.
+/// The schedule [`TilewalkPlugin`] runs in, for [`TilewalkTacticsPlugin`], which adds its
+/// systems to the same sets.
+#[cfg(feature = "tactics")]
 #[derive(Resource, Clone, Copy, Debug)]
 pub(crate) struct TilewalkSchedule(pub(crate) InternedScheduleLabel);

@@ -1,6 +1,7 @@
 //! The window side the interop examples share: the navigation and units of a map the peer
-//! plugin has spawned, left click to select a unit, right click to send the selected to a
-//! tile, sprites where the units walk.
+//! plugin has spawned, a [`TileLayout`] where the peer draws its tiles (the plugin places the
+//! units' sprites with it as they walk), left click to select a unit, right click to send
+//! the selected to a tile.
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -13,7 +14,8 @@ use super::terrain::MapNavigation;
 struct Selected;
 
 /// Where the map's cells are in the world: the centre of cell (0, 0) and the step from one
-/// cell to the next (x to the right, y up, as bevy_ecs_tilemap's `TilePos`).
+/// cell to the next (x to the right, y up, as bevy_ecs_tilemap's `TilePos`), for the clicks;
+/// the same as a square [`TileLayout`], which places the sprites.
 #[derive(Resource, Clone, Copy, Debug)]
 pub struct Cells {
     pub origin: Vec2,
@@ -39,14 +41,14 @@ impl Cells {
     }
 }
 
-/// Clicks become selections and move orders; sprites follow the units.
+/// Clicks become selections and move orders; sprites show who is selected.
 pub struct InteropWindowPlugin;
 
 impl Plugin for InteropWindowPlugin {
     fn build(&self, app: &mut App) {
         app.add_systems(Startup, camera)
             .add_systems(Update, click.before(TilewalkSystems::Plan))
-            .add_systems(Update, place.after(TilewalkSystems::Move));
+            .add_systems(Update, colour.after(TilewalkSystems::Move));
     }
 }
 
@@ -68,14 +70,22 @@ pub struct Start<'w, 's> {
     navigation: Option<ResMut<'w, Navigation>>,
     changed: MessageWriter<'w, NavigationChanged>,
     units: Query<'w, 's, (), With<Unit>>,
+    layout: Option<Single<'w, 's, &'static mut TileLayout>>,
     camera: Single<'w, 's, &'static mut Transform, With<Camera2d>>,
 }
 
 impl Start<'_, '_> {
     /// Installs a map the peer plugin has spawned (again, after a reload): its navigation
-    /// replaces the last one, so paths across changed tiles are planned again; its units are
-    /// spawned once.
+    /// replaces the last one, so paths across changed tiles are planned again, its layout the
+    /// last one; its units are spawned once.
     pub fn map(&mut self, map: MapNavigation, cells: Cells) {
+        let layout = TileLayout::new(map.navigation.board(), cells.step).with_origin(cells.origin);
+        match self.layout.as_mut() {
+            Some(last) => ***last = layout,
+            None => {
+                self.commands.spawn(layout);
+            }
+        }
         let classes: Vec<_> = map
             .units
             .iter()
@@ -150,25 +160,9 @@ fn click(
     }
 }
 
-/// What `place` reads and moves of a unit.
-type Drawn = (
-    &'static Tile,
-    &'static Motion,
-    &'static Team,
-    Has<Selected>,
-    &'static mut Transform,
-    &'static mut Sprite,
-);
-
-/// Sprites stand on their tiles, or between the two of a step; the selected are yellow, the
-/// red side reddish.
-fn place(cells: Option<Res<Cells>>, mut units: Query<Drawn>) {
-    let Some(cells) = cells else {
-        return;
-    };
-    for (tile, motion, team, selected, mut transform, mut sprite) in &mut units {
-        let at = motion.position(tile.0, |p| cells.center(p));
-        transform.translation = at.extend(transform.translation.z);
+/// The selected units' sprites are yellow, the red side's reddish.
+fn colour(mut units: Query<(&Team, Has<Selected>, &mut Sprite), With<Unit>>) {
+    for (team, selected, mut sprite) in &mut units {
         sprite.color = match (selected, team) {
             (true, _) => Color::srgb(1.0, 0.9, 0.2),
             (false, &Team::BLUE) => Color::WHITE,
