@@ -65,8 +65,9 @@ pub struct UnitStart {
     pub tile: Pos,
 }
 
-/// What an interop example builds from a map: the plugin's navigation and the units to spawn.
-pub struct MapNavigation {
+/// What an interop example builds from a map the peer plugin loaded: the plugin's navigation
+/// and the units to spawn.
+pub struct PeerMap {
     /// One cost grid per class of [`classes`].
     pub navigation: Navigation,
     /// The map's units, in the map's order.

@@ -7,7 +7,7 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_tilewalk::prelude::*;
 
-use super::terrain::MapNavigation;
+use super::terrain::PeerMap;
 
 /// The units the player has selected (the example's own marker: selection is the game's).
 #[derive(Component)]
@@ -78,7 +78,7 @@ impl Start<'_, '_> {
     /// Installs a map the peer plugin has spawned (again, after a reload): its navigation
     /// replaces the last one, so paths across changed tiles are planned again, its layout the
     /// last one; its units are spawned once.
-    pub fn map(&mut self, map: MapNavigation, cells: Cells) {
+    pub fn map(&mut self, map: PeerMap, cells: Cells) {
         let layout = TileLayout::new(map.navigation.board(), cells.step).with_origin(cells.origin);
         match self.layout.as_mut() {
             Some(last) => ***last = layout,

@@ -6,7 +6,7 @@ use bevy_ecs_ldtk::ldtk::{FieldValue, LdtkJson, Level, Type};
 use bevy_tilewalk::path::Board;
 use bevy_tilewalk::prelude::*;
 
-use super::terrain::{self, MapNavigation, Terrain, UnitStart};
+use super::terrain::{self, PeerMap, Terrain, UnitStart};
 
 /// The navigation and units of one level. Cells are the IntGrid layers' cells as
 /// bevy_ecs_ldtk's `GridCoords` count them: x from the left, y from the bottom (LDtk's row 0
@@ -17,7 +17,7 @@ use super::terrain::{self, MapNavigation, Terrain, UnitStart};
 /// impassable. Entities with a string field `team` (`blue` or `red`) are units: the field
 /// `class` names the movement class (else the entity's identifier), `name` the unit (else the
 /// identifier), and a unit stands on the cell under its centre.
-pub fn navigation(project: &LdtkJson, level: &Level) -> Result<MapNavigation, String> {
+pub fn navigation(project: &LdtkJson, level: &Level) -> Result<PeerMap, String> {
     let at = format!("level {}", level.identifier);
     let layers = level
         .layer_instances
@@ -103,7 +103,7 @@ pub fn navigation(project: &LdtkJson, level: &Level) -> Result<MapNavigation, St
             tile: Pos::new(cell.x as u32, height - 1 - cell.y as u32),
         });
     }
-    Ok(MapNavigation {
+    Ok(PeerMap {
         navigation,
         units,
         cell_size: Vec2::splat(grid as f32),

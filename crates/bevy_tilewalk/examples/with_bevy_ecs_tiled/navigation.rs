@@ -6,7 +6,7 @@ use bevy_ecs_tiled::prelude::tiled;
 use bevy_tilewalk::path::Board;
 use bevy_tilewalk::prelude::*;
 
-use super::terrain::{self, MapNavigation, Terrain, UnitStart};
+use super::terrain::{self, PeerMap, Terrain, UnitStart};
 
 /// The navigation and units of an orthogonal, finite Tiled map. Cells are bevy_ecs_tilemap's
 /// `TilePos`: x from the left, y from the bottom (Tiled's row 0 is the top row).
@@ -17,7 +17,7 @@ use super::terrain::{self, MapNavigation, Terrain, UnitStart};
 /// table. A cell without a tile, or whose tile says nothing for the class, is impassable.
 /// Objects with a string property `team` (`blue` or `red`) are units: the object's Class names
 /// its movement class, and it stands on the cell under its centre.
-pub fn navigation(map: &tiled::Map) -> Result<MapNavigation, String> {
+pub fn navigation(map: &tiled::Map) -> Result<PeerMap, String> {
     let file = map.source.display();
     if map.orientation != tiled::Orientation::Orthogonal || map.infinite() {
         return Err(format!("{file}: this example reads finite orthogonal maps"));
@@ -87,7 +87,7 @@ pub fn navigation(map: &tiled::Map) -> Result<MapNavigation, String> {
         }
     }
     let cell_size = Vec2::new(map.tile_width as f32, map.tile_height as f32);
-    Ok(MapNavigation {
+    Ok(PeerMap {
         navigation,
         units,
         cell_size,
