@@ -278,6 +278,7 @@ impl Navigation {
             return NavigationChanged {
                 cells: new.cells().collect(),
                 cheaper: new.all_classes().collect(),
+                map: None,
             };
         }
         let cells: Vec<Pos> = self
@@ -300,7 +301,11 @@ impl Navigation {
                 })
             })
             .collect();
-        NavigationChanged { cells, cheaper }
+        NavigationChanged {
+            cells,
+            cheaper,
+            map: None,
+        }
     }
 }
 
@@ -313,8 +318,11 @@ pub fn step_length(board: Board, from: Pos, to: Pos) -> f64 {
     }
 }
 
-/// The [`Navigation`] changed: the paths that cross these tiles, and every path of a class
-/// that got cheaper somewhere, are planned again.
+/// A map's navigation changed: the paths of its units that cross these tiles, and every
+/// path of a class that got cheaper somewhere, are planned again; the units of other maps
+/// keep theirs. [`Navigation::replace`] and [`Navigation::diff`] return one for the default
+/// map (the [`Navigation`] resource); [`NavigationChanged::on_map`] names a map entity
+/// instead ([`MapNavigation`](crate::MapNavigation)).
 #[derive(Message, Reflect, Clone, Debug, Default, PartialEq)]
 #[reflect(opaque, Debug, Default, Clone, PartialEq)]
 #[non_exhaustive]
@@ -324,6 +332,20 @@ pub struct NavigationChanged {
     /// The classes for which some tile got cheaper or passable: any of their paths may now
     /// have a cheaper way, wherever it runs.
     pub cheaper: Vec<MovementClass>,
+    /// The map that changed: `None` for the [`Navigation`] resource, `Some(entity)` for the
+    /// [`MapNavigation`](crate::MapNavigation) on that entity.
+    pub map: Option<Entity>,
+}
+
+impl NavigationChanged {
+    /// The same change, of the map on `map`'s entity
+    /// ([`MapNavigation`](crate::MapNavigation)): `map_nav.0.replace(new).on_map(map)`.
+    pub fn on_map(self, map: Entity) -> Self {
+        Self {
+            map: Some(map),
+            ..self
+        }
+    }
 }
 
 #[cfg(feature = "bevy_ecs_tilemap")]
