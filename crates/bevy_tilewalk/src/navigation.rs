@@ -71,7 +71,9 @@ pub enum NavigationError {
 /// inserts it (from its own map, a file, or `Navigation::from_tilemap` with the
 /// `bevy_ecs_tilemap` feature) and, when tiles change, replaces it with
 /// [`Navigation::replace`] and writes the [`NavigationChanged`] that returns, so the paths
-/// crossing the changed tiles are planned again.
+/// crossing the changed tiles are planned again. As a resource it is the world's default
+/// map; a world of several maps puts one on each map's entity in a
+/// [`MapNavigation`](crate::MapNavigation).
 #[derive(Resource, Reflect, Clone, Debug)]
 #[reflect(opaque, Resource, Debug, Clone)]
 #[cfg_attr(
