@@ -6,6 +6,7 @@ use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::prelude::*;
 use tilewalk_path::{Board, HexLayout, Pos};
 
+use crate::maps::{MapKey, MapNavigation, OnMap, map_of};
 use crate::units::{Motion, Tile, Unit};
 
 /// How a board's cells are drawn side by side.
@@ -62,8 +63,11 @@ impl From<Board> for TileProjection {
 /// assert_eq!(layout.center(Pos::new(2, 1)), Vec2::new(80.0, -48.0));
 /// ```
 ///
-/// With one map, the world has one layout; if there are several, units are placed by none
-/// of them and a warning says so once.
+/// A layout on a map's entity ([`MapNavigation`](crate::MapNavigation)) places the units on
+/// that map ([`OnMap`](crate::OnMap)); a layout elsewhere places the units of the default
+/// map (the [`Navigation`](crate::Navigation) resource). The default map has one layout; if
+/// there are several off the maps' entities, its units are placed by none of them and a
+/// warning says so once.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -224,7 +228,8 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
     );
 }
 
-/// Which layout placed the units last, and whether several layouts were told once.
+/// Which layout placed the default map's units last, and whether several layouts were told
+/// once.
 #[derive(Default)]
 struct Placing {
     with: Option<Entity>,
@@ -238,36 +243,66 @@ struct Placed {
     tile: Ref<'static, Tile>,
     motion: Ref<'static, Motion>,
     transform: &'static mut Transform,
+    on_map: Option<Ref<'static, OnMap>>,
 }
 
-/// Moves each unit's `Transform` to where the [`TileLayout`] draws it: the units whose tile,
-/// step or `Transform` is new, and all of them when the layout is.
+/// Moves each unit's `Transform` to where its map's [`TileLayout`] draws it: the units whose
+/// tile, step, map or `Transform` is new, and all of a map's units when its layout is.
 fn place_units(
-    layouts: Query<(Entity, Ref<TileLayout>)>,
+    layouts: Query<(Entity, Ref<TileLayout>, Has<MapNavigation>)>,
     mut units: Query<Placed, With<Unit>>,
     mut placing: Local<Placing>,
 ) {
-    let mut found = layouts.iter();
-    let Some((holder, layout)) = found.next() else {
+    if layouts.is_empty() {
         placing.with = None;
-        return;
-    };
-    if found.next().is_some() {
-        placing.with = None;
-        if !placing.warned {
-            placing.warned = true;
-            let holders: Vec<Entity> = layouts.iter().map(|(entity, _)| entity).collect();
-            warn!(
-                "bevy_tilewalk: {} `TileLayout`s (on {holders:?}): units are placed by none; keep one",
-                holders.len()
-            );
-        }
         return;
     }
-    let all = layout.is_changed() || placing.with != Some(holder);
-    placing.with = Some(holder);
+    // The default map's layout: the one layout off the maps' entities.
+    let mut found = layouts.iter().filter(|(.., on_a_map)| !on_a_map);
+    let default = match (found.next(), found.next()) {
+        (Some((holder, layout, _)), None) => Some((holder, layout)),
+        (None, _) => None,
+        (Some(_), Some(_)) => {
+            if !placing.warned {
+                placing.warned = true;
+                let holders: Vec<Entity> = layouts
+                    .iter()
+                    .filter(|(.., on_a_map)| !on_a_map)
+                    .map(|(entity, ..)| entity)
+                    .collect();
+                warn!(
+                    "bevy_tilewalk: {} `TileLayout`s off the maps' entities (on {holders:?}): \
+                     the default map's units are placed by none; keep one",
+                    holders.len()
+                );
+            }
+            None
+        }
+    };
+    let default_all = default
+        .as_ref()
+        .is_some_and(|(holder, layout)| layout.is_changed() || placing.with != Some(*holder));
+    placing.with = default.as_ref().map(|(holder, _)| *holder);
+    let map_layouts = layouts.iter().any(|(.., on_a_map)| on_a_map);
     for mut unit in &mut units {
-        let moved = unit.tile.is_changed() || unit.motion.is_changed();
+        let key: MapKey = map_of(unit.on_map.as_deref());
+        let (layout, all): (&TileLayout, bool) = match key {
+            None => match &default {
+                Some((_, layout)) => (&**layout, default_all),
+                None => continue,
+            },
+            Some(map) if map_layouts => match layouts.get(map) {
+                Ok((_, layout, true)) => {
+                    let all = layout.is_changed();
+                    (layout.into_inner(), all)
+                }
+                _ => continue,
+            },
+            Some(_) => continue,
+        };
+        let moved = unit.tile.is_changed()
+            || unit.motion.is_changed()
+            || unit.on_map.as_ref().is_some_and(|on| on.is_changed());
         if !(all || moved || unit.transform.is_added()) {
             continue;
         }

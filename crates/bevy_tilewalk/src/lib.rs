@@ -19,7 +19,10 @@
 //!   not make way re-plans around it up to [`MAX_REPLANS`] times before it gives up
 //!   ([`Refusal::GaveUp`]).
 //! - **Re-plans**: a [`NavigationChanged`] re-plans the paths that cross a changed tile, and
-//!   every path of a class that got cheaper somewhere.
+//!   every path of a class that got cheaper somewhere, on the map that changed.
+//! - **Several maps**: the [`Navigation`] resource is the world's default map; an entity
+//!   with a [`MapNavigation`] is a map of its own, and units join it with [`OnMap`]. Each
+//!   map's units are planned, walk and make way on their own map only.
 //! - **Outcomes** are messages and entity events on their unit: [`Arrived`] and
 //!   [`OrderRefused`] are triggered last in [`TilewalkSystems::Move`], so an observer on a
 //!   unit runs in the frame its message is written.
@@ -34,6 +37,7 @@
 pub mod debug;
 mod events;
 mod layout;
+mod maps;
 mod movement;
 mod navigation;
 mod pathing;
@@ -51,6 +55,7 @@ use bevy::prelude::*;
 
 pub use events::MoveCommands;
 pub use layout::{TileLayout, TileProjection};
+pub use maps::{MapNavigation, MapUnits, OnMap};
 pub use movement::{Arrived, MAX_REPLANS, WAIT_FOR_IDLE_SECS, free_walk_seconds};
 #[cfg(feature = "bevy_ecs_tilemap")]
 pub use navigation::board_of;
@@ -75,9 +80,10 @@ pub mod prelude {
     pub use crate::debug::TilewalkDebugPlugin;
     pub use crate::path::Board;
     pub use crate::{
-        Arrived, ClassSpec, Motion, MoveCommands, MoveOrder, MovementClass, Navigation,
-        NavigationChanged, OrderRefused, Path, Pending, Pos, Refusal, ShortOfGoal, Side, Sides,
-        StopOrder, Team, Tile, TileLayout, TilewalkPlugin, TilewalkSystems, Unit, UnreachableGoals,
+        Arrived, ClassSpec, MapNavigation, Motion, MoveCommands, MoveOrder, MovementClass,
+        Navigation, NavigationChanged, OnMap, OrderRefused, Path, Pending, Pos, Refusal,
+        ShortOfGoal, Side, Sides, StopOrder, Team, Tile, TileLayout, TilewalkPlugin,
+        TilewalkSystems, Unit, UnreachableGoals,
     };
 }
 
@@ -102,7 +108,7 @@ pub enum TilewalkSystems {
     Turns,
     /// Orders and navigation changes become path requests, served under the
     /// [`PathBudget`]: [`Pending`] until a [`Path`] arrives. Without a [`Navigation`], move
-    /// orders are kept here until one is inserted.
+    /// orders for the units of the default map are kept here until one is inserted.
     Plan,
     /// Units walk their paths with the crowd rules; [`Arrived`] and [`OrderRefused`] come out,
     /// as messages and, last in the set, as entity events on their units (for observers).

@@ -86,6 +86,7 @@ use bevy::prelude::*;
 use tilewalk_path::{Board, Pos, SearchContext, SearchOptions};
 
 use crate::TilewalkSystems;
+use crate::maps::{MapKey, Maps, OnMap, any_map, map_of};
 use crate::navigation::Navigation;
 use crate::pathing::{
     OrderRefused, Path, Pending, Refusal, Replan, ShortOfGoal, Side, Squad, StoppedShort,
@@ -143,9 +144,7 @@ pub struct Arrived {
 pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
     app.add_message::<Arrived>().add_systems(
         schedule,
-        follow_paths
-            .in_set(TilewalkSystems::Move)
-            .run_if(resource_exists::<Navigation>),
+        follow_paths.in_set(TilewalkSystems::Move).run_if(any_map),
     );
 }
 
@@ -165,6 +164,7 @@ pub(crate) struct Walker {
     squad: Option<&'static Squad>,
     stopped_short: Has<StoppedShort>,
     short_of_goal: Option<&'static ShortOfGoal>,
+    on_map: Option<&'static OnMap>,
 }
 
 /// What a unit is doing this frame, as the others see it.
@@ -239,15 +239,53 @@ enum Outcome {
     },
 }
 
+/// Walks the units of each map by the crowd rules, map by map: a unit meets only the units
+/// of its own map. The units of a map without a navigation stand.
 pub(crate) fn follow_paths(
     mut commands: Commands,
     time: Res<Time>,
-    nav: Res<Navigation>,
+    maps: Maps,
     mut units: Query<Walker, With<Unit>>,
     mut arrived: MessageWriter<Arrived>,
     mut replan: MessageWriter<Replan>,
     mut refused: MessageWriter<OrderRefused>,
-    mut scratch: Local<Scratch>,
+    mut scratch: Local<EntityHashMap<Scratch>>,
+    mut world_scratch: Local<Scratch>,
+) {
+    for map in maps.iter() {
+        let memory = match map.key {
+            None => &mut *world_scratch,
+            Some(entity) => scratch.entry(entity).or_default(),
+        };
+        walk_map(
+            &mut commands,
+            &time,
+            map.nav,
+            map.key,
+            &mut units,
+            memory,
+            (&mut arrived, &mut replan, &mut refused),
+        );
+    }
+    // A map that is gone leaves its memory.
+    if !scratch.is_empty() {
+        scratch.retain(|&map, _| maps.get(Some(map)).is_some());
+    }
+}
+
+/// [`follow_paths`] on the map `key`.
+fn walk_map(
+    commands: &mut Commands,
+    time: &Time,
+    nav: &Navigation,
+    key: MapKey,
+    units: &mut Query<Walker, With<Unit>>,
+    scratch: &mut Scratch,
+    (arrived, replan, refused): (
+        &mut MessageWriter<Arrived>,
+        &mut MessageWriter<Replan>,
+        &mut MessageWriter<OrderRefused>,
+    ),
 ) {
     let Scratch {
         holders,
@@ -257,23 +295,15 @@ pub(crate) fn follow_paths(
         headings,
         claimed,
         wanted,
-    } = &mut *scratch;
+    } = scratch;
     // 1. Steps under way go on; units whose path is done arrive; the others want a tile.
     take_stock(
-        &mut commands,
-        &time,
-        &nav,
-        &mut units,
-        holders,
-        doing,
-        waiters,
-        arrivals,
-        headings,
+        commands, time, nav, key, units, holders, doing, waiters, arrivals, headings,
     );
     arrived.write_batch(arrivals.iter().map(|a| a.1));
     // 2. Who steps, who waits, who is pushed, who trades.
     let settled = Resolver::new(
-        &nav,
+        nav,
         waiters,
         holders,
         doing,
@@ -283,19 +313,9 @@ pub(crate) fn follow_paths(
     )
     .settle();
     // 3. Walks change hands, steps start, waits run out.
-    let rewrites = trade_walks(&mut commands, &nav, &units, waiters, doing, &settled);
+    let rewrites = trade_walks(commands, nav, units, waiters, doing, &settled);
     (*claimed, *wanted) = act(
-        &mut commands,
-        &nav,
-        &mut units,
-        waiters,
-        settled,
-        rewrites,
-        holders,
-        doing,
-        headings,
-        &mut replan,
-        &mut refused,
+        commands, nav, units, waiters, settled, rewrites, holders, doing, headings, replan, refused,
     );
 }
 
@@ -307,6 +327,7 @@ fn take_stock(
     commands: &mut Commands,
     time: &Time,
     nav: &Navigation,
+    key: MapKey,
     units: &mut Query<Walker, With<Unit>>,
     holders: &mut TileMap<Entity>,
     doing: &mut EntityHashMap<Doer>,
@@ -316,13 +337,20 @@ fn take_stock(
 ) {
     let now = time.elapsed_secs_f64();
     let delta = time.delta_secs();
-    let count = units.iter().len();
+    // Only the map's units: with one map, every unit.
+    let count = match key {
+        None => units.iter().len(),
+        Some(_) => units.iter().filter(|u| map_of(u.on_map) == key).count(),
+    };
     holders.clear(nav, count);
     doing.clear();
     waiters.clear();
     arrivals.clear();
     headings.clear(nav, count);
     for mut unit in units.iter_mut() {
+        if map_of(unit.on_map) != key {
+            continue;
+        }
         let (precedence, index, _) = precedence(unit.entity, unit.precedence);
         let rank = (precedence, index);
         holders.insert(unit.tile.0, unit.entity);

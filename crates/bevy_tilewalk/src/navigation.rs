@@ -71,7 +71,9 @@ pub enum NavigationError {
 /// inserts it (from its own map, a file, or `Navigation::from_tilemap` with the
 /// `bevy_ecs_tilemap` feature) and, when tiles change, replaces it with
 /// [`Navigation::replace`] and writes the [`NavigationChanged`] that returns, so the paths
-/// crossing the changed tiles are planned again.
+/// crossing the changed tiles are planned again. As a resource it is the world's default
+/// map; a world of several maps puts one on each map's entity in a
+/// [`MapNavigation`](crate::MapNavigation).
 #[derive(Resource, Reflect, Clone, Debug)]
 #[reflect(opaque, Resource, Debug, Clone)]
 #[cfg_attr(
@@ -278,6 +280,7 @@ impl Navigation {
             return NavigationChanged {
                 cells: new.cells().collect(),
                 cheaper: new.all_classes().collect(),
+                map: None,
             };
         }
         let cells: Vec<Pos> = self
@@ -300,7 +303,11 @@ impl Navigation {
                 })
             })
             .collect();
-        NavigationChanged { cells, cheaper }
+        NavigationChanged {
+            cells,
+            cheaper,
+            map: None,
+        }
     }
 }
 
@@ -313,8 +320,11 @@ pub fn step_length(board: Board, from: Pos, to: Pos) -> f64 {
     }
 }
 
-/// The [`Navigation`] changed: the paths that cross these tiles, and every path of a class
-/// that got cheaper somewhere, are planned again.
+/// A map's navigation changed: the paths of its units that cross these tiles, and every
+/// path of a class that got cheaper somewhere, are planned again; the units of other maps
+/// keep theirs. [`Navigation::replace`] and [`Navigation::diff`] return one for the default
+/// map (the [`Navigation`] resource); [`NavigationChanged::on_map`] names a map entity
+/// instead ([`MapNavigation`](crate::MapNavigation)).
 #[derive(Message, Reflect, Clone, Debug, Default, PartialEq)]
 #[reflect(opaque, Debug, Default, Clone, PartialEq)]
 #[non_exhaustive]
@@ -324,6 +334,20 @@ pub struct NavigationChanged {
     /// The classes for which some tile got cheaper or passable: any of their paths may now
     /// have a cheaper way, wherever it runs.
     pub cheaper: Vec<MovementClass>,
+    /// The map that changed: `None` for the [`Navigation`] resource, `Some(entity)` for the
+    /// [`MapNavigation`](crate::MapNavigation) on that entity.
+    pub map: Option<Entity>,
+}
+
+impl NavigationChanged {
+    /// The same change, of the map on `map`'s entity
+    /// ([`MapNavigation`](crate::MapNavigation)): `map_nav.0.replace(new).on_map(map)`.
+    pub fn on_map(self, map: Entity) -> Self {
+        Self {
+            map: Some(map),
+            ..self
+        }
+    }
 }
 
 #[cfg(feature = "bevy_ecs_tilemap")]

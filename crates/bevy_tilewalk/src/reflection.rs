@@ -7,6 +7,7 @@
 
 use bevy::prelude::*;
 
+use crate::maps::{MapNavigation, MapUnits, OnMap};
 use crate::movement::Arrived;
 use crate::navigation::{ClassSpec, Navigation, NavigationChanged};
 use crate::pathing::{
@@ -33,6 +34,9 @@ pub(crate) fn plugin(app: &mut App) {
         .register_type::<Navigation>()
         .register_type::<ClassSpec>()
         .register_type::<NavigationChanged>()
+        .register_type::<MapNavigation>()
+        .register_type::<OnMap>()
+        .register_type::<MapUnits>()
         .register_type::<MoveOrder>()
         .register_type::<StopOrder>()
         .register_type::<OrderRefused>()

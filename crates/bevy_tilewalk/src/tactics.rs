@@ -9,7 +9,9 @@
 //! [`TilewalkPlugin`](crate::TilewalkPlugin), adds the turns and registers these types for
 //! reflection; inserting [`TacticsRules`] as a resource then starts the turns. [`with_board`]
 //! answers queries (ranges, threat, forecasts) on a [`TacticsBoard`] of the units as they
-//! stand, with or without the plugin.
+//! stand, with or without the plugin. Tactics play on the default map (the [`Navigation`]
+//! resource): the board and the turns see no unit [`OnMap`] an entity, and
+//! their walks do not hold up the turns.
 
 mod ai;
 
@@ -22,6 +24,7 @@ use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 use tilewalk_path::{Passage, Pos, Range, SearchContext};
 
+use crate::maps::OnMap;
 use crate::navigation::{ClassSpec, Navigation};
 use crate::pathing::{OrderRefused, Path, Refusal};
 use crate::remote::PosReflect;
@@ -680,6 +683,7 @@ pub struct PieceData {
     health: Option<&'static Health>,
     personality: Option<&'static Personality>,
     name: Option<&'static Name>,
+    on_map: Has<OnMap>,
 }
 
 /// The query a [`TacticsBoard`] is built from.
@@ -687,7 +691,8 @@ pub type PieceQuery<'w, 's> = Query<'w, 's, PieceData, With<Unit>>;
 
 impl<'a> TacticsBoard<'a> {
     /// The board of `units` of `sides` on `nav` under `rules`.
-    /// Units at 0 hit points ([`Defeated`]) are not on it.
+    /// Units at 0 hit points ([`Defeated`]) are not on it, nor units on a map entity
+    /// ([`OnMap`]): the board is the default map's.
     pub fn new(
         nav: &'a Navigation,
         rules: &'a TacticsRules,
@@ -696,6 +701,7 @@ impl<'a> TacticsBoard<'a> {
     ) -> Self {
         let mut pieces: Vec<Piece> = units
             .iter()
+            .filter(|u| !u.on_map)
             .map(|u| Piece {
                 entity: u.entity,
                 team: *u.team,
@@ -1035,7 +1041,7 @@ fn apply_moves(
     (mut refused, mut made): (MessageWriter<OrderRefused>, MessageWriter<TacticsMoved>),
     inputs: BoardInputs,
     turn: Res<Turn>,
-    walking: Query<(), With<Path>>,
+    walking: Query<(), Walking>,
     mut context: Local<SearchContext>,
 ) {
     let mut board = inputs.board();
@@ -1191,6 +1197,9 @@ impl Stillness {
     }
 }
 
+/// The units walking on the default map: the walks tactics actions wait for.
+type Walking = (With<Path>, Without<OnMap>);
+
 /// The units that moved or acted this turn.
 type Marked = Or<(With<Moved>, With<Acted>)>;
 
@@ -1235,7 +1244,7 @@ fn apply_actions(
     mut won: MessageWriter<Won>,
     (inputs, turn): (BoardInputs, Res<Turn>),
     moved: Query<&Moved>,
-    walking: Query<(), With<Path>>,
+    walking: Query<(), Walking>,
 ) {
     let mut board = inputs.board();
     // Strikes and cancels wait for every walk to end, as moves do.
@@ -1328,7 +1337,7 @@ fn walk_enemy_moves(
     mut commands: Commands,
     inputs: BoardInputs,
     (mut turn, mut enemy_turn): (ResMut<Turn>, ResMut<EnemyTurn>),
-    (walking, hold): (Query<(), With<Path>>, Res<HoldEnemyTurn>),
+    (walking, hold): (Query<(), Walking>, Res<HoldEnemyTurn>),
     (mut struck, mut made, mut won): (
         MessageWriter<Struck>,
         MessageWriter<TacticsMoved>,

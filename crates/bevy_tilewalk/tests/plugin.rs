@@ -18,6 +18,7 @@ use bevy_tilewalk::{Refusal, ShortOfGoal, ShortOfWhy, UnreachableGoals, Walk};
 
 mod interop;
 mod layout;
+mod maps;
 #[cfg(feature = "serialize")]
 mod scene;
 mod sides;

@@ -21,7 +21,7 @@ pub use requests::{
     DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_DISTANCE, LANDMARK_FRAMES, LANDMARKS, PathBudget,
     PathWork,
 };
-use requests::{Kind, Requests};
+use requests::{Kind, MapRequests};
 pub use types::{
     Labels, MoveOrder, OrderRefused, Path, Pending, PlannerMemory, RecordSearch, RecordSearches,
     Refusal, SearchRecord, Searches, ShortOfGoal, ShortOfWhy, SteppingOff, StopOrder,
@@ -31,6 +31,7 @@ use types::{Planned, PlannedItem};
 pub(crate) use types::{Replan, Side, Squad, StoppedShort};
 
 use crate::TilewalkSystems;
+use crate::maps::{MapKey, Maps, OnMap, any_map};
 use crate::navigation::{Navigation, NavigationChanged};
 use crate::units::{MovementClass, Team, Tile, Unit, precedence};
 
@@ -44,7 +45,7 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .init_resource::<Searches>()
         .init_resource::<RecordSearches>()
         .init_resource::<PlannerMemory>()
-        .init_resource::<Requests>()
+        .init_resource::<MapRequests>()
         .init_resource::<PathWork>()
         .init_resource::<Inbox>()
         .add_systems(
@@ -52,9 +53,9 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
             (
                 (requests::reserve_planner, spread_crossings)
                     .chain()
-                    .run_if(resource_exists::<Navigation>),
+                    .run_if(any_map),
                 stop_units,
-                keep_orders.run_if(not(resource_exists::<Navigation>)),
+                keep_orders.run_if(not(any_map)),
                 (
                     check_classes,
                     plan_orders,
@@ -62,7 +63,7 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
                     requests::serve_requests,
                 )
                     .chain()
-                    .run_if(resource_exists::<Navigation>),
+                    .run_if(any_map),
             )
                 .chain()
                 .in_set(TilewalkSystems::Plan),
@@ -70,8 +71,9 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
 }
 
 /// The move orders planning has read: one cursor, so that an order is read once whichever
-/// system reads it, and the orders written while there was no [`Navigation`] (a map still
-/// loading), which wait here until one is inserted and are then planned first.
+/// system reads it, and the orders written while there was no map (a map still loading), or
+/// for the units of the default map while there is no [`Navigation`] resource, which wait
+/// here until one is inserted and are then planned first.
 #[derive(Resource, Default)]
 struct Inbox {
     cursor: MessageCursor<MoveOrder>,
@@ -84,18 +86,31 @@ fn keep_orders(mut inbox: ResMut<Inbox>, orders: Res<Messages<MoveOrder>>) {
     waiting.extend(cursor.read(&orders).cloned());
 }
 
-/// Warns, once per unit and class, of a unit whose [`MovementClass`] the navigation does not
-/// have: it walks, and its orders are planned, as the first class (whose grid and speed
-/// [`Navigation::grid`] and [`Navigation::speed`] give for a class past the list). Units are
-/// checked when their class is set and, after the navigation changes, all of them.
+/// A unit's class and the map it is on.
+type ClassOnMap = (Entity, Ref<'static, MovementClass>, Option<&'static OnMap>);
+
+/// Warns, once per unit and class, of a unit whose [`MovementClass`] its map's navigation
+/// does not have: it walks, and its orders are planned, as the first class (whose grid and
+/// speed [`Navigation::grid`] and [`Navigation::speed`] give for a class past the list).
+/// Units are checked when their class is set and, after their map's navigation changes, all
+/// of them.
 fn check_classes(
-    nav: Res<Navigation>,
-    units: Query<(Entity, Ref<MovementClass>), With<Unit>>,
+    maps: Maps,
+    units: Query<ClassOnMap, With<Unit>>,
     mut warned: Local<HashSet<(Entity, MovementClass)>>,
 ) {
-    let count = nav.classes().len();
-    for (unit, class) in &units {
-        if class.index() < count || !(nav.is_changed() || class.is_changed()) {
+    let default = maps.get(None);
+    for (unit, class, on) in &units {
+        let map = match on {
+            None => default,
+            Some(on) => maps.get(Some(on.0)),
+        };
+        let Some(map) = map else {
+            continue;
+        };
+        let nav = map.nav;
+        let count = nav.classes().len();
+        if class.index() < count || !(map.changed || class.is_changed()) {
             continue;
         }
         if warned.insert((unit, *class)) {
@@ -127,22 +142,38 @@ const SPREAD_FRAMES: usize = 4;
 /// have arrived, make way for another, were given waypoints or another order since are left
 /// out.
 fn spread_crossings(
-    mut requests: ResMut<Requests>,
-    nav: Res<Navigation>,
+    mut requests: ResMut<MapRequests>,
+    maps: Maps,
     budget: Option<Res<PathBudget>>,
     mut paths: Query<(&mut Path, &MovementClass, Option<&Squad>)>,
     mut context: Local<SearchContext>,
 ) {
-    if requests.planned_orders.is_empty() && requests.planned_alone.is_empty() {
-        return;
-    }
     let work = budget.map_or(DEFAULT_PATH_WORK, |b| b.work).max(1);
+    for (&key, requests) in &mut requests.maps {
+        if requests.planned_orders.is_empty() && requests.planned_alone.is_empty() {
+            continue;
+        }
+        let orders = std::mem::take(&mut requests.planned_orders);
+        let alone = std::mem::take(&mut requests.planned_alone);
+        if let Some(map) = maps.get(key) {
+            spread_map(map.nav, work, orders, alone, &mut paths, &mut context);
+        }
+    }
+}
+
+/// [`spread_crossings`] on one map: its group orders planned last frame, and its units given
+/// trips of their own.
+fn spread_map(
+    nav: &Navigation,
+    work: usize,
+    orders: Vec<(u64, Vec<Entity>)>,
+    mut alone: Vec<Entity>,
+    paths: &mut Query<(&mut Path, &MovementClass, Option<&Squad>)>,
+    context: &mut SearchContext,
+) {
     let board = nav.board();
-    let orders = std::mem::take(&mut requests.planned_orders)
-        .into_iter()
-        .map(|(id, members)| (Some(id), members));
+    let orders = orders.into_iter().map(|(id, members)| (Some(id), members));
     let mut seen = EntityHashSet::default();
-    let mut alone = std::mem::take(&mut requests.planned_alone);
     alone.retain(|&unit| seen.insert(unit));
     for (id, members) in orders.chain([(None, alone)]) {
         let mut classes: BTreeMap<MovementClass, Vec<Entity>> = BTreeMap::new();
@@ -170,7 +201,7 @@ fn spread_crossings(
                 grid,
                 board,
                 &mut ways,
-                &mut context,
+                context,
                 work.saturating_mul(SPREAD_FRAMES),
             );
             if spread.rerouted == 0 {
@@ -194,7 +225,7 @@ fn spread_crossings(
 fn stop_units(
     mut commands: Commands,
     mut stops: MessageReader<StopOrder>,
-    mut requests: ResMut<Requests>,
+    mut requests: ResMut<MapRequests>,
     mut inbox: ResMut<Inbox>,
     walking: Query<(), With<Path>>,
 ) {
@@ -220,14 +251,17 @@ type UnitParts = (Has<Unit>, Has<Tile>, Has<MovementClass>, Has<Team>);
 /// cannot reach is replaced by the reachable tile nearest it ([`UnreachableGoals`]): units
 /// that share a replacement share a request. The orders that waited for the navigation
 /// come first. An ordered entity that lacks a unit's components is refused and named in a
-/// warning (once per entity); one that does not exist is left out.
+/// warning (once per entity); one that does not exist is left out. The units of an order
+/// on different maps are planned map by map, as one order a map to the same goal tile; those
+/// of a map entity without a navigation are refused (a warning names each, once), and those
+/// of the default map wait while there is no [`Navigation`] resource.
 fn plan_orders(
     mut commands: Commands,
     (mut inbox, orders): (ResMut<Inbox>, Res<Messages<MoveOrder>>),
     mut refused: MessageWriter<OrderRefused>,
-    mut requests: ResMut<Requests>,
+    mut requests: ResMut<MapRequests>,
     mut searches: ResMut<Searches>,
-    nav: Res<Navigation>,
+    maps: Maps,
     rule: Option<Res<UnreachableGoals>>,
     units: Query<Planned, With<Unit>>,
     parts: Query<UnitParts>,
@@ -238,6 +272,7 @@ fn plan_orders(
         searches.0.clear();
     }
     let rule = rule.map_or_else(UnreachableGoals::default, |r| *r);
+    let mut still_waiting = Vec::new();
     for order in waited.iter().chain(inbox.cursor.read(&orders)) {
         let mut ordered: Vec<PlannedItem> = Vec::with_capacity(order.units.len());
         for &entity in &order.units {
@@ -272,6 +307,66 @@ fn plan_orders(
             ));
         }
         ordered.sort_by_key(|u| precedence(u.entity, u.precedence));
+        // The units by the map they are on, in precedence order on each.
+        let mut by_map: BTreeMap<MapKey, Vec<PlannedItem>> = BTreeMap::new();
+        for unit in ordered {
+            by_map.entry(unit.map()).or_default().push(unit);
+        }
+        for (key, ordered) in by_map {
+            if let Some(map) = maps.get(key) {
+                let mut planning = Planning {
+                    commands: &mut commands,
+                    refused: &mut refused,
+                    requests: &mut requests,
+                    key,
+                    nav: map.nav,
+                    rule,
+                };
+                planning.plan(order, &ordered);
+                continue;
+            }
+            match key {
+                // The default map's units wait for the `Navigation` resource.
+                None => still_waiting.push(MoveOrder {
+                    units: ordered.iter().map(|u| u.entity).collect(),
+                    ..order.clone()
+                }),
+                Some(map) => {
+                    for unit in &ordered {
+                        if warned.insert(unit.entity) {
+                            warn!(
+                                "unit {} was ordered to move, but the map it is on (`OnMap`), \
+                                 entity {map}, has no `MapNavigation`: the order is refused",
+                                unit.entity
+                            );
+                        }
+                        refused.write(OrderRefused::new(
+                            unit.entity,
+                            order.goal,
+                            Refusal::NoMapNavigation { map },
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    inbox.waiting = still_waiting;
+}
+
+/// What planning one order's units on one map shares.
+struct Planning<'a, 'w, 's, 'm> {
+    commands: &'a mut Commands<'w, 's>,
+    refused: &'a mut MessageWriter<'m, OrderRefused>,
+    requests: &'a mut MapRequests,
+    key: MapKey,
+    nav: &'a Navigation,
+    rule: UnreachableGoals,
+}
+
+impl Planning<'_, '_, '_, '_> {
+    /// Plans `order` for `ordered`, its units on this map, in precedence order.
+    fn plan(&mut self, order: &MoveOrder, ordered: &[PlannedItem]) {
+        let nav = self.nav;
         // The units by where they go: the goal first, then each nearest tile in the order
         // first met (units of one class in one region share one).
         let mut aims: Vec<(Pos, Option<ShortOfGoal>, Vec<Entity>)> =
@@ -279,13 +374,13 @@ fn plan_orders(
         let mut nearest: HashMap<(MovementClass, Vec<u32>), Option<Pos>> = HashMap::new();
         // A new trip for several units is a group order (below).
         let group = !order.append && ordered.len() > 1;
-        for unit in &ordered {
+        for unit in ordered {
             let from = match unit.path {
                 Some(path) if order.append => path.goal(),
                 _ => unit.tile.0,
             };
             let class = *unit.class;
-            let aim = nav.aim(class, from, order.goal, rule, || {
+            let aim = nav.aim(class, from, order.goal, self.rule, || {
                 let grid = nav.grid(class);
                 let board = nav.board();
                 let regions = exits(grid, board, from, None)
@@ -304,7 +399,8 @@ fn plan_orders(
                     None => aims.push((tile, short, vec![unit.entity])),
                 },
                 Err(reason) => {
-                    refused.write(OrderRefused::new(unit.entity, order.goal, reason));
+                    self.refused
+                        .write(OrderRefused::new(unit.entity, order.goal, reason));
                 }
             }
         }
@@ -317,50 +413,60 @@ fn plan_orders(
                         unit,
                         append: order.append,
                     };
-                    requests.push(&mut commands, goal, kind, short);
+                    self.requests
+                        .push(self.key, self.commands, goal, kind, short);
                 }
             } else {
-                requests.push(&mut commands, goal, Kind::Group(units), short);
+                self.requests
+                    .push(self.key, self.commands, goal, Kind::Group(units), short);
             }
         }
     }
 }
 
-/// Queues re-plans of the paths a terrain change crosses, and of units movement found blocked.
+/// Queues re-plans of the paths a terrain change crosses (on the map that changed), and of
+/// units movement found blocked.
 fn replan_paths(
     mut commands: Commands,
     mut changes: MessageReader<NavigationChanged>,
     mut replans: MessageReader<Replan>,
-    mut requests: ResMut<Requests>,
+    mut requests: ResMut<MapRequests>,
+    maps: Maps,
     units: Query<Planned, With<Unit>>,
 ) {
     // Paths crossing a changed cell may be blocked or dearer; a class that got cheaper
-    // anywhere may now have a better way off its path, so all of its paths are re-planned.
-    let mut changed: HashSet<Pos> = HashSet::new();
-    let mut cheaper: Vec<MovementClass> = Vec::new();
+    // anywhere on a map may now have a better way off its path, so all of its paths on that
+    // map are re-planned.
+    let mut changed: HashMap<MapKey, (HashSet<Pos>, Vec<MovementClass>)> = HashMap::new();
     for change in changes.read() {
-        changed.extend(change.cells.iter().copied());
+        let (cells, cheaper) = changed.entry(change.map).or_default();
+        cells.extend(change.cells.iter().copied());
         cheaper.extend(change.cheaper.iter().copied());
     }
     let mut wanted: Vec<Replan> = replans.read().copied().collect();
-    if wanted.is_empty() && changed.is_empty() && cheaper.is_empty() {
+    if wanted.is_empty() && changed.is_empty() {
         return;
     }
-    wanted.extend(
-        units
-            .iter()
-            .filter(|u| {
-                u.path.is_some_and(|p| {
-                    !p.pass_through
-                        && (cheaper.contains(u.class)
-                            || p.remaining().iter().any(|c| changed.contains(c)))
+    if !changed.is_empty() {
+        wanted.extend(
+            units
+                .iter()
+                .filter(|u| {
+                    let Some((cells, cheaper)) = changed.get(&u.map()) else {
+                        return false;
+                    };
+                    u.path.is_some_and(|p| {
+                        !p.pass_through
+                            && (cheaper.contains(u.class)
+                                || p.remaining().iter().any(|c| cells.contains(c)))
+                    })
                 })
-            })
-            .map(|u| Replan {
-                unit: u.entity,
-                avoid_units: false,
-            }),
-    );
+                .map(|u| Replan {
+                    unit: u.entity,
+                    avoid_units: false,
+                }),
+        );
+    }
     // One re-plan per unit, around units if any asked for it.
     let mut once: Vec<Replan> = Vec::new();
     let mut at: HashMap<Entity, usize> = HashMap::new();
@@ -374,10 +480,18 @@ fn replan_paths(
         }
     }
     for Replan { unit, avoid_units } in once {
-        let Some(goal) = units.get(unit).ok().and_then(|u| u.path).map(Path::goal) else {
+        let Some((key, goal)) = units
+            .get(unit)
+            .ok()
+            .and_then(|u| Some((u.map(), u.path?.goal())))
+        else {
             continue;
         };
+        if maps.get(key).is_none() {
+            continue;
+        }
         requests.push(
+            key,
             &mut commands,
             goal,
             Kind::Replan { unit, avoid_units },

@@ -55,9 +55,10 @@ use tilewalk_path::{
 
 use super::legs::{Recorder, free_goal, search_legs};
 use super::types::{
-    OrderRefused, Path, Pending, Planned, PlannerMemory, RecordSearches, Refusal, SearchRecord,
-    Searches, ShortOfGoal, Side, Squad, SteppingOff, StoppedShort,
+    OrderRefused, Path, Pending, Planned, PlannedItem, PlannerMemory, RecordSearches, Refusal,
+    SearchRecord, Searches, ShortOfGoal, Side, Squad, SteppingOff, StoppedShort,
 };
+use crate::maps::{MapKey, Maps};
 use crate::navigation::{Navigation, NavigationChanged};
 use crate::sides::Sides;
 use crate::units::{MovementClass, Team, Unit, Walk, precedence};
@@ -186,12 +187,46 @@ struct GroupUnderWay {
     planner: GroupPlanner,
 }
 
-/// The queue, the group orders under way (the first requests of the queue) with their
-/// planners, spare planners, and one search context per worker.
+/// Each map's [`Requests`], the default map's under `None`, and the next request's id: ids
+/// are unique across maps (a group order's id is its units' [`Squad`]).
 #[derive(Resource, Default)]
+pub(super) struct MapRequests {
+    pub(super) maps: BTreeMap<MapKey, Requests>,
+    next_id: u64,
+}
+
+impl MapRequests {
+    /// Queues a request on map `key` ([`Requests::push`]).
+    pub(super) fn push(
+        &mut self,
+        key: MapKey,
+        commands: &mut Commands,
+        goal: Pos,
+        kind: Kind,
+        short: Option<ShortOfGoal>,
+    ) {
+        let id = self.next_id;
+        self.next_id += 1;
+        let requests = self.maps.entry(key).or_default();
+        requests.push(commands, id, goal, kind, short);
+    }
+
+    /// Drops the unit's requests on every map (a stop order): their results will not count.
+    /// True when it was waiting for one.
+    pub(super) fn cancel(&mut self, commands: &mut Commands, unit: Entity) -> bool {
+        let mut waited = false;
+        for requests in self.maps.values_mut() {
+            waited |= requests.cancel(commands, unit);
+        }
+        waited
+    }
+}
+
+/// One map's queue, the group orders under way (the first requests of the queue) with their
+/// planners, spare planners, and one search context per worker.
+#[derive(Default)]
 pub(super) struct Requests {
     queue: VecDeque<Request>,
-    next_id: u64,
     /// Per unit with requests not yet served: the id of its latest new trip (earlier results
     /// are dropped) and of its latest request (its path has arrived when that one is served).
     waiting: EntityHashMap<(u64, u64)>,
@@ -303,17 +338,16 @@ impl Requests {
 }
 
 impl Requests {
-    /// Queues a request; its units are pending from now on. With `short`, `goal` is the tile
-    /// nearest the goal ordered, which they cannot reach.
-    pub(super) fn push(
+    /// Queues request `id`; its units are pending from now on. With `short`, `goal` is the
+    /// tile nearest the goal ordered, which they cannot reach.
+    fn push(
         &mut self,
         commands: &mut Commands,
+        id: u64,
         goal: Pos,
         kind: Kind,
         short: Option<ShortOfGoal>,
     ) {
-        let id = self.next_id;
-        self.next_id += 1;
         if let Some(short) = short {
             self.shorts.insert(id, short);
         }
@@ -336,7 +370,7 @@ impl Requests {
 
     /// Drops the unit's requests (a stop order): their results will not count. True when it
     /// was waiting for one.
-    pub(super) fn cancel(&mut self, commands: &mut Commands, unit: Entity) -> bool {
+    fn cancel(&mut self, commands: &mut Commands, unit: Entity) -> bool {
         let waited = self.waiting.remove(&unit).is_some();
         if waited {
             commands.entity(unit).remove::<Pending>();
@@ -497,7 +531,8 @@ struct Frame<'a, 'w, 's> {
     commands: Commands<'w, 's>,
     nav: &'a Navigation,
     sides: &'a Sides,
-    units: &'a Query<'w, 's, Planned, With<Unit>>,
+    /// The units of the map served: planning sees no other.
+    units: OnTheMap<'a, 'w, 's>,
     record: bool,
     /// Paths planned this frame, inserted at the end in entity order (so movement visits
     /// units in the same order every run).
@@ -513,6 +548,26 @@ struct Frame<'a, 'w, 's> {
     crowd: Option<(HashSet<Pos>, HashMap<Pos, Resting>)>,
     /// Whether an order got a new planner this frame ([`start_groups`]).
     planner_made: bool,
+}
+
+/// The units of one map, out of a query of all units.
+#[derive(Clone, Copy)]
+struct OnTheMap<'a, 'w, 's> {
+    units: &'a Query<'w, 's, Planned, With<Unit>>,
+    map: MapKey,
+}
+
+impl<'a, 's> OnTheMap<'a, '_, 's> {
+    /// The unit, if it is on the map.
+    fn get(self, unit: Entity) -> Option<PlannedItem<'a, 's>> {
+        self.units.get(unit).ok().filter(|u| u.map() == self.map)
+    }
+
+    /// The units on the map.
+    fn iter(self) -> impl Iterator<Item = PlannedItem<'a, 's>> {
+        let map = self.map;
+        self.units.iter().filter(move |u| u.map() == map)
+    }
 }
 
 /// A unit at rest, as a re-plan around units sees it.
@@ -560,7 +615,7 @@ impl Frame<'_, '_, '_> {
     fn path_of(&self, unit: Entity) -> Option<&Path> {
         self.planned
             .get(&unit)
-            .or_else(|| self.units.get(unit).ok().and_then(|u| u.path))
+            .or_else(|| self.units.get(unit).and_then(|u| u.path))
     }
 
     fn refuse(&mut self, unit: Entity, goal: Pos, reason: Refusal) {
@@ -568,124 +623,173 @@ impl Frame<'_, '_, '_> {
     }
 }
 
-/// Sizes the group planner's memory for the navigation once the host asks for it
+/// Sizes each map's group planner's memory for its navigation once the host asks for it
 /// ([`PlannerMemory::Reserved`]), and again when the navigation is replaced, so that the next
 /// group order does not pay for it in its first frames ([`GroupPlanner::reserve`]). Memory
 /// already sized for the navigation is kept.
 pub(super) fn reserve_planner(
-    mut requests: ResMut<Requests>,
-    nav: Option<Res<Navigation>>,
+    mut requests: ResMut<MapRequests>,
+    maps: Maps,
     memory: Res<PlannerMemory>,
 ) {
-    if let Some(nav) = nav
-        && *memory == PlannerMemory::Reserved
-        && (memory.is_changed() || nav.is_changed())
-    {
+    if *memory != PlannerMemory::Reserved {
+        return;
+    }
+    for map in maps.iter() {
+        if !(memory.is_changed() || map.changed) {
+            continue;
+        }
+        let requests = requests.maps.entry(map.key).or_default();
         if requests.spare.is_empty() {
             requests.spare.push(GroupPlanner::new());
         }
-        requests.spare[0].reserve(nav.grids());
+        requests.spare[0].reserve(map.nav.grids());
     }
 }
 
+/// Serves each map's requests, the default map first, then the map entities in entity
+/// order. With several maps with requests queued, each gets an equal share of the frame's
+/// work (and at least one search); with one, the whole of it. The requests of a map that is
+/// gone (its entity despawned, or its [`MapNavigation`](crate::MapNavigation) removed) are
+/// dropped, and their units no longer wait.
 pub(super) fn serve_requests(
-    commands: Commands,
-    mut requests: ResMut<Requests>,
+    mut commands: Commands,
+    mut requests: ResMut<MapRequests>,
     budget: Res<PathBudget>,
     mut work: ResMut<PathWork>,
     mut searches: ResMut<Searches>,
     mut changes: MessageReader<NavigationChanged>,
-    mut refused: MessageWriter<OrderRefused>,
-    mut stepping: MessageWriter<SteppingOff>,
+    (mut refused, mut stepping): (MessageWriter<OrderRefused>, MessageWriter<SteppingOff>),
     record: Res<RecordSearches>,
-    nav: Res<Navigation>,
+    maps: Maps,
     sides: Res<Sides>,
     units: Query<Planned, With<Unit>>,
 ) {
-    let (mut changed, mut cheaper) = (false, HashSet::new());
+    let mut changed: HashMap<MapKey, HashSet<MovementClass>> = HashMap::new();
     for change in changes.read() {
-        changed = true;
+        let cheaper = changed.entry(change.map).or_default();
         cheaper.extend(change.cheaper.iter().copied());
     }
-    requests.tick_tables();
-    if changed {
-        requests.tables_changed(&nav, &cheaper);
-        // The planners' fields are the old navigation's: plan the undecided units again.
-        let requests = &mut *requests;
-        for (at, group) in requests.groups.drain(..).enumerate() {
-            let undecided = group
-                .members
-                .iter()
-                .zip(&group.decided)
-                .filter(|(_, d)| !**d)
-                .map(|(e, _)| *e)
-                .collect();
-            requests.queue[at].kind = Kind::Group(undecided);
-            requests.spare.push(group.planner);
-        }
-    }
-    if requests.queue.is_empty() {
-        *work = PathWork {
-            pending: requests.waiting.len(),
-            ..default()
-        };
-        return;
-    }
-    let mut frame = Frame {
-        commands,
-        nav: &nav,
-        sides: &sides,
-        units: &units,
-        record: record.0,
-        planned: BTreeMap::new(),
-        claimed: None,
-        refused: Vec::new(),
-        stepping: Vec::new(),
-        records: Vec::new(),
-        crowd: None,
-        planner_made: false,
-    };
-    let mut done = PathWork::default();
     let requests = &mut *requests;
-    // A budget of 0 still serves one search a frame.
-    let frame_work = budget.frame_work().max(1);
-    while let Some(front) = requests.queue.front() {
-        if done.work >= frame_work {
-            break;
+    requests.maps.retain(|&key, queued| {
+        let here = key.is_none() || maps.get(key).is_some();
+        if !here {
+            for &unit in queued.waiting.keys() {
+                if let Ok(mut entity) = commands.get_entity(unit) {
+                    entity.remove::<Pending>();
+                }
+            }
         }
-        let left = frame_work - done.work;
-        let (spent, last) = match front.kind {
-            Kind::Group(_) => serve_groups(requests, &mut frame, &budget, left),
-            Kind::Trip { .. } | Kind::Replan { .. } => serve_singles(requests, &mut frame, left),
+        here
+    });
+    let busy = maps
+        .iter()
+        .filter(|m| {
+            requests
+                .maps
+                .get(&m.key)
+                .is_some_and(|r| !r.queue.is_empty())
+        })
+        .count();
+    // A budget of 0 still serves one search a frame.
+    let share = (budget.frame_work() / busy.max(1)).max(1);
+    let mut done = PathWork::default();
+    for map in maps.iter() {
+        let Some(queued) = requests.maps.get_mut(&map.key) else {
+            continue;
         };
+        queued.tick_tables();
+        if let Some(cheaper) = changed.get(&map.key) {
+            queued.tables_changed(map.nav, cheaper);
+            // The planners' fields are the old navigation's: plan the undecided units again.
+            for (at, group) in queued.groups.drain(..).enumerate() {
+                let undecided = group
+                    .members
+                    .iter()
+                    .zip(&group.decided)
+                    .filter(|(_, d)| !**d)
+                    .map(|(e, _)| *e)
+                    .collect();
+                queued.queue[at].kind = Kind::Group(undecided);
+                queued.spare.push(group.planner);
+            }
+        }
+        if queued.queue.is_empty() {
+            continue;
+        }
+        let mut frame = Frame {
+            commands: commands.reborrow(),
+            nav: map.nav,
+            sides: &sides,
+            units: OnTheMap {
+                units: &units,
+                map: map.key,
+            },
+            record: record.0,
+            planned: BTreeMap::new(),
+            claimed: None,
+            refused: Vec::new(),
+            stepping: Vec::new(),
+            records: Vec::new(),
+            crowd: None,
+            planner_made: false,
+        };
+        let (spent, last) = serve_map(queued, &mut frame, &budget, share);
         done.work += spent;
         done.last = last;
+        let Frame {
+            mut commands,
+            planned,
+            refused: refusals,
+            stepping: stepping_off,
+            records,
+            ..
+        } = frame;
+        commands.insert_batch(planned);
+        refused.write_batch(refusals);
+        stepping.write_batch(stepping_off);
+        for record in records {
+            searches.push(record);
+        }
+        if !queued.shorts.is_empty() {
+            let ids: HashSet<u64> = queued.queue.iter().map(|r| r.id).collect();
+            queued.shorts.retain(|id, _| ids.contains(id));
+        }
+    }
+    for queued in requests.maps.values() {
+        done.queued += queued.queue.len();
+        done.pending += queued.waiting.len();
+    }
+    *work = done;
+}
+
+/// Serves one map's queue with `frame_work` of the frame's work: one-unit requests and group
+/// orders in queue order until the work is spent or group orders are under way. Returns the
+/// work done and that of the last search.
+fn serve_map(
+    requests: &mut Requests,
+    frame: &mut Frame,
+    budget: &PathBudget,
+    frame_work: usize,
+) -> (usize, usize) {
+    let (mut work, mut last) = (0, 0);
+    while let Some(front) = requests.queue.front() {
+        if work >= frame_work {
+            break;
+        }
+        let left = frame_work - work;
+        let (spent, its_last) = match front.kind {
+            Kind::Group(_) => serve_groups(requests, frame, budget, left),
+            Kind::Trip { .. } | Kind::Replan { .. } => serve_singles(requests, frame, left),
+        };
+        work += spent;
+        last = its_last;
         // Orders still under way had their share of the frame.
         if !requests.groups.is_empty() {
             break;
         }
     }
-    let Frame {
-        mut commands,
-        planned,
-        refused: refusals,
-        stepping: stepping_off,
-        records,
-        ..
-    } = frame;
-    commands.insert_batch(planned);
-    refused.write_batch(refusals);
-    stepping.write_batch(stepping_off);
-    for record in records {
-        searches.push(record);
-    }
-    if !requests.shorts.is_empty() {
-        let queued: HashSet<u64> = requests.queue.iter().map(|r| r.id).collect();
-        requests.shorts.retain(|id, _| queued.contains(id));
-    }
-    done.queued = requests.queue.len();
-    done.pending = requests.waiting.len();
-    *work = done;
+    (work, last)
 }
 
 /// Starts the group orders at the front of the queue that can be planned side by side, one
@@ -827,7 +931,7 @@ fn start_groups(
         let mut members: Vec<((u32, u32, Entity), GroupUnit)> = units
             .iter()
             .filter(|&&e| requests.counts(e, id))
-            .filter_map(|&e| frame.units.get(e).ok())
+            .filter_map(|&e| frame.units.get(e))
             .map(|u| {
                 let unit = GroupUnit {
                     start: u.tile.0,
@@ -934,7 +1038,7 @@ fn apply_group(
         if !requests.counts(unit, id) {
             continue;
         }
-        if !frame.units.contains(unit) {
+        if frame.units.get(unit).is_none() {
             requests.served(&mut frame.commands, unit, id);
             continue;
         }
@@ -1102,7 +1206,7 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
         Kind::Replan { unit, avoid_units } => (unit, false, true, avoid_units),
         Kind::Group(_) => unreachable!("groups are served by serve_group"),
     };
-    let Ok(u) = frame.units.get(unit) else {
+    let Some(u) = frame.units.get(unit) else {
         return Prepared {
             id: request.id,
             goal: request.goal,
@@ -1426,7 +1530,7 @@ mod tests {
             app.world_mut().write_message_batch(orders);
         };
         let planners = |app: &App| {
-            let requests = app.world().resource::<Requests>();
+            let requests = &app.world().resource::<MapRequests>().maps[&None];
             requests.groups.len() + requests.spare.len()
         };
         let planned = |app: &App| {
@@ -1446,7 +1550,7 @@ mod tests {
         assert_eq!(made.last(), Some(&7), "{made:?}");
         orders(&mut app, 1);
         app.update();
-        let requests = app.world().resource::<Requests>();
+        let requests = &app.world().resource::<MapRequests>().maps[&None];
         assert_eq!((requests.groups.len(), requests.spare.len()), (8, 0));
     }
 }

@@ -8,6 +8,7 @@ use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
 use tilewalk_path::{NoPath, Pos};
 
+use crate::maps::{MapKey, OnMap, map_of};
 use crate::navigation::Navigation;
 use crate::units::{MovementClass, Precedence, Team, Tile, Walk};
 
@@ -112,6 +113,12 @@ pub enum Refusal {
     MissingComponent {
         /// The component's name.
         component: &'static str,
+    },
+    /// The unit is [`OnMap`](crate::OnMap) an entity that has no
+    /// [`MapNavigation`](crate::MapNavigation).
+    NoMapNavigation {
+        /// The entity its `OnMap` names.
+        map: Entity,
     },
     /// The goal is off the map.
     OutsideMap {
@@ -319,6 +326,9 @@ impl Refusal {
             Self::MissingComponent { component } => {
                 write!(out, "it has no {component} component, so it cannot move")
             }
+            Self::NoMapNavigation { map } => {
+                write!(out, "it is on map {map}, which has no navigation")
+            }
             Self::OutsideMap { goal } => write!(out, "{goal} is outside the map"),
             Self::Impassable { goal, class } => {
                 let class = labels.class(class);
@@ -367,6 +377,7 @@ impl Refusal {
         matches!(
             self,
             Self::MissingComponent { .. }
+                | Self::NoMapNavigation { .. }
                 | Self::OutsideMap { .. }
                 | Self::Impassable { .. }
                 | Self::StandsOnImpassable { .. }
@@ -694,9 +705,15 @@ pub(super) struct Planned {
     pub(super) team: &'static Team,
     pub(super) squad: Option<&'static Squad>,
     pub(super) pending: Has<Pending>,
+    pub(super) on_map: Option<&'static OnMap>,
 }
 
 impl PlannedItem<'_, '_> {
+    /// The map it is on.
+    pub(super) fn map(&self) -> MapKey {
+        map_of(self.on_map)
+    }
+
     pub(super) fn side(&self) -> Side {
         Side {
             team: *self.team,
