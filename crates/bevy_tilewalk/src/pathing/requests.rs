@@ -43,7 +43,7 @@
 //!   weights on it ([`CchMetric`](tilewalk_path::CchMetric)) on the async compute task
 //!   pool, used from the [`LANDMARK_FRAMES`]th frame after as the tables are; from then on the
 //!   class's long legs are hierarchy queries (`CCH` in [`Searches`]), exact, their work the
-//!   arcs they scan, eight to a unit. A navigation change re-customizes the weights for the
+//!   arcs they scan, four to a unit. A navigation change re-customizes the weights for the
 //!   changed tiles only ([`CchMetric::recustomize`](tilewalk_path::CchMetric::recustomize)),
 //!   on the pool, used from the [`LANDMARK_FRAMES`]th frame after; meanwhile the class's long
 //!   orders are plain A*. A navigation of another size or board drops the hierarchy.
@@ -307,9 +307,9 @@ pub const LANDMARK_FRAMES: u32 = 60;
 ///   from the [`LANDMARK_FRAMES`]th frame after (that frame waits for a build not yet done,
 ///   so replays stay identical); until then the class's long orders are plain A*. A long leg
 ///   is then a query on the hierarchy (`CCH` in [`Searches`]): its work is the arcs
-///   it scans ([`CchQuery::scanned`](tilewalk_path::CchQuery::scanned)), eight to a unit of
-///   the [`PathBudget`] (an A* expansion relaxes up to eight steps), a few thousand on a
-///   256 × 256 map where A* expands tens of thousands of cells. A navigation change
+///   it scans ([`CchQuery::scanned`](tilewalk_path::CchQuery::scanned)), four to a unit of
+///   the [`PathBudget`] (a unit then takes about the time of a cell A* expands): on a
+///   256 × 24 map with walls, about 1,500 where A* expands about 5,400 cells. A navigation change
 ///   re-customizes the weights of each class for the changed tiles only
 ///   ([`CchMetric::recustomize`](tilewalk_path::CchMetric::recustomize), all of them anew
 ///   when every tile changed) on the pool, used from the [`LANDMARK_FRAMES`]th frame after;
@@ -317,11 +317,12 @@ pub const LANDMARK_FRAMES: u32 = 60;
 ///   the new costs). A navigation of another size or board drops the hierarchy (the next
 ///   long order builds one for the new map).
 ///
-/// The hierarchy is opt-in for its costs: about 500 to 700 bytes a cell for the structure and
-/// 600 to 900 for each class's weights (40 MB and 80 MB a class on a 256 × 256 map, far
-/// above the plugin's bound of 64 MiB plus 128 bytes a cell), and a customization takes
-/// about a second at 256 × 256 and ten at 512 × 512 on a loaded two-core machine, an edit
-/// from a fraction of a second to seconds (the repository's
+/// The hierarchy is opt-in for its costs: about 500 to 700 bytes a cell for the structure
+/// and 600 to 900 for each class's weights (on a 256 × 256 map about 32 MB and 40 MB a
+/// class, where the plugin keeps to 64 MiB plus 128 bytes a cell, 72 MiB there; on
+/// 512 × 512, 150 MB and 190 MB a class against 96 MiB), and a customization takes about
+/// a second at 256 × 256 and ten at 512 × 512 on a loaded two-core machine, a re-customization
+/// after a 10 × 10 paint a fraction of a second to seconds (the repository's
 /// [`docs/design/long-orders.md`] has the measurements).
 ///
 /// [`docs/design/long-orders.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/design/long-orders.md

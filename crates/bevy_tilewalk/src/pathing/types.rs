@@ -628,7 +628,7 @@ pub struct SearchRecord {
     pub cost: f64,
     /// The path's steps.
     pub steps: usize,
-    /// Cells expanded; for a `CCH` query, its work: the arcs it scanned, eight to a unit
+    /// Cells expanded; for a `CCH` query, its work: the arcs it scanned, four to a unit
     /// ([`LongOrders`](crate::LongOrders)).
     pub expanded: usize,
     /// Microseconds it took.

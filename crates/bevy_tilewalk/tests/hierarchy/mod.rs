@@ -7,7 +7,7 @@
 
 use bevy::prelude::*;
 use bevy_tilewalk::debug::{PathWork, Searches};
-use bevy_tilewalk::path::{Board, Diagonal, HexLayout};
+use bevy_tilewalk::path::{Board, HexLayout};
 use bevy_tilewalk::prelude::*;
 use bevy_tilewalk::{LANDMARK_DISTANCE, LANDMARK_FRAMES, LongOrders};
 
@@ -33,23 +33,6 @@ fn walled(
         }
     })
     .unwrap()
-}
-
-/// The eight boards: square with each diagonal rule, and the four hex layouts.
-fn boards() -> Vec<Board> {
-    Diagonal::ALL
-        .into_iter()
-        .map(Board::Square)
-        .chain(
-            [
-                HexLayout::OddR,
-                HexLayout::EvenR,
-                HexLayout::OddQ,
-                HexLayout::EvenQ,
-            ]
-            .map(Board::Hex),
-        )
-        .collect()
 }
 
 /// An app whose long orders are served by the hierarchy.
@@ -97,7 +80,7 @@ fn long_order(app: &mut App, nav: &Navigation, unit: Entity, goal: (u32, u32)) -
 
 #[test]
 fn long_orders_by_the_hierarchy_cost_what_dijkstra_says_on_every_board() {
-    for board in boards() {
+    for board in Board::ALL {
         let nav = walled(board, |_| None);
         let mut app = hierarchy_app(nav.clone());
         let unit = spawn(&mut app, MovementClass(0), (2, 12));
