@@ -3,7 +3,9 @@
 //! its search is a hierarchy query (`CCH` in `Searches`) once the class's weights are used,
 //! its work counted in the frame's; after `Navigation::replace` the next long orders are
 //! exact for the new costs (plain A* until the re-customized weights are used); an order on
-//! a map entity uses that map's own hierarchy; without the setting, long orders stay A*.
+//! a map entity uses that map's own hierarchy; an edit during the build is re-customized
+//! before the weights are used, and a map of another size gets a hierarchy of its own;
+//! without the setting, long orders stay A*.
 
 use bevy::prelude::*;
 use bevy_tilewalk::debug::{PathWork, Searches};
@@ -42,6 +44,13 @@ fn hierarchy_app(nav: Navigation) -> App {
     app
 }
 
+/// A goal on row `y` at the far end of a 256-wide map from where `unit` stands.
+fn far(app: &App, unit: Entity, y: u32) -> (u32, u32) {
+    let at = app.world().get::<Tile>(unit).unwrap().0;
+    (if at.x < 128 { 251 } else { 3 }, y)
+}
+
+/// Runs [`LANDMARK_FRAMES`] frames.
 fn wait(app: &mut App) {
     for _ in 0..LANDMARK_FRAMES {
         app.update();
@@ -189,4 +198,57 @@ fn without_the_setting_long_orders_on_a_small_map_stay_plain_a_star() {
     assert_eq!(long_order(&mut app, &nav, unit, (250, 12)), "A*");
     wait(&mut app);
     assert_eq!(long_order(&mut app, &nav, unit, (251, 20)), "A*");
+}
+
+#[test]
+fn an_edit_during_the_build_and_a_new_size_keep_long_orders_exact() {
+    let board = Board::default();
+    let nav = walled(board, |_| None);
+    let mut app = hierarchy_app(nav.clone());
+    let unit = spawn(&mut app, MovementClass(0), (2, 12));
+    // The build starts; halfway through it, the middle wall opens at row 12 and the first
+    // wall's gap turns to deep mud: the weights it builds are for the old costs, and are
+    // re-customized for the edit before they are used.
+    long_order(&mut app, &nav, unit, (250, 12));
+    for _ in 0..LANDMARK_FRAMES / 2 {
+        app.update();
+    }
+    let edited = walled(board, |p| match (p.x, p.y) {
+        (128, 12) => Some(Some(1.0)),
+        (64, 2) => Some(Some(40.0)),
+        _ => None,
+    });
+    let change = app
+        .world_mut()
+        .resource_mut::<Navigation>()
+        .replace(edited.clone());
+    app.world_mut().write_message(change);
+    // When the build is used, its weights are re-customized; LANDMARK_FRAMES later they
+    // serve, exact for the new costs.
+    for _ in 0..LANDMARK_FRAMES {
+        app.update();
+    }
+    let goal = far(&app, unit, 12);
+    assert_eq!(long_order(&mut app, &edited, unit, goal), "A*");
+    wait(&mut app);
+    let goal = far(&app, unit, 14);
+    assert_eq!(long_order(&mut app, &edited, unit, goal), "CCH");
+    // A map of another size: the hierarchy is dropped, and the next long order builds one
+    // for the new map.
+    let wider = Navigation::from_fn(board, 300, 24, vec![ClassSpec::new("foot", 3.0)], |_, p| {
+        Some(if p.y % 3 == 0 { 2.0 } else { 1.0 })
+    })
+    .unwrap();
+    let change = app
+        .world_mut()
+        .resource_mut::<Navigation>()
+        .replace(wider.clone());
+    app.world_mut().write_message(change);
+    let at = app.world().get::<Tile>(unit).unwrap().0;
+    let goal = (if at.x < 150 { 295 } else { 3 }, 10);
+    assert_eq!(long_order(&mut app, &wider, unit, goal), "A*");
+    wait(&mut app);
+    let at = app.world().get::<Tile>(unit).unwrap().0;
+    let goal = (if at.x < 150 { 296 } else { 2 }, 11);
+    assert_eq!(long_order(&mut app, &wider, unit, goal), "CCH");
 }
