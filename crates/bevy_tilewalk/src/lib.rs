@@ -64,8 +64,8 @@ pub use navigation::{
 };
 pub use pathing::{
     DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_DISTANCE, LANDMARK_FRAMES, LANDMARKS, Labels,
-    MoveOrder, OrderRefused, Path, PathBudget, Pending, PlannerMemory, Refusal, ShortOfGoal,
-    ShortOfWhy, SteppingOff, StopOrder, UnreachableGoals,
+    LongOrders, MoveOrder, OrderRefused, Path, PathBudget, Pending, PlannerMemory, Refusal,
+    ShortOfGoal, ShortOfWhy, SteppingOff, StopOrder, UnreachableGoals,
 };
 pub use remote::PosReflect;
 pub use sides::{Side, Sides};

@@ -51,6 +51,7 @@ pub(crate) fn plugin(app: &mut App) {
         .register_type::<StoppedShort>()
         .register_type::<PathBudget>()
         .register_type::<PathWork>()
+        .register_type::<crate::LongOrders>()
         .register_type::<Searches>()
         .register_type::<RecordSearches>()
         .register_type::<RecordSearch>()

@@ -16,6 +16,7 @@ use bevy_tilewalk::tactics::{
 };
 use bevy_tilewalk::{Refusal, ShortOfGoal, ShortOfWhy, UnreachableGoals, Walk};
 
+mod hierarchy;
 mod interop;
 mod layout;
 mod maps;

@@ -172,6 +172,8 @@ pub struct CchQuery {
     from_start: Vec<u32>,
     from_goal: Vec<u32>,
     stack: Vec<(u32, bool)>,
+    /// The arcs the last query scanned ([`CchQuery::scanned`]).
+    scanned: usize,
 }
 
 impl Cch {
@@ -621,6 +623,7 @@ impl CchQuery {
         start: Pos,
         goal: Pos,
     ) -> Result<CellPath, CchError> {
+        self.scanned = 0;
         cch.check(grid)?;
         cch.check_metric(metric)?;
         check_endpoints(grid, start, goal)?;
@@ -659,6 +662,7 @@ impl CchQuery {
                 i += 1;
                 let here = self.forward[v as usize];
                 if here < best.0 {
+                    self.scanned += arcs.len();
                     for k in arcs.clone() {
                         let w = cch.head[k] as usize;
                         let through = here + metric.up[k];
@@ -673,6 +677,7 @@ impl CchQuery {
                 j += 1;
                 let here = self.backward[v as usize];
                 if here < best.0 {
+                    self.scanned += arcs.len();
                     for k in arcs {
                         let w = cch.head[k] as usize;
                         let through = here + metric.down[k];
@@ -705,6 +710,14 @@ impl CchQuery {
             self.backward_arc[v as usize] = NONE;
         }
         found
+    }
+
+    /// The arcs the last query ([`Self::path`]) scanned: those it relaxed walking up the
+    /// elimination tree from both ends, and those it looked at unpacking its path (each arc
+    /// of the path, and each lower triangle tried for a shortcut). Deterministic: the same
+    /// query on the same weights scans the same arcs, so a caller can count it as work.
+    pub fn scanned(&self) -> usize {
+        self.scanned
     }
 
     /// The cells of the path through `meet`, with its cost summed step by step in walking
@@ -740,6 +753,7 @@ impl CchQuery {
         let mut cells = vec![cch.pos(s)];
         let mut cost = 0.0;
         while let Some((a, upwards)) = self.stack.pop() {
+            self.scanned += 1;
             let a = a as usize;
             let low = cch.up_first.partition_point(|&f| f <= a) as u32 - 1;
             let high = cch.head[a];
@@ -756,7 +770,9 @@ impl CchQuery {
             }
             // The lower triangle whose way made the weight: from → u → to.
             let mut middle = None;
+            let scanned = &mut self.scanned;
             cch.lower_triangles(low, high, |ul, uh| {
+                *scanned += 1;
                 let (first, second, sum) = if upwards {
                     ((ul, false), (uh, true), metric.down[ul] + metric.up[uh])
                 } else {

@@ -205,3 +205,38 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_query_counts_the_arcs_it_scans() {
+    let grid = weighted(48, 40, 5);
+    let cch = Cch::new(48, 40, Board::default()).unwrap();
+    let metric = cch.customize(&grid).unwrap();
+    let mut query = CchQuery::new();
+    let mut counts = Vec::new();
+    for (start, goal) in pairs(&grid, 11, 10) {
+        let Ok(path) = query.path(&cch, &metric, &grid, start, goal) else {
+            continue;
+        };
+        let scanned = query.scanned();
+        // Unpacking alone looks at each arc of the path: at least one a step. Each walk up
+        // the tree scans a cell's arcs at most once: at most all the arcs twice.
+        assert!(
+            scanned >= path.cells.len() - 1,
+            "{scanned} for {start} to {goal}"
+        );
+        assert!(scanned <= 2 * cch.arcs() + 2 * cch.arcs(), "{scanned}");
+        // The same query scans the same arcs.
+        query.path(&cch, &metric, &grid, start, goal).unwrap();
+        assert_eq!(query.scanned(), scanned);
+        counts.push(scanned);
+    }
+    assert!(counts.len() >= 5, "{counts:?}");
+    // A query refused before it walks scans nothing.
+    let outside = Pos::new(48, 0);
+    assert!(
+        query
+            .path(&cch, &metric, &grid, outside, Pos::new(0, 0))
+            .is_err()
+    );
+    assert_eq!(query.scanned(), 0);
+}

@@ -18,8 +18,8 @@ use tilewalk_path::{Pos, SearchContext, Way, spread_by_load, walk_cost};
 
 use legs::{exits, nearest_for_group, nearest_reachable};
 pub use requests::{
-    DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_DISTANCE, LANDMARK_FRAMES, LANDMARKS, PathBudget,
-    PathWork,
+    DEFAULT_PATH_WORK, LANDMARK_CELLS, LANDMARK_DISTANCE, LANDMARK_FRAMES, LANDMARKS, LongOrders,
+    PathBudget, PathWork,
 };
 use requests::{Kind, MapRequests};
 pub use types::{
@@ -47,6 +47,7 @@ pub(crate) fn plugin(app: &mut App, schedule: InternedScheduleLabel) {
         .init_resource::<PlannerMemory>()
         .init_resource::<MapRequests>()
         .init_resource::<PathWork>()
+        .init_resource::<LongOrders>()
         .init_resource::<Inbox>()
         .add_systems(
             schedule,

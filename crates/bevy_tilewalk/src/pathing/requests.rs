@@ -37,11 +37,22 @@
 //!   seconds and 32 bytes a cell. A navigation change rebuilds the tables; until the new
 //!   ones are used, a class whose costs only rose keeps its old ones (their bounds are still
 //!   bounds), and one that got cheaper somewhere searches with plain A*.
+//! - **Long orders with a hierarchy** ([`LongOrders::Hierarchy`], opt-in): on a map of fewer
+//!   than [`LANDMARK_CELLS`] cells, a class's first long one-unit request starts building the
+//!   map's contraction hierarchy ([`Cch`](tilewalk_path::Cch), one a map) and the class's
+//!   weights on it ([`CchMetric`](tilewalk_path::CchMetric)) on the async compute task
+//!   pool, used from the [`LANDMARK_FRAMES`]th frame after as the tables are; from then on the
+//!   class's long legs are hierarchy queries (`CCH` in [`Searches`]), exact, their work the
+//!   arcs they scan, four to a unit. A navigation change re-customizes the weights for the
+//!   changed tiles only ([`CchMetric::recustomize`](tilewalk_path::CchMetric::recustomize)),
+//!   on the pool, used from the [`LANDMARK_FRAMES`]th frame after; meanwhile the class's long
+//!   orders are plain A*. A navigation of another size or board drops the hierarchy.
 //! - **Pending**: a unit with a request not yet served carries [`Pending`]; it finishes the
 //!   step under way, then stands (drawn faded) until its path arrives, and walks in that frame.
 //!   A new trip replaces the unit's earlier requests; a waypoint or a re-plan comes after them.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -49,11 +60,11 @@ use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, ComputeTaskPool, Task, TaskPool, block_on};
 use tilewalk_path::{
-    Advance, Board, GroupOrder, GroupPlanner, Landmarks, NoPath, Pos, Route, SearchContext,
-    Stranded, Unit as GroupUnit,
+    Advance, Board, Cch, CchError, CchMetric, CchQuery, GroupOrder, GroupPlanner, Landmarks,
+    NoPath, Pos, Route, SearchContext, Stranded, Unit as GroupUnit,
 };
 
-use super::legs::{Recorder, free_goal, search_legs};
+use super::legs::{Guide, Recorder, free_goal, search_legs};
 use super::types::{
     OrderRefused, Path, Pending, Planned, PlannedItem, PlannerMemory, RecordSearches, Refusal,
     SearchRecord, Searches, ShortOfGoal, Side, Squad, SteppingOff, StoppedShort,
@@ -240,6 +251,10 @@ pub(super) struct Requests {
     shorts: HashMap<u64, ShortOfGoal>,
     /// Per movement class: its landmark tables, on a large map.
     tables: Vec<ClassTables>,
+    /// The map's contraction hierarchy, with [`LongOrders::Hierarchy`].
+    hierarchy: MapHierarchy,
+    /// One hierarchy query's memory per worker.
+    queries: Vec<CchQuery>,
     /// Group orders planned to the end, with their units, whose ways are spread over the
     /// crossings next frame ([`spread_crossings`](super::spread_crossings)).
     pub(super) planned_orders: Vec<(u64, Vec<Entity>)>,
@@ -277,6 +292,293 @@ pub const LANDMARKS: usize = 8;
 /// The frame after a build of landmark tables starts from which they are used: a second at
 /// 60 frames a second. A build not yet done is waited for then.
 pub const LANDMARK_FRAMES: u32 = 60;
+
+/// What serves the long one-unit orders (a leg of at least [`LANDMARK_DISTANCE`] steps) on
+/// a map of fewer than [`LANDMARK_CELLS`] cells. On larger maps they are always served by
+/// landmark tables (ALT, [`LANDMARK_CELLS`]). Every choice finds exact paths; they differ in
+/// memory and in the work a long order costs.
+///
+/// - [`LongOrders::Landmarks`] (the default): plain A*. Such a map gets no landmark tables:
+///   a long order takes a few frames' budget, and nothing is built.
+/// - [`LongOrders::Hierarchy`]: a customizable contraction hierarchy
+///   ([`Cch`](tilewalk_path::Cch)) for each map, and its weights
+///   ([`CchMetric`](tilewalk_path::CchMetric)) for each movement class that gets a long
+///   order, built on the async compute task pool from the class's first long order and used
+///   from the [`LANDMARK_FRAMES`]th frame after (that frame waits for a build not yet done,
+///   so replays stay identical); until then the class's long orders are plain A*. A long leg
+///   is then a query on the hierarchy (`CCH` in [`Searches`]): its work is the arcs
+///   it scans ([`CchQuery::scanned`](tilewalk_path::CchQuery::scanned)), four to a unit of
+///   the [`PathBudget`] (a unit then takes about the time of a cell A* expands): on a
+///   256 × 24 map with walls, about 1,500 where A* expands about 5,400 cells. A navigation change
+///   re-customizes the weights of each class for the changed tiles only
+///   ([`CchMetric::recustomize`](tilewalk_path::CchMetric::recustomize), all of them anew
+///   when every tile changed) on the pool, used from the [`LANDMARK_FRAMES`]th frame after;
+///   until then the class's long orders are plain A* (the old weights are never used for
+///   the new costs). A navigation of another size or board drops the hierarchy (the next
+///   long order builds one for the new map).
+///
+/// The hierarchy is opt-in for its costs: about 500 to 700 bytes a cell for the structure
+/// and 600 to 900 for each class's weights (on a 256 × 256 map about 32 MB and 40 MB a
+/// class, where the plugin keeps to 64 MiB plus 128 bytes a cell, 72 MiB there; on
+/// 512 × 512, 150 MB and 190 MB a class against 96 MiB), and a customization takes about
+/// a second at 256 × 256 and ten at 512 × 512 on a loaded two-core machine, a re-customization
+/// after a 10 × 10 paint a fraction of a second to seconds (the repository's
+/// [`docs/design/long-orders.md`] has the measurements).
+///
+/// [`docs/design/long-orders.md`]: https://github.com/tilewalk/tilewalk/blob/main/docs/design/long-orders.md
+#[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Resource, Default, Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum LongOrders {
+    /// Plain A* below [`LANDMARK_CELLS`] cells, landmark tables from there.
+    #[default]
+    Landmarks,
+    /// A contraction hierarchy below [`LANDMARK_CELLS`] cells, landmark tables from there.
+    Hierarchy,
+}
+
+/// A map's contraction hierarchy and its classes' weights, for long orders
+/// ([`LongOrders::Hierarchy`]).
+#[derive(Default)]
+struct MapHierarchy {
+    /// The structure, once built, shared with the customizations under way.
+    cch: Option<Arc<Cch>>,
+    /// Its build under way (with the weights of the class that asked first), the frames left
+    /// until it is used, and the class.
+    building: Option<(Task<Built>, u32, MovementClass)>,
+    /// The size and board of the structure, built or under way.
+    shape: Option<(u32, u32, Board)>,
+    /// The map could not get one (too large): its long orders stay plain A*.
+    refused: bool,
+    /// Per movement class: its weights.
+    classes: Vec<Weights>,
+}
+
+/// A map's hierarchy and the weights of the class that asked first, or why it has none.
+type Built = Result<(Cch, CchMetric), CchError>;
+
+/// A movement class's weights on its map's hierarchy.
+#[derive(Default)]
+enum Weights {
+    /// No long order asked for them.
+    #[default]
+    Unasked,
+    /// Asked for while the structure was built: customized once it is.
+    Waiting,
+    /// A customization under way (`task`, or the structure's build when `None`) with the
+    /// frames left until it is used, and the tiles changed since it read its grid.
+    Building {
+        task: Option<Task<Result<CchMetric, CchError>>>,
+        frames: u32,
+        edited: Vec<Pos>,
+    },
+    /// Current for the navigation's costs.
+    Ready(CchMetric),
+}
+
+impl MapHierarchy {
+    /// Whether its structure (built or under way) is for `nav`'s size and board.
+    fn fits(&self, nav: &Navigation) -> bool {
+        self.shape
+            .is_none_or(|shape| shape == (nav.width(), nav.height(), nav.board()))
+    }
+
+    /// A long order of `class` asks for its weights: they start building if not yet asked
+    /// for (with the structure, if no class asked before).
+    fn want(&mut self, nav: &Navigation, class: MovementClass) {
+        if self.refused {
+            return;
+        }
+        if self.classes.len() < nav.classes().len() {
+            self.classes
+                .resize_with(nav.classes().len(), Weights::default);
+        }
+        let Some(weights) = self.classes.get_mut(class.index()) else {
+            return;
+        };
+        if !matches!(weights, Weights::Unasked) {
+            return;
+        }
+        let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
+        let grid = nav.grid(class).clone();
+        *weights = if let Some(cch) = &self.cch {
+            let cch = Arc::clone(cch);
+            Weights::Building {
+                task: Some(pool.spawn(async move { cch.customize(&grid) })),
+                frames: LANDMARK_FRAMES,
+                edited: Vec::new(),
+            }
+        } else if self.building.is_some() {
+            Weights::Waiting
+        } else {
+            let shape = (nav.width(), nav.height(), nav.board());
+            let task = pool.spawn(async move {
+                let cch = Cch::new(shape.0, shape.1, shape.2)?;
+                let metric = cch.customize(&grid)?;
+                Ok((cch, metric))
+            });
+            self.shape = Some(shape);
+            self.building = Some((task, LANDMARK_FRAMES, class));
+            Weights::Building {
+                task: None,
+                frames: LANDMARK_FRAMES,
+                edited: Vec::new(),
+            }
+        };
+    }
+
+    /// After a navigation change of `cells`: a hierarchy for another size or board is
+    /// dropped (a build under way too, which cancels it); else each class's current weights
+    /// start re-customizing for the cells, and a customization under way notes them, to
+    /// re-customize them once it is done.
+    fn changed(&mut self, nav: &Navigation, cells: &[Pos]) {
+        if !self.fits(nav) {
+            *self = MapHierarchy::default();
+            return;
+        }
+        if cells.is_empty() {
+            return;
+        }
+        self.classes.truncate(nav.classes().len());
+        for (index, weights) in self.classes.iter_mut().enumerate() {
+            match weights {
+                Weights::Ready(_) => {
+                    let Some(cch) = &self.cch else { continue };
+                    if let Weights::Ready(metric) = std::mem::take(weights) {
+                        let grid = nav.grid(MovementClass(index as u8));
+                        *weights = recustomizing(cch, grid, metric, cells.to_vec());
+                    }
+                }
+                Weights::Building { edited, .. } => edited.extend_from_slice(cells),
+                Weights::Unasked | Weights::Waiting => {}
+            }
+        }
+    }
+
+    /// Counts a frame for the builds under way; those whose frame has come are used (waited
+    /// for if not done): weights with tiles changed since they read their grid re-customize
+    /// them first (from this frame, for [`LANDMARK_FRAMES`] more).
+    fn tick(&mut self, nav: &Navigation) {
+        let mut done: Vec<(usize, Result<CchMetric, CchError>)> = Vec::new();
+        if let Some((_, frames, _)) = &mut self.building {
+            *frames = frames.saturating_sub(1);
+            if *frames == 0
+                && let Some((task, _, class)) = self.building.take()
+            {
+                match block_on(task) {
+                    Ok((cch, metric)) => {
+                        self.cch = Some(Arc::new(cch));
+                        done.push((class.index(), Ok(metric)));
+                    }
+                    Err(why) => {
+                        warn!(
+                            "bevy_tilewalk: no contraction hierarchy for a {} × {} map \
+                             ({why:?}): its long orders are searched by A*",
+                            nav.width(),
+                            nav.height()
+                        );
+                        *self = MapHierarchy {
+                            refused: true,
+                            ..default()
+                        };
+                        return;
+                    }
+                }
+            }
+        }
+        let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
+        for (index, weights) in self.classes.iter_mut().enumerate() {
+            match weights {
+                Weights::Waiting => {
+                    let Some(cch) = &self.cch else { continue };
+                    let cch = Arc::clone(cch);
+                    let grid = nav.grid(MovementClass(index as u8)).clone();
+                    *weights = Weights::Building {
+                        task: Some(pool.spawn(async move { cch.customize(&grid) })),
+                        frames: LANDMARK_FRAMES,
+                        edited: Vec::new(),
+                    };
+                }
+                Weights::Building {
+                    task: task @ Some(_),
+                    frames,
+                    ..
+                } => {
+                    *frames = frames.saturating_sub(1);
+                    if *frames == 0
+                        && let Some(task) = task.take()
+                    {
+                        done.push((index, block_on(task)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (index, built) in done {
+            let Some(weights) = self.classes.get_mut(index) else {
+                continue;
+            };
+            let edited = match std::mem::take(weights) {
+                Weights::Building { edited, .. } => edited,
+                _ => Vec::new(),
+            };
+            *weights = match (built, &self.cch) {
+                (Ok(metric), _) if edited.is_empty() => Weights::Ready(metric),
+                (Ok(metric), Some(cch)) => {
+                    recustomizing(cch, nav.grid(MovementClass(index as u8)), metric, edited)
+                }
+                (Ok(_), None) => Weights::Unasked,
+                (Err(why), _) => {
+                    warn!(
+                        "bevy_tilewalk: the hierarchy's weights of movement class {index} \
+                         failed ({why:?}): its long orders are searched by A* until its next"
+                    );
+                    Weights::Unasked
+                }
+            };
+        }
+    }
+
+    /// The structure and each class's current weights, if any class has them.
+    fn ready(&self) -> Option<(&Cch, Vec<Option<&CchMetric>>)> {
+        let cch = self.cch.as_deref()?;
+        let weights = self
+            .classes
+            .iter()
+            .map(|w| match w {
+                Weights::Ready(metric) => Some(metric),
+                _ => None,
+            })
+            .collect();
+        Some((cch, weights))
+    }
+}
+
+/// Starts re-customizing `metric` on the pool for the `edited` tiles of `grid` (in full when
+/// they are every tile): the class's weights until it is used, [`LANDMARK_FRAMES`] from now.
+fn recustomizing(
+    cch: &Arc<Cch>,
+    grid: &tilewalk_path::Grid,
+    mut metric: CchMetric,
+    mut edited: Vec<Pos>,
+) -> Weights {
+    edited.sort_unstable_by_key(|p| (p.y, p.x));
+    edited.dedup();
+    let (cch, grid) = (Arc::clone(cch), grid.clone());
+    let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
+    let task = pool.spawn(async move {
+        if edited.len() >= grid.width() as usize * grid.height() as usize {
+            cch.customize(&grid)
+        } else {
+            metric.recustomize(&cch, &grid, &edited).map(|_| metric)
+        }
+    });
+    Weights::Building {
+        task: Some(task),
+        frames: LANDMARK_FRAMES,
+        edited: Vec::new(),
+    }
+}
 
 /// A movement class's landmark tables: those in use, and a build under way (with the frames
 /// left until it is used).
@@ -534,6 +836,7 @@ struct Frame<'a, 'w, 's> {
     /// The units of the map served: planning sees no other.
     units: OnTheMap<'a, 'w, 's>,
     record: bool,
+    long_orders: LongOrders,
     /// Paths planned this frame, inserted at the end in entity order (so movement visits
     /// units in the same order every run).
     planned: BTreeMap<Entity, Path>,
@@ -660,15 +963,16 @@ pub(super) fn serve_requests(
     mut searches: ResMut<Searches>,
     mut changes: MessageReader<NavigationChanged>,
     (mut refused, mut stepping): (MessageWriter<OrderRefused>, MessageWriter<SteppingOff>),
-    record: Res<RecordSearches>,
+    (record, long_orders): (Res<RecordSearches>, Res<LongOrders>),
     maps: Maps,
     sides: Res<Sides>,
     units: Query<Planned, With<Unit>>,
 ) {
-    let mut changed: HashMap<MapKey, HashSet<MovementClass>> = HashMap::new();
+    let mut changed: HashMap<MapKey, (HashSet<MovementClass>, Vec<Pos>)> = HashMap::new();
     for change in changes.read() {
-        let cheaper = changed.entry(change.map).or_default();
+        let (cheaper, cells) = changed.entry(change.map).or_default();
         cheaper.extend(change.cheaper.iter().copied());
+        cells.extend_from_slice(&change.cells);
     }
     let requests = &mut *requests;
     requests.maps.retain(|&key, queued| {
@@ -699,8 +1003,10 @@ pub(super) fn serve_requests(
             continue;
         };
         queued.tick_tables();
-        if let Some(cheaper) = changed.get(&map.key) {
+        queued.hierarchy.tick(map.nav);
+        if let Some((cheaper, cells)) = changed.get(&map.key) {
             queued.tables_changed(map.nav, cheaper);
+            queued.hierarchy.changed(map.nav, cells);
             // The planners' fields are the old navigation's: plan the undecided units again.
             for (at, group) in queued.groups.drain(..).enumerate() {
                 let undecided = group
@@ -726,6 +1032,7 @@ pub(super) fn serve_requests(
                 map: map.key,
             },
             record: record.0,
+            long_orders: *long_orders,
             planned: BTreeMap::new(),
             claimed: None,
             refused: Vec::new(),
@@ -1099,7 +1406,7 @@ fn apply_group(
 /// budget takes (see the [module docs](self)). Returns the work done and that of the last
 /// search kept.
 fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (usize, usize) {
-    let nav = frame.nav;
+    let (nav, long_orders) = (frame.nav, frame.long_orders);
     // The batch: the one-unit requests up to the next group order or the next request of a
     // unit already in it (a waypoint builds on the path before it), prepared in order (each
     // claims its goal, so the next picks another).
@@ -1126,7 +1433,8 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
         (&no_tiles, &nobody)
     };
     // A large map's classes get landmark tables for their long searches, from their first.
-    if nav.width() as usize * nav.height() as usize >= LANDMARK_CELLS {
+    let large = nav.width() as usize * nav.height() as usize >= LANDMARK_CELLS;
+    if large {
         for prepared in &batch {
             let index = prepared.class.index();
             let has = requests
@@ -1138,17 +1446,31 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
             }
         }
     }
+    // A smaller map's classes get its hierarchy's weights, from their first long search.
+    if !large && long_orders == LongOrders::Hierarchy && requests.hierarchy.fits(nav) {
+        for prepared in &batch {
+            if prepared.long(nav.board()) {
+                requests.hierarchy.want(nav, prepared.class);
+            }
+        }
+    } else {
+        // Not asked for, or for another map: dropped (a build under way is cancelled).
+        requests.hierarchy = MapHierarchy::default();
+    }
     let tables: Vec<Option<&Landmarks>> =
         requests.tables.iter().map(|t| t.ready.as_ref()).collect();
     let tables = &tables;
+    let hierarchy = requests.hierarchy.ready();
+    let hierarchy = &hierarchy;
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let workers = pool.thread_num().max(1);
     requests.contexts.resize_with(workers, SearchContext::new);
+    requests.queries.resize_with(workers, CchQuery::new);
     let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let batch_ref = &batch;
     let mut results: Vec<(usize, Option<Searched>)> = pool
         .scope(|scope| {
-            for context in &mut requests.contexts {
+            for (context, query) in requests.contexts.iter_mut().zip(&mut requests.queries) {
                 let (next, finished) = (&next, &finished);
                 scope.spawn(async move {
                     let mut out = Vec::new();
@@ -1157,12 +1479,23 @@ fn serve_singles(requests: &mut Requests, frame: &mut Frame, budget: usize) -> (
                         let Some(prepared) = batch_ref.get(i) else {
                             break;
                         };
-                        let landmarks = tables
-                            .get(prepared.class.index())
-                            .copied()
-                            .flatten()
-                            .filter(|_| prepared.long(nav.board()));
-                        let searched = search(context, nav, prepared, crowd, landmarks);
+                        let long = prepared.long(nav.board());
+                        let index = prepared.class.index();
+                        let landmarks = tables.get(index).copied().flatten().filter(|_| long);
+                        let guide = match (landmarks, hierarchy) {
+                            (Some(tables), _) => Some(Guide::Landmarks(tables)),
+                            (None, Some((cch, weights))) if long => {
+                                weights.get(index).copied().flatten().map(|metric| {
+                                    Guide::Hierarchy {
+                                        cch,
+                                        metric,
+                                        query: &mut *query,
+                                    }
+                                })
+                            }
+                            _ => None,
+                        };
+                        let searched = search(context, nav, prepared, crowd, guide);
                         if let Some(s) = &searched {
                             finished.fetch_add(s.work, Ordering::AcqRel);
                         }
@@ -1295,14 +1628,14 @@ fn prepare(request: &Request, frame: &mut Frame) -> Prepared {
     }
 }
 
-/// Runs a prepared request's searches (on a worker), with its class's landmark tables when
-/// it has them.
+/// Runs a prepared request's searches (on a worker), guided by its class's landmark tables
+/// or its map's hierarchy when it has them.
 fn search(
     context: &mut SearchContext,
     nav: &Navigation,
     prepared: &Prepared,
     crowd: Crowd,
-    landmarks: Option<&Landmarks>,
+    guide: Option<Guide>,
 ) -> Option<Searched> {
     let Prepare::Search {
         from,
@@ -1331,7 +1664,7 @@ fn search(
         *from,
         waypoints,
         walls.as_ref().map(|w| w as &dyn Fn(Pos) -> bool),
-        landmarks,
+        guide,
     );
     let work = records.iter().map(|r| r.expanded).sum();
     Some(Searched {

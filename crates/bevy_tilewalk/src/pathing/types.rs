@@ -619,7 +619,8 @@ impl Path {
 pub struct SearchRecord {
     /// The unit searched for.
     pub unit: Option<Entity>,
-    /// The search's name (`A*`, `group order`).
+    /// The search's name (`A*`, `ALT` with landmark tables, `CCH` for a query on a contraction
+    /// hierarchy ([`LongOrders::Hierarchy`](crate::LongOrders::Hierarchy)), `group order`).
     pub algorithm: &'static str,
     /// Whether it found a path.
     pub found: bool,
@@ -627,7 +628,8 @@ pub struct SearchRecord {
     pub cost: f64,
     /// The path's steps.
     pub steps: usize,
-    /// Cells expanded.
+    /// Cells expanded; for a `CCH` query, its work: the arcs it scanned, four to a unit
+    /// ([`LongOrders`](crate::LongOrders)).
     pub expanded: usize,
     /// Microseconds it took.
     pub micros: f64,
