@@ -56,6 +56,23 @@ fn walled() -> Navigation {
     .unwrap()
 }
 
+/// An app with no `Navigation` resource and two maps on entities, `woods` and `walled`,
+/// a foot soldier on (0, 2) of each: the maps and the units, in that order.
+fn two_maps() -> (App, [Entity; 2], [Entity; 2]) {
+    let mut app = new_app(field(1, 1));
+    app.world_mut().remove_resource::<Navigation>();
+    let maps = [map(&mut app, woods()), map(&mut app, walled())];
+    let units = maps.map(|on| spawn_on(&mut app, on, MovementClass(0), (0, 2)));
+    (app, maps, units)
+}
+
+/// The cheapest cost of a foot soldier's way from (0, 2) to (8, 2) on `nav`, by the
+/// core's Dijkstra.
+fn across(nav: &Navigation) -> f64 {
+    let foot = MovementClass(0);
+    dijkstra(nav.grid(foot), nav.board(), Pos::new(0, 2), Pos::new(8, 2)).unwrap()
+}
+
 /// Where `unit` stands.
 fn tile(app: &App, unit: Entity) -> Pos {
     app.world().get::<Tile>(unit).unwrap().0
@@ -63,14 +80,10 @@ fn tile(app: &App, unit: Entity) -> Pos {
 
 #[test]
 fn units_on_two_maps_walk_the_cheapest_paths_of_their_own_map_through_each_other() {
-    // No `Navigation` resource: two maps on entities only.
-    let mut app = new_app(field(1, 1));
-    app.world_mut().remove_resource::<Navigation>();
-    let (woods_map, walled_map) = (map(&mut app, woods()), map(&mut app, walled()));
+    // No `Navigation` resource: two maps on entities only. Both units on (0, 2), both sent
+    // to (8, 2): on one map they would share the tiles of the way.
+    let (mut app, [_, walled_map], [a, b]) = two_maps();
     let foot = MovementClass(0);
-    // Both on (0, 2), both sent to (8, 2): on one map they would share the tiles of the way.
-    let a = spawn_on(&mut app, woods_map, foot, (0, 2));
-    let b = spawn_on(&mut app, walled_map, foot, (0, 2));
     order(&mut app, &[a], (8, 2));
     order(&mut app, &[b], (8, 2));
     app.update();
@@ -81,10 +94,8 @@ fn units_on_two_maps_walk_the_cheapest_paths_of_their_own_map_through_each_other
             .find(|x| x.unit == unit)
             .expect("it arrives");
         assert_eq!(arrival.tile, Pos::new(8, 2));
-        let (grid, board) = (nav.grid(foot), nav.board());
-        let best = dijkstra(grid, board, Pos::new(0, 2), Pos::new(8, 2)).unwrap();
         // Nobody slowed it down: it took its map's cheapest cost over its speed.
-        let expected = best / nav.speed(foot);
+        let expected = across(&nav) / nav.speed(foot);
         assert!(
             (arrival.seconds - expected).abs() < 1e-9,
             "{unit}: {} vs {expected}",
@@ -92,22 +103,7 @@ fn units_on_two_maps_walk_the_cheapest_paths_of_their_own_map_through_each_other
         );
     }
     // The two maps' cheapest ways differ: each unit walked its own map's.
-    let (woods_best, walled_best) = (
-        dijkstra(
-            woods().grid(foot),
-            woods().board(),
-            Pos::new(0, 2),
-            Pos::new(8, 2),
-        )
-        .unwrap(),
-        dijkstra(
-            walled().grid(foot),
-            walled().board(),
-            Pos::new(0, 2),
-            Pos::new(8, 2),
-        )
-        .unwrap(),
-    );
+    let (woods_best, walled_best) = (across(&woods()), across(&walled()));
     assert!(
         (woods_best - walled_best).abs() > 0.1,
         "{woods_best} {walled_best}"
@@ -120,18 +116,14 @@ fn units_on_two_maps_walk_the_cheapest_paths_of_their_own_map_through_each_other
 
 #[test]
 fn one_order_over_two_maps_gives_each_unit_its_own_maps_cheapest_path_to_the_tile() {
-    let mut app = new_app(field(1, 1));
-    app.world_mut().remove_resource::<Navigation>();
-    let (woods_map, walled_map) = (map(&mut app, woods()), map(&mut app, walled()));
+    let (mut app, _, [a, b]) = two_maps();
     let foot = MovementClass(0);
-    let a = spawn_on(&mut app, woods_map, foot, (0, 2));
-    let b = spawn_on(&mut app, walled_map, foot, (0, 2));
     order(&mut app, &[a, b], (8, 2));
     app.update();
     for (unit, nav) in [(a, woods()), (b, walled())] {
         let path = app.world().get::<Path>(unit).expect("a path").clone();
         let (grid, board) = (nav.grid(foot), nav.board());
-        let best = dijkstra(grid, board, Pos::new(0, 2), Pos::new(8, 2)).unwrap();
+        let best = across(&nav);
         assert!(
             (path.cost - best).abs() < 1e-9,
             "{}: {} vs {best}",
