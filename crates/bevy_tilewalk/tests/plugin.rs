@@ -77,6 +77,12 @@ fn run(app: &mut App, seconds: f64) -> Vec<Arrived> {
     arrivals
 }
 
+/// Replaces the default map's navigation with `nav` and writes the change it makes.
+fn replace_navigation(app: &mut App, nav: Navigation) {
+    let change = app.world_mut().resource_mut::<Navigation>().replace(nav);
+    app.world_mut().write_message(change);
+}
+
 fn dijkstra(grid: &Grid, board: Board, from: Pos, to: Pos) -> Option<f64> {
     let options = SearchOptions {
         algorithm: Algorithm::Dijkstra,
@@ -908,11 +914,7 @@ fn single_orders_on_a_large_map_get_landmarks_and_stay_exact_through_a_cheaper_e
     assert_eq!(last(&mut app, (20, 1000)), "ALT");
     // The forest gets cheaper: the old tables could overestimate, so the next order is plain
     // A* again, until the new tables serve.
-    let change = app
-        .world_mut()
-        .resource_mut::<Navigation>()
-        .replace(make(1.5));
-    app.world_mut().write_message(change);
+    replace_navigation(&mut app, make(1.5));
     assert_eq!(last(&mut app, (900, 30)), "A*");
     for _ in 0..LANDMARK_FRAMES {
         app.update();

@@ -399,18 +399,13 @@ impl MapHierarchy {
         if !matches!(weights, Weights::Unasked) {
             return;
         }
-        let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
-        let grid = nav.grid(class).clone();
         *weights = if let Some(cch) = &self.cch {
-            let cch = Arc::clone(cch);
-            Weights::Building {
-                task: Some(pool.spawn(async move { cch.customize(&grid) })),
-                frames: LANDMARK_FRAMES,
-                edited: Vec::new(),
-            }
+            customizing(cch, nav.grid(class))
         } else if self.building.is_some() {
             Weights::Waiting
         } else {
+            let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
+            let grid = nav.grid(class).clone();
             let shape = (nav.width(), nav.height(), nav.board());
             let task = pool.spawn(async move {
                 let cch = Cch::new(shape.0, shape.1, shape.2)?;
@@ -486,18 +481,11 @@ impl MapHierarchy {
                 }
             }
         }
-        let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
         for (index, weights) in self.classes.iter_mut().enumerate() {
             match weights {
                 Weights::Waiting => {
                     let Some(cch) = &self.cch else { continue };
-                    let cch = Arc::clone(cch);
-                    let grid = nav.grid(MovementClass(index as u8)).clone();
-                    *weights = Weights::Building {
-                        task: Some(pool.spawn(async move { cch.customize(&grid) })),
-                        frames: LANDMARK_FRAMES,
-                        edited: Vec::new(),
-                    };
+                    *weights = customizing(cch, nav.grid(MovementClass(index as u8)));
                 }
                 Weights::Building {
                     task: task @ Some(_),
@@ -554,6 +542,13 @@ impl MapHierarchy {
     }
 }
 
+/// Starts customizing `cch` for `grid` on the pool: the class's weights until they are used,
+/// [`LANDMARK_FRAMES`] from now.
+fn customizing(cch: &Arc<Cch>, grid: &tilewalk_path::Grid) -> Weights {
+    let (cch, grid) = (Arc::clone(cch), grid.clone());
+    building(async move { cch.customize(&grid) })
+}
+
 /// Starts re-customizing `metric` on the pool for the `edited` tiles of `grid` (in full when
 /// they are every tile): the class's weights until it is used, [`LANDMARK_FRAMES`] from now.
 fn recustomizing(
@@ -565,16 +560,21 @@ fn recustomizing(
     edited.sort_unstable_by_key(|p| (p.y, p.x));
     edited.dedup();
     let (cch, grid) = (Arc::clone(cch), grid.clone());
-    let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
-    let task = pool.spawn(async move {
+    building(async move {
         if edited.len() >= grid.width() as usize * grid.height() as usize {
             cch.customize(&grid)
         } else {
             metric.recustomize(&cch, &grid, &edited).map(|_| metric)
         }
-    });
+    })
+}
+
+/// Weights under way: `work` on the async compute task pool, used [`LANDMARK_FRAMES`] from
+/// now.
+fn building(work: impl Future<Output = Result<CchMetric, CchError>> + Send + 'static) -> Weights {
+    let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
     Weights::Building {
-        task: Some(task),
+        task: Some(pool.spawn(work)),
         frames: LANDMARK_FRAMES,
         edited: Vec::new(),
     }

@@ -13,7 +13,7 @@ use bevy_tilewalk::path::{Board, HexLayout};
 use bevy_tilewalk::prelude::*;
 use bevy_tilewalk::{LANDMARK_DISTANCE, LANDMARK_FRAMES, LongOrders};
 
-use super::{dijkstra, new_app, order, spawn};
+use super::{dijkstra, new_app, order, replace_navigation, spawn};
 
 /// 256 × 24: grass (1) with mud (3) in a scatter, and walls at columns 64, 128 and 192,
 /// each with one gap (rows 2, 21 and 5), then `edit` for some cells.
@@ -141,11 +141,7 @@ fn after_a_replace_the_next_long_orders_are_exact_for_the_new_costs() {
         let before = dijkstra(nav.grid(foot), board, from, to).unwrap();
         let after = dijkstra(edited.grid(foot), board, from, to).unwrap();
         assert!((before - after).abs() > 1.0, "the edit changes the way");
-        let change = app
-            .world_mut()
-            .resource_mut::<Navigation>()
-            .replace(edited.clone());
-        app.world_mut().write_message(change);
+        replace_navigation(&mut app, edited.clone());
         // Until the re-customized weights are used, plain A*; then the hierarchy: both exact
         // for the new costs.
         let at = app.world().get::<Tile>(unit).unwrap().0;
@@ -218,11 +214,7 @@ fn an_edit_during_the_build_and_a_new_size_keep_long_orders_exact() {
         (64, 2) => Some(Some(40.0)),
         _ => None,
     });
-    let change = app
-        .world_mut()
-        .resource_mut::<Navigation>()
-        .replace(edited.clone());
-    app.world_mut().write_message(change);
+    replace_navigation(&mut app, edited.clone());
     // When the build is used, its weights are re-customized; LANDMARK_FRAMES later they
     // serve, exact for the new costs.
     for _ in 0..LANDMARK_FRAMES {
@@ -239,11 +231,7 @@ fn an_edit_during_the_build_and_a_new_size_keep_long_orders_exact() {
         Some(if p.y % 3 == 0 { 2.0 } else { 1.0 })
     })
     .unwrap();
-    let change = app
-        .world_mut()
-        .resource_mut::<Navigation>()
-        .replace(wider.clone());
-    app.world_mut().write_message(change);
+    replace_navigation(&mut app, wider.clone());
     let at = app.world().get::<Tile>(unit).unwrap().0;
     let goal = (if at.x < 150 { 295 } else { 3 }, 10);
     assert_eq!(long_order(&mut app, &wider, unit, goal), "A*");
